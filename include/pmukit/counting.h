@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_COUNTING_H
+#define PMUKIT_COUNTING_H
+
+/* Concern 1: scalar counting of event groups, with multiplexing made visible. */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pmukit/events.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pmu_reading_flags {
+	PMU_READING_MULTIPLEXED = 1u << 0, /* ran for only part of the enabled time: scaled */
+	PMU_READING_NOT_COUNTED = 1u << 1, /* enabled but never scheduled: value is unknown */
+	PMU_READING_ERROR_STATE = 1u << 2, /* a pinned event lost its counter: stopped counting */
+};
+
+struct pmu_reading {
+	uint64_t value;        /* raw count over time_running */
+	uint64_t time_enabled; /* ns the event was enabled */
+	uint64_t time_running; /* ns it actually had a counter */
+	double scaled;         /* value * time_enabled / time_running (== value unless multiplexed) */
+	uint32_t flags;        /* enum pmu_reading_flags */
+};
+
+/* Percentage of enabled time the event was counting (100 when not multiplexed). */
+double pmu_reading_running_percent(const struct pmu_reading *r);
+
+enum pmu_target_kind {
+	PMU_TARGET_SELF,  /* the calling thread only */
+	PMU_TARGET_PID,   /* every thread of a process (and, with inherit, what it spawns later) */
+	PMU_TARGET_TID,   /* one thread */
+	PMU_TARGET_CPUS,  /* system-wide on a set of CPUs */
+};
+
+struct pmu_target {
+	enum pmu_target_kind kind;
+	int pid;               /* PMU_TARGET_PID, PMU_TARGET_TID */
+	const int *cpus;       /* PMU_TARGET_CPUS: CPU ids; NULL means every online CPU */
+	size_t ncpus;
+};
+
+struct pmu_counters_opts {
+	size_t sz;             /* sizeof(struct pmu_counters_opts) */
+	int inherit;           /* also count threads and children created after opening */
+	int enable_on_exec;    /* start counting when the target execs (see pmu_command) */
+	int start_disabled;    /* open disabled; pmu_counters_enable() starts counting */
+	int pinned;            /* ask the kernel to keep each group on its counters */
+};
+
+struct pmu_counters;
+
+int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
+		      const struct pmu_counters_opts *opts, struct pmu_counters **out);
+int pmu_counters_enable(struct pmu_counters *c);
+int pmu_counters_disable(struct pmu_counters *c);
+int pmu_counters_reset(struct pmu_counters *c);
+
+size_t pmu_counters_event_count(const struct pmu_counters *c);
+const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i);
+/* The CPUs of a PMU_TARGET_CPUS target (0 otherwise). */
+size_t pmu_counters_cpu_count(const struct pmu_counters *c);
+int pmu_counters_cpu(const struct pmu_counters *c, size_t i);
+
+/* Fills out[0..n) (n >= event count), one reading per event, summed over all
+ * threads/CPUs. Groups are read atomically. Never allocates. */
+int pmu_counters_read(struct pmu_counters *c, struct pmu_reading *out, size_t n);
+/* The same for one CPU of a CPU target (cpu_index < pmu_counters_cpu_count()). */
+int pmu_counters_read_cpu(struct pmu_counters *c, size_t cpu_index, struct pmu_reading *out,
+			  size_t n);
+void pmu_counters_close(struct pmu_counters *c);
+
+/* Region markers for harnesses (like LIKWID markers or PAPI's high-level API):
+ * every thread that calls pmu_region_begin() counts the events of pmu_regions_init()
+ * on itself; results are aggregated per region and thread. */
+int pmu_regions_init(const char *event_spec); /* NULL: default events for this host */
+int pmu_region_begin(const char *name);
+int pmu_region_end(const char *name);
+/* Writes the table (text) or a JSON object ("regions": [...]). */
+int pmu_regions_write(FILE *f, int json);
+void pmu_regions_fini(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_PMUKIT_H
+#define PMUKIT_PMUKIT_H
+
+/* The umbrella header: one header per concern. */
+#define PMUKIT_VERSION "0.1.0"
+
+#include <pmukit/error.h>
+#include <pmukit/events.h>
+#include <pmukit/counting.h>
+#include <pmukit/command.h>
+#include <pmukit/topology.h>
+#include <pmukit/caps.h>
+
+#endif

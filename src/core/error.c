@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char detail[512];
+static pmu_log_fn log_fn;
+static void *log_ctx;
+
+static const char *const phrases[] = {
+	[0] = "success",
+	[-PMU_EINVAL] = "invalid argument",
+	[-PMU_ENOMEM] = "out of memory",
+	[-PMU_ENOTSUP] = "not supported on this host",
+	[-PMU_EPERM] = "permission denied",
+	[-PMU_ENOENT] = "no such event, PMU or file",
+	[-PMU_EPARSE] = "event specification does not parse",
+	[-PMU_EBUDGET] = "not enough hardware counters",
+	[-PMU_EBUSY] = "resource busy",
+	[-PMU_ESRCH] = "no such process or thread",
+	[-PMU_EIO] = "system call failed",
+	[-PMU_EFORMAT] = "corrupt or truncated input",
+	[-PMU_ERANGE] = "buffer too small",
+};
+
+const char *pmu_strerror(int err)
+{
+	if (err > 0 || -err >= (int)(sizeof(phrases) / sizeof(phrases[0])))
+		return "unknown error";
+	return phrases[-err];
+}
+
+const char *pmu_error_detail(void)
+{
+	return detail[0] ? detail : "no detail recorded";
+}
+
+int pmuk_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void pmuk_clear_detail(void)
+{
+	detail[0] = '\0';
+}
+
+void pmu_log_set(pmu_log_fn fn, void *ctx)
+{
+	log_fn = fn;
+	log_ctx = ctx;
+}
+
+void pmuk_log(enum pmu_log_level level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!log_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_fn(level, msg, log_ctx);
+}

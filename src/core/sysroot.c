@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/sysroot.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char root[4096];
+static int root_set;
+
+int pmu_sysroot_set(const char *r)
+{
+	size_t n;
+
+	if (!r)
+		r = "";
+	n = strlen(r);
+	if (n >= sizeof(root))
+		return pmuk_fail(PMU_ERANGE, "sysroot path is longer than %zu bytes", sizeof(root) - 1);
+	memcpy(root, r, n + 1);
+	while (n > 0 && root[n - 1] == '/')
+		root[--n] = '\0';
+	root_set = 1;
+	return 0;
+}
+
+const char *pmu_sysroot(void)
+{
+	if (!root_set) {
+		const char *env = getenv("PMUKIT_SYSROOT");
+		pmu_sysroot_set(env ? env : "");
+	}
+	return root;
+}
+
+int pmuk_path(char *buf, size_t size, const char *fmt, ...)
+{
+	const char *r = pmu_sysroot();
+	size_t n = strlen(r);
+	va_list ap;
+	int m;
+
+	if (n >= size)
+		return pmuk_fail(PMU_ERANGE, "path does not fit in %zu bytes", size);
+	memcpy(buf, r, n);
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= size - n)
+		return pmuk_fail(PMU_ERANGE, "path does not fit in %zu bytes", size);
+	return 0;
+}
+
+FILE *pmuk_fopen(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+int pmuk_read_text(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return errno == ENOENT || errno == ENOTDIR ? PMU_ENOENT
+		       : errno == EACCES || errno == EPERM ? PMU_EPERM : PMU_EIO;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+int pmuk_read_u64(const char *path, uint64_t *out)
+{
+	char buf[64], *end;
+	int n = pmuk_read_text(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	errno = 0;
+	*out = strtoull(buf, &end, 0);
+	if (errno || end == buf)
+		return PMU_EFORMAT;
+	return 0;
+}
+
+int pmuk_read_int(const char *path, int *out)
+{
+	char buf[64], *end;
+	long v;
+	int n = pmuk_read_text(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	errno = 0;
+	v = strtol(buf, &end, 0);
+	if (errno || end == buf)
+		return PMU_EFORMAT;
+	*out = (int)v;
+	return 0;
+}
+
+int pmuk_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_CORE_SYSROOT_H
+#define PMUK_CORE_SYSROOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* All /sys and /proc access goes through these, prefixed by pmu_sysroot(). */
+
+/* Writes sysroot + formatted path into buf; returns 0 or PMU_ERANGE. */
+int pmuk_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+FILE *pmuk_fopen(const char *path, const char *mode);
+/* Reads a whole small file (NUL-terminated, trailing newline removed).
+ * Returns the length, or a negative PMU_E* code (PMU_ENOENT when absent). */
+int pmuk_read_text(const char *path, char *buf, size_t size);
+int pmuk_read_u64(const char *path, uint64_t *out);
+int pmuk_read_int(const char *path, int *out);
+int pmuk_exists(const char *path);
+
+#endif

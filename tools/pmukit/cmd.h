@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_TOOL_CMD_H
+#define PMUKIT_TOOL_CMD_H
+
+/* One function per verb, each in its own cmd_<verb>.c. argv[0] is the verb.
+ * A verb returns the process exit status. */
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_caps(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+
+/* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
+int tool_error(const char *verb, const char *what, int err);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* PLACEHOLDER: being written; replaced before this verb ships. */
+#include "cmd.h"
+#include <stdio.h>
+
+int cmd_stat(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "pmukit stat: pending\n");
+	return 1;
+}

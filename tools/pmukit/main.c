@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#include "cmd.h"
+
+#include <pmukit/pmukit.h>
+#include <stdio.h>
+#include <string.h>
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{ "stat", cmd_stat, "count events of a command, process, thread or CPUs" },
+	{ "list", cmd_list, "list the events usable on this host" },
+	{ "caps", cmd_caps, "what this host can and cannot measure, and why" },
+	{ "topo", cmd_topo, "CPU topology: packages, cores, caches, NUMA nodes" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit VERB [OPTIONS]\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-6s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'pmukit VERB --help' shows a verb's options.\n");
+}
+
+int tool_error(const char *verb, const char *what, int err)
+{
+	fprintf(stderr, "pmukit %s: %s: %s: %s\n", verb, what, pmu_strerror(err),
+		pmu_error_detail());
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("pmukit %s\n", PMUKIT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "pmukit: unknown verb '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
