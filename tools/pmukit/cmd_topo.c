@@ -1,12 +1,45 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written; replaced before this verb ships. */
+/* pmukit topo: packages, dies, cores, caches and NUMA nodes of this host. */
 #include "cmd.h"
+
+#include <pmukit/pmukit.h>
 #include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit topo [--json]\n\n"
+		   "Shows the CPU topology: packages, dies, cores (with their type on hybrid\n"
+		   "CPUs and the PMU serving them), logical CPUs online and offline, caches\n"
+		   "and NUMA nodes with memory and distances.\n\n"
+		   "  --json   one JSON object (packages, dies, cores, cpus, caches, numa_nodes)\n"
+		   "  --help   this text\n\n"
+		   "PMUKIT_SYSROOT=DIR reads DIR/sys instead of /sys (fixture trees).\n");
+}
 
 int cmd_topo(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "pmukit topo: pending\n");
-	return 1;
+	struct pmu_topology *t;
+	int json = 0, err;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "pmukit topo: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	err = pmu_topology_load(&t);
+	if (err)
+		return tool_error("topo", "reading the topology", err);
+	err = json ? pmu_topology_write_json(t, stdout) : pmu_topology_write_text(t, stdout);
+	pmu_topology_free(t);
+	if (!err && fflush(stdout))
+		return tool_error("topo", "writing the output", PMU_EIO);
+	return err ? tool_error("topo", "writing the output", err) : 0;
 }
