@@ -1,12 +1,46 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written; replaced before this verb ships. */
+/* pmukit caps: what this host can and cannot measure, why, and what to do about it. */
 #include "cmd.h"
+
+#include <pmukit/caps.h>
 #include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit caps [--json] [--help]\n\n"
+		"For each concern (1 scalar counting, 2 sampling + stacks, 3 precise data-source\n"
+		"sampling, 4 code-space decode, 5 event space & tracing, 6 NUMA & topology,\n"
+		"7 event naming & encoding, 8 OS CPU counters) prints available, limited or\n"
+		"unavailable, the reason, what to do, and the facts behind the answer.\n\n"
+		"  --json   one JSON object: host, concerns[{id,name,status,reason,remedy}], facts[]\n"
+		"  --help   this text\n\n"
+		"Exit status: 0 when the probe ran (whatever it found), 1 on internal failure.\n");
+}
 
 int cmd_caps(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "pmukit caps: pending\n");
-	return 1;
+	struct pmu_caps *caps;
+	int json = 0, err;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "pmukit caps: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	err = pmu_caps_probe(&caps);
+	if (err)
+		return tool_error("caps", "probing this host", err);
+	err = json ? pmu_caps_write_json(caps, stdout, 1) : pmu_caps_write_text(caps, stdout);
+	pmu_caps_free(caps);
+	if (!err && fflush(stdout))
+		return 1;
+	return err ? tool_error("caps", "writing the matrix", err) : 0;
 }

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* Capability matrix on Linux, concerns 4-8: code-space decode, tracing, topology,
+ * event naming, OS counters. */
+#include "linux/caps_linux.h"
+#include "core/caps_model.h"
+
+#include <errno.h>
+#include <string.h>
+
+void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
+	if (s->kptr_restrict >= 0)
+		pmuk_caps_fact(c, 4, "kptr_restrict", s->kptr_restrict == 0 ?
+			       "kernel addresses shown when perf_event_paranoid<=1 or with CAP_SYSLOG"
+			       : s->kptr_restrict == 1 ? "kernel addresses shown only with CAP_SYSLOG"
+			       : "kernel addresses hidden from everyone", "%d", s->kptr_restrict);
+	pmuk_caps_fact(c, 4, "kallsyms", "/proc/kallsyms as this process reads it", "%s",
+		       s->kallsyms < 0 ? "unreadable" : s->kallsyms ? "addresses shown"
+		       : "addresses hidden (zeros)");
+	pmuk_caps_fact(c, 4, "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
+		       "matches samples to the right vmlinux", "%s",
+		       s->kernel_build_id[0] ? s->kernel_build_id : "unreadable");
+	pmuk_caps_set(c, 4, PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (elfutils "
+		      "libdw), so user-space addresses are not resolved to functions or lines");
+	if (s->kallsyms == 1)
+		pmuk_caps_limit(c, 4, "kernel symbols resolve through /proc/kallsyms "
+				"(kptr_restrict=%d)", s->kptr_restrict);
+	else {
+		pmuk_caps_limit(c, 4, "kernel addresses in /proc/kallsyms are %s (kptr_restrict=%d)",
+				s->kallsyms < 0 ? "unreadable" : "hidden", s->kptr_restrict);
+		pmuk_caps_remedy(c, 4, "%s", s->kptr_restrict >= 2 ? "sysctl kernel.kptr_restrict=1 "
+				 "and run with CAP_SYSLOG (root)" : "run with CAP_SYSLOG (root), or "
+				 "sysctl kernel.kptr_restrict=0 with kernel.perf_event_paranoid=1");
+	}
+	if (s->kernel_build_id[0])
+		pmuk_caps_limit(c, 4, "the kernel build-id is readable from /sys/kernel/notes");
+	else
+		pmuk_caps_limit(c, 4, "the kernel build-id is not readable (/sys/kernel/notes)");
+}
+
+void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+	int admin = pmuk_caps_has_cap(s, PMUK_CAP_SYS_ADMIN);
+
+	pmuk_caps_fact(c, 5, "tracefs", "where tracepoint names, formats and ids are read", "%s",
+		       s->tracefs_mount[0] ? s->tracefs_mount : s->tracefs_known ?
+		       "not mounted (supported by the kernel)" : "not supported by the kernel");
+	pmuk_caps_fact(c, 5, "tracepoint_pmu", "perf_event_open can count and sample tracepoints",
+		       "%s", s->have_tracepoint_pmu ? "yes" : "no");
+	if (!s->have_tracepoint_pmu && !s->tracefs_known && !s->tracefs_mount[0]) {
+		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "the kernel has no tracepoint support "
+			      "(no tracefs, no tracepoint PMU)");
+		pmuk_caps_remedy(c, 5, "boot a kernel with CONFIG_FTRACE and CONFIG_EVENT_TRACING");
+		return;
+	}
+	if (s->tracefs_mount[0] && s->tracefs_readable) {
+		pmuk_caps_set(c, 5, PMU_CAP_AVAILABLE, "tracefs at %s: tracepoint names, formats "
+			      "and ids are readable", s->tracefs_mount);
+	} else if (s->tracefs_mount[0]) {
+		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is mounted at %s but this user "
+			      "cannot read it (root-only by default)", s->tracefs_mount);
+		pmuk_caps_remedy(c, 5, "run as root, or remount it for a group: mount -o "
+				 "remount,gid=GROUP,mode=0750 %s", s->tracefs_mount);
+		return;
+	} else if (admin) {
+		pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "tracefs is not mounted, so tracepoints cannot "
+			      "be named yet");
+		pmuk_caps_remedy(c, 5, "not mounted; mount it with: mount -t tracefs nodev "
+				 "/sys/kernel/tracing");
+		return;
+	} else {
+		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is not mounted and mounting it "
+			      "needs root");
+		pmuk_caps_remedy(c, 5, "ask root to run: mount -t tracefs nodev /sys/kernel/tracing");
+		return;
+	}
+	if (!s->have_tracepoint_pmu || j->perf_blocked)
+		pmuk_caps_limit(c, 5, "tracepoints cannot be opened with perf_event_open (%s)",
+				j->perf_blocked ? "perf_event_open is unusable" : "no tracepoint PMU");
+	else if (!j->priv && s->paranoid > -1)
+		pmuk_caps_limit(c, 5, "raw tracepoint payloads (PERF_SAMPLE_RAW) need CAP_PERFMON "
+				"or perf_event_paranoid=-1");
+}
+
+void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+	int nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
+
+#ifdef PMUKIT_HAVE_HWLOC
+	pmuk_caps_fact(c, 6, "hwloc", "portable topology: packages, caches, NUMA distances", "built in");
+#else
+	pmuk_caps_fact(c, 6, "hwloc", "this build has no hwloc (PMUKIT_HAVE_HWLOC unset)", "not built in");
+#endif
+	pmuk_caps_fact(c, 6, "numa_nodes", s->numa_nodes < 0 ? "no /sys/devices/system/node: "
+		       "the kernel has no NUMA support" : "/sys/devices/system/node/node*", "%d", nodes);
+	if (l->move_pages_err > 0)
+		pmuk_caps_fact(c, 6, "move_pages", pmuk_caps_errno_meaning(l->move_pages_err), "%s",
+			       pmuk_caps_errno_name(l->move_pages_err));
+	else if (l->move_pages_err == 0)
+		pmuk_caps_fact(c, 6, "move_pages", "query mode answered the node of a touched page",
+			       "ok (node %d)", l->move_pages_node);
+	pmuk_caps_set(c, 6, PMU_CAP_AVAILABLE, "%d NUMA node%s%s%s", nodes, nodes == 1 ? "" : "s",
+		      s->cpus_online > 0 ? ", CPU topology in sysfs" : "",
+		      l->move_pages_err == 0 ? ", page -> node queries (move_pages)" : "");
+	if (!s->have_topology)
+		pmuk_caps_limit(c, 6, "no CPU topology in /sys/devices/system/cpu/cpu0/topology");
+	if (l->move_pages_err > 0) {
+		pmuk_caps_limit(c, 6, "move_pages fails with %s, so pages cannot be mapped to nodes",
+				pmuk_caps_errno_name(l->move_pages_err));
+		if (l->move_pages_err == ENOSYS)
+			pmuk_caps_remedy(c, 6, "boot a kernel with CONFIG_NUMA for page -> node queries");
+	}
+	if (pmu_caps_get(c, 3)->status == PMU_CAP_UNAVAILABLE)
+		pmuk_caps_limit(c, 6, "sampled data address -> node attribution needs precise "
+				"sampling (concern 3), which is unavailable");
+}
+
+void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+
+	pmuk_caps_fact(c, 7, "sysfs_pmus", "/sys/bus/event_source/devices", "%s",
+		       s->pmus[0] ? s->pmus : "none");
+	pmuk_caps_fact(c, 7, "libpfm4", l->pfm < 0 ? "PMUKIT_HAVE_PFM unset: no CPU-specific "
+		       "event tables" : l->pfm ? "PMUs libpfm4 finds present" :
+		       "pfm_initialize failed", "%s", l->pfm < 0 ? "not built in" :
+		       l->pfm ? (l->pfm_pmus[0] ? l->pfm_pmus : "none present") : "failed");
+	if (j->perf_blocked) {
+		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "names resolve to encodings, but "
+			      "perf_event_open is unusable here (concern 1)");
+	} else if (!s->ncore) {
+		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "software events, tracepoints and the sysfs "
+			      "PMUs (%s) can be named; hardware event names have no PMU to encode "
+			      "for", s->pmus[0] ? s->pmus : "none");
+	} else if (l->pfm < 0) {
+		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "generic, sysfs-alias (pmu/event/) and raw "
+			      "(rNNNN) events only: libpfm4 is not built in");
+		pmuk_caps_remedy(c, 7, "install libpfm4 (libpfm4-dev) and rebuild pmukit");
+	} else if (!l->pfm_core) {
+		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "libpfm4 has no event table for this CPU "
+			      "(found: %s); generic, sysfs-alias and raw events work",
+			      l->pfm_pmus[0] ? l->pfm_pmus : "none");
+		pmuk_caps_remedy(c, 7, "use a newer libpfm4, or sysfs aliases and raw encodings");
+	} else {
+		pmuk_caps_set(c, 7, PMU_CAP_AVAILABLE, "libpfm4 event tables (%s), generic events, "
+			      "sysfs aliases and raw encodings", l->pfm_pmus);
+	}
+}
+
+void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
+	pmuk_caps_fact(c, 8, "proc_stat", "per-CPU user/system/idle/iowait/steal time", "%s",
+		       s->proc_stat ? "readable" : "unreadable");
+	pmuk_caps_fact(c, 8, "cpufreq", "per-CPU frequency (/sys/devices/system/cpu/cpu0/cpufreq)",
+		       "%s", s->cpufreq ? (s->cpufreq_driver[0] ? s->cpufreq_driver : "present") : "absent");
+	pmuk_caps_fact(c, 8, "cpuidle", "idle-state residency (/sys/devices/system/cpu/cpu0/cpuidle)",
+		       "%s", s->cpuidle ? (s->cpuidle_driver[0] ? s->cpuidle_driver : "present") : "absent");
+	if (!s->proc_stat) {
+		pmuk_caps_set(c, 8, PMU_CAP_UNAVAILABLE, "/proc/stat is not readable");
+		pmuk_caps_remedy(c, 8, "mount procfs: mount -t proc proc /proc");
+		return;
+	}
+	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "CPU time from /proc/stat%s%s",
+		      s->cpufreq ? ", frequency from cpufreq" : "",
+		      s->cpuidle ? ", idle states from cpuidle" : "");
+	if (!s->cpufreq) {
+		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
+				j->vm ? " (usual in a virtual machine)" : "");
+		if (!j->vm)
+			pmuk_caps_remedy(c, 8, "load the cpufreq driver for this CPU (intel_pstate, "
+					 "amd-pstate, acpi-cpufreq or cppc_cpufreq)");
+	}
+	if (!s->cpuidle)
+		pmuk_caps_limit(c, 8, "no cpuidle: idle-state residency is not exposed");
+}
