@@ -23,6 +23,13 @@ enum pmu_event_kind {
 
 /* One concrete, openable event. The numeric fields use the Linux perf_event ABI
  * numbering (type/config), which is also the portable model's numbering. */
+/* name: the canonical spelling, as `pmukit stat` prints it. Generic events keep perf
+ * stat's spelling whatever alias was written ("cpu-cycles", "TotalCycles" -> "cycles";
+ * "faults" -> "page-faults"), followed by the modifiers (":u", ":kpp"; group modifiers
+ * included). On hybrid hosts a generic event becomes one event per core PMU named
+ * "cpu_core/cycles/" (modifiers after the slash: "cpu_core/cycles/u"). Other events keep
+ * their written spelling: "r3c", "cpu/event=0x3c,umask=0x0/", "INST_RETIRED:ANY_P",
+ * "sched:sched_switch"; a name= term in pmu/.../ replaces the name. */
 struct pmu_event {
 	char name[128];        /* canonical spelling, modifiers included, as printed */
 	char pmu[32];          /* the PMU that serves it: "cpu", "cpu_core", "software", ... */
@@ -91,6 +98,23 @@ int pmu_device_lookup(const char *name, struct pmu_device *out);
 /* The core PMUs of this host: more than one on hybrid CPUs. Returns the count
  * (possibly 0: no hardware PMU) and fills up to max entries. */
 int pmu_device_core_list(struct pmu_device *out, int max);
+
+/* The events this host knows, for listing ("pmukit list"). */
+struct pmu_event_info {
+	char name[128];        /* spelling pmu_event_parse accepts */
+	char pmu[32];          /* PMU that serves it ("" when none applies) */
+	char desc[160];
+	enum pmu_event_kind kind;
+	int usable;            /* 1 when it can be counted here */
+	char reason[160];      /* why not, when usable is 0 */
+};
+
+/* Lists generic hardware/software/cache events, the Windows profile-source aliases,
+ * sysfs PMU event aliases (msr/tsc/), libpfm4 events of the PMUs present and
+ * tracepoints, filtered by pattern (NULL: all): a case-insensitive glob, or a
+ * substring when it has no glob characters. *out is freed with pmu_event_catalog_free. */
+int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n);
+void pmu_event_catalog_free(struct pmu_event_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* Names resolved outside the generic tables: libpfm4 event names and tracepoints. */
+#include "linux/event_resolve.h"
+#include "linux/pmu_sysfs.h"
+#include "core/error.h"
+#include "core/sysroot.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef PMUKIT_HAVE_PFM
+#include <perfmon/pfmlib_perf_event.h>
+#endif
+
+int pmuk_tracefs_events(char *buf, size_t n)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		/* A mounted tracefs always has events/header_page. */
+		if (!pmuk_path(buf, n, "%s/events/header_page", roots[i]) && pmuk_exists(buf))
+			return pmuk_path(buf, n, "%s/events", roots[i]);
+	}
+	return PMU_ENOENT;
+}
+
+static int tp_part(const char *s, size_t n)
+{
+	if (!n || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* looks_like: 0 not tracepoint-shaped, 1 the subsystem exists, 2 tracefs is not mounted,
+ * 3 tracepoint-shaped but the subsystem does not exist. */
+int pmuk_resolve_tracepoint(const char *name, struct pmu_event *ev, int *looks_like)
+{
+	const char *colon = strchr(name, ':');
+	char dir[PATH_MAX], path[PATH_MAX];
+	uint64_t id;
+	int ret;
+
+	*looks_like = 0;
+	if (!colon || !tp_part(name, colon - name) || !tp_part(colon + 1, strlen(colon + 1)))
+		return PMU_ENOENT;
+	if (pmuk_tracefs_events(dir, sizeof(dir))) {
+		*looks_like = 2;
+		return PMU_ENOENT;
+	}
+	if (snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(colon - name), name) >= (int)sizeof(path))
+		return PMU_ENOENT;
+	*looks_like = pmuk_exists(path) ? 1 : 3;
+	if (snprintf(path, sizeof(path), "%s/%.*s/%s/id", dir, (int)(colon - name), name,
+		     colon + 1) >= (int)sizeof(path))
+		return PMU_ENOENT;
+	ret = pmuk_read_u64(path, &id);
+	if (ret == PMU_EPERM)
+		return pmuk_fail(PMU_EPERM, "cannot read %s: tracepoint ids need read access to "
+				 "tracefs (run as root or adjust its permissions)", path);
+	if (ret)
+		return PMU_ENOENT;
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	strcpy(ev->pmu, "tracepoint");
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->config = id;
+	return 0;
+}
+
+#ifdef PMUKIT_HAVE_PFM
+static int pfm_encode(const char *name, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(&arg, 0, sizeof(arg));
+	attr->size = sizeof(*attr);
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+}
+
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev)
+{
+	const struct pmu_device *dev;
+	struct perf_event_attr attr;
+	char alt[PMUK_EV_TEXT_MAX], *dot;
+
+	if (!pmuk_pfm_ready())
+		return PMU_ENOENT;
+	if (pfm_encode(name, &attr) != PFM_SUCCESS) {
+		/* perf-style "inst_retired.any" is libpfm4's "inst_retired:any". */
+		snprintf(alt, sizeof(alt), "%s", name);
+		if (!(dot = strchr(alt, '.')) || strchr(alt, ':'))
+			return PMU_ENOENT;
+		*dot = ':';
+		if (pfm_encode(alt, &attr) != PFM_SUCCESS)
+			return PMU_ENOENT;
+	}
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	ev->type = attr.type;
+	ev->config = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	if (attr.type == PERF_TYPE_SOFTWARE)
+		strcpy(ev->pmu, "software");
+	else if (attr.type == PERF_TYPE_TRACEPOINT)
+		strcpy(ev->pmu, "tracepoint");
+	else if (attr.type <= PERF_TYPE_RAW && c->ncores)
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", c->cores[0]->name);
+	else if ((dev = pmuk_rctx_pmu_by_type(c, attr.type)))
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", dev->name);
+	else
+		strcpy(ev->pmu, "cpu");
+	return 0;
+}
+#else
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev)
+{
+	(void)c;
+	(void)name;
+	(void)ev;
+	return PMU_ENOENT;
+}
+#endif

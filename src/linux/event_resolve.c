@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* Event list -> perf_event encodings on this host.
+ * Canonical names: a generic event keeps perf stat's spelling ("cycles", "cycles:u");
+ * on hybrid hosts each per-core-PMU copy is named "cpu_core/cycles/" (modifiers after
+ * the slash: "cpu_core/cycles/u"), with pmu = "cpu_core". */
+#include "linux/event_resolve.h"
+#include "linux/pmu_sysfs.h"
+#include "core/error.h"
+#include "core/event_list.h"
+#include "core/event_table.h"
+#include "core/suggest.h"
+
+#include <ctype.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pmuk_event_classify(struct pmu_event *ev)
+{
+	const struct pmuk_event_def *d;
+
+	ev->generic = -1;
+	switch (ev->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+		ev->kind = ev->type == PERF_TYPE_HARDWARE ? PMU_EVENT_HARDWARE : PMU_EVENT_SOFTWARE;
+		for (size_t i = 0; i < pmuk_event_ndefs; i++) {
+			d = &pmuk_event_defs[i];
+			if (d->kind == ev->kind && d->config == (ev->config & 0xffffffffULL))
+				ev->generic = d->generic;
+		}
+		break;
+	case PERF_TYPE_HW_CACHE:
+		ev->kind = PMU_EVENT_HW_CACHE;
+		ev->generic = PMU_GENERIC_HW_CACHE;
+		break;
+	case PERF_TYPE_TRACEPOINT:
+		ev->kind = PMU_EVENT_TRACEPOINT;
+		break;
+	default:
+		ev->kind = PMU_EVENT_RAW;
+	}
+}
+
+const struct pmu_device *pmuk_rctx_pmu_by_type(const struct pmuk_rctx *c, uint32_t type)
+{
+	for (int i = 0; i < c->npmus; i++)
+		if (c->pmus[i].type == type)
+			return &c->pmus[i];
+	return NULL;
+}
+
+/* A generic hardware or cache event (or raw code) on every core PMU. */
+static void per_core(struct pmuk_rctx *c, const char *name, uint32_t type, uint64_t config,
+		     struct pmuk_cands *out)
+{
+	struct pmuk_cand *k;
+
+	if (c->ncores <= 1) {
+		k = &out->v[out->n++];
+		memset(k, 0, sizeof(*k));
+		snprintf(k->ev.name, sizeof(k->ev.name), "%s", name);
+		snprintf(k->ev.pmu, sizeof(k->ev.pmu), "%s", c->ncores ? c->cores[0]->name : "cpu");
+		k->ev.type = type;
+		k->ev.config = config;
+		k->hw = 1;
+		return;
+	}
+	for (int i = 0; i < c->ncores && out->n < (int)(sizeof(out->v) / sizeof(out->v[0])); i++) {
+		k = &out->v[out->n++];
+		memset(k, 0, sizeof(*k));
+		snprintf(k->ev.name, sizeof(k->ev.name), "%s/%s/", c->cores[i]->name, name);
+		snprintf(k->ev.pmu, sizeof(k->ev.pmu), "%s", c->cores[i]->name);
+		if (type == PERF_TYPE_RAW) {
+			k->ev.type = c->cores[i]->type;
+			k->ev.config = config;
+		} else {
+			/* perf's extended type: the PMU's type in the upper half of config. */
+			k->ev.type = type;
+			k->ev.config = config | (uint64_t)c->cores[i]->type << 32;
+		}
+		k->hw = 1;
+		k->flex = 1;
+	}
+}
+
+static int is_raw(const char *s, uint64_t *config)
+{
+	if (s[0] != 'r' || !s[1] || strlen(s + 1) > 16)
+		return 0;
+	for (const char *p = s + 1; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return 0;
+	*config = strtoull(s + 1, NULL, 16);
+	return 1;
+}
+
+static void suggest_names(struct pmuk_rctx *c, const char *word, char *buf, size_t n)
+{
+	struct pmuk_suggest s;
+	char name[64];
+
+	/* Aliases first: among equally close names, perf's "cpu-cycles" reads better
+	 * next to "cycles" than "bus-cycles" does. */
+	pmuk_suggest_init(&s, word);
+	for (size_t i = 0; i < pmuk_event_naliases; i++)
+		pmuk_suggest_add(&s, pmuk_event_aliases[i].alias);
+	for (size_t i = 0; i < pmuk_event_ndefs; i++)
+		pmuk_suggest_add(&s, pmuk_event_defs[i].name);
+	for (int k = 0; k < PMUK_CACHE_COUNT; k++)
+		for (int o = 0; o < PMUK_CACHE_OPS; o++)
+			for (int r = 0; r < 2 && pmuk_cache_valid(k, o); r++) {
+				pmuk_cache_name(k, o, r, name, sizeof(name));
+				pmuk_suggest_add(&s, name);
+			}
+	for (int i = 0; i < c->npmus; i++) {
+		char (*names)[64];
+		int nn;
+
+		if (pmuk_pmu_alias_names(c->pmus[i].name, &names, &nn))
+			continue;
+		for (int j = 0; j < nn; j++)
+			pmuk_suggest_add(&s, names[j]);
+		free(names);
+	}
+	pmuk_suggest_format(&s, buf, n);
+}
+
+/* A name that is not pmu/.../: generic, cache, raw, tracepoint, libpfm4 or sysfs alias. */
+static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out)
+{
+	const struct pmuk_event_def *d;
+	struct pmuk_cand *k;
+	char head[PMUK_EV_TEXT_MAX], hint[512];
+	uint64_t config;
+	int looks_tp = 0, ret;
+
+	if ((d = pmuk_event_find(t->text))) {
+		if (d->kind == PMU_EVENT_HARDWARE) {
+			per_core(c, d->name, PERF_TYPE_HARDWARE, d->config, out);
+			return 0;
+		}
+		k = &out->v[out->n++];
+		memset(k, 0, sizeof(*k));
+		strcpy(k->ev.name, d->name);
+		strcpy(k->ev.pmu, "software");
+		k->ev.type = PERF_TYPE_SOFTWARE;
+		k->ev.config = d->config;
+		return 0;
+	}
+	if (!pmuk_cache_parse(t->text, &config)) {
+		int cache = (int)(config & 0xff), op = (int)(config >> 8 & 0xff);
+
+		pmuk_cache_name(cache, op, (int)(config >> 16), head, sizeof(head));
+		per_core(c, head, PERF_TYPE_HW_CACHE, config, out);
+		return 0;
+	}
+	if (is_raw(t->text, &config)) {
+		snprintf(head, sizeof(head), "r%llx", (unsigned long long)config);
+		per_core(c, head, PERF_TYPE_RAW, config, out);
+		return 0;
+	}
+	/* "cycles:x": a known event followed by something that is not a modifier. */
+	snprintf(head, sizeof(head), "%s", t->text);
+	if (strchr(head, ':')) {
+		char *colon = strchr(head, ':');
+
+		*colon = '\0';
+		if (pmuk_event_find(head) || !pmuk_cache_parse(head, &config) || is_raw(head, &config))
+			return pmuk_fail(PMU_EPARSE, "bad modifier ':%s' at position %d in '%.200s'; "
+					 "modifiers are u (user), k (kernel), h (hypervisor), p, pp, "
+					 "ppp (precise)", colon + 1, t->pos + (int)(colon + 1 - head),
+					 c->spec);
+		k = &out->v[0];
+		memset(k, 0, sizeof(*k));
+		ret = pmuk_resolve_tracepoint(t->text, &k->ev, &looks_tp);
+		if (!ret) {
+			out->n = 1;
+			return 0;
+		}
+		if (ret != PMU_ENOENT)
+			return ret;
+	}
+	k = &out->v[0];
+	memset(k, 0, sizeof(*k));
+	if (!pmuk_resolve_pfm(c, t->text, &k->ev)) {
+		k->hw = k->ev.type != PERF_TYPE_SOFTWARE && k->ev.type != PERF_TYPE_TRACEPOINT;
+		out->n = 1;
+		return 0;
+	}
+	ret = pmuk_resolve_sysfs_alias(c, t, out);
+	if (ret != PMU_ENOENT)
+		return ret;
+	if (looks_tp == 2) /* sys:name and tracefs is not mounted */
+		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
+				 "tracepoint, " PMUK_TRACEFS_HINT, t->text, t->pos);
+	if (looks_tp == 1) /* the subsystem exists, the event does not */
+		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
+				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
+				 (int)(strchr(t->text, ':') - t->text), t->text);
+	suggest_names(c, t->text, hint, sizeof(hint));
+	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s", t->text, t->pos, hint,
+			 hint[0] ? "" : " (see 'pmukit list')");
+}
+
+static void mods_string(const struct pmuk_ev_mods *m, char *buf)
+{
+	char *p = buf;
+
+	if (m->u)
+		*p++ = 'u';
+	if (m->k)
+		*p++ = 'k';
+	if (m->h)
+		*p++ = 'h';
+	for (int i = 0; i < m->p; i++)
+		*p++ = 'p';
+	*p = '\0';
+}
+
+/* Applies the term's (and its group's) modifiers and completes the name. */
+static int finish(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmu_event *ev)
+{
+	struct pmuk_ev_mods m, g;
+	char ms[16], name[sizeof(ev->name)];
+	size_t len = strlen(ev->name);
+	int n;
+
+	if (pmuk_ev_mods_parse(t->mods, &m))
+		memset(&m, 0, sizeof(m));
+	if (!pmuk_ev_mods_parse(t->gmods, &g))
+		pmuk_ev_mods_merge(&m, &g);
+	if (m.u || m.k || m.h) {
+		ev->exclude_user = !m.u;
+		ev->exclude_kernel = !m.k;
+		ev->exclude_hv = !m.h;
+	}
+	ev->precise_ip = (uint8_t)m.p;
+	pmuk_event_classify(ev);
+	mods_string(&m, ms);
+	if (!ms[0])
+		return 0;
+	n = snprintf(name, sizeof(name), "%s%s%s", ev->name,
+		     len && ev->name[len - 1] == '/' ? "" : ":", ms);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return pmuk_fail(PMU_EPARSE, "event name at position %d is too long with its "
+				 "modifiers (at most %zu bytes) in '%.200s'", t->pos, sizeof(name) - 1,
+				 c->spec);
+	strcpy(ev->name, name);
+	return 0;
+}
+
+static int resolve_term(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out)
+{
+	int ret;
+
+	out->n = 0;
+	ret = t->pmu[0] ? pmuk_resolve_pmu_terms(c, t, out) : resolve_name(c, t, out);
+	for (int i = 0; !ret && i < out->n; i++)
+		ret = finish(c, t, &out->v[i].ev);
+	return ret;
+}
+
+#define MAX_EVENTS 1024
+
+static int add_event(struct pmu_event_list *l, const struct pmu_event *ev, size_t group, int leader)
+{
+	struct pmu_event e = *ev;
+
+	e.group = (int)group;
+	e.group_leader = leader;
+	return pmuk_event_list_add(l, &e);
+}
+
+static int mix_error(struct pmuk_rctx *c, const struct pmuk_ev_term *t, const char *a, const char *b)
+{
+	return pmuk_fail(PMU_EINVAL, "the group with '%s' at position %d in '%.200s' mixes events of "
+			 "different hardware PMUs ('%s' and '%s'); only software events may join a "
+			 "hardware group: split it into separate groups", t->text[0] ? t->text : t->pmu,
+			 t->pos, c->spec, a, b);
+}
+
+/* One {...} group: every hardware member must live on one PMU. Generic events on a
+ * hybrid host follow that PMU, or, when only generic events are grouped, the group is
+ * repeated once per core PMU (software members go with each copy). */
+static int assemble(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *cs,
+		    int n, struct pmu_event_list *l)
+{
+	const char *fixed = NULL, *targets[8];
+	int ntargets = 0, ret;
+
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < cs[i].n; k++) {
+			const struct pmuk_cand *d = &cs[i].v[k];
+
+			if (!d->hw || d->flex)
+				continue;
+			if (fixed && strcmp(fixed, d->ev.pmu))
+				return mix_error(c, &t[i], fixed, d->ev.pmu);
+			fixed = d->ev.pmu;
+		}
+	if (fixed)
+		targets[ntargets++] = fixed;
+	for (int i = 0; !fixed && i < n && !ntargets; i++)
+		for (int k = 0; k < cs[i].n && ntargets < 8; k++)
+			if (cs[i].v[k].flex)
+				targets[ntargets++] = cs[i].v[k].ev.pmu;
+	if (!ntargets)
+		targets[ntargets++] = NULL;
+	for (int g = 0; g < ntargets; g++) {
+		size_t gi = l->ngroups++;
+		int leader = 1;
+
+		for (int i = 0; i < n; i++) {
+			int flex = 0, hit = 0;
+
+			for (int k = 0; k < cs[i].n; k++) {
+				const struct pmuk_cand *d = &cs[i].v[k];
+
+				flex |= d->flex;
+				if (d->flex && strcmp(d->ev.pmu, targets[g]))
+					continue;
+				hit = 1;
+				if ((ret = add_event(l, &d->ev, gi, leader)))
+					return ret;
+				leader = 0;
+			}
+			if (flex && !hit)
+				return mix_error(c, &t[i], targets[g], cs[i].v[0].ev.pmu);
+		}
+	}
+	return 0;
+}
+
+static int resolve_all(struct pmuk_rctx *c, const struct pmuk_ev_ast *a, struct pmu_event_list *l)
+{
+	struct pmuk_cands *cs;
+	int ret = 0;
+
+	cs = calloc(a->nterms, sizeof(*cs));
+	if (!cs)
+		return pmuk_fail(PMU_ENOMEM, "out of memory resolving the event list");
+	for (int i = 0; i < a->nterms && !ret; i++)
+		ret = resolve_term(c, &a->terms[i], &cs[i]);
+	for (int i = 0, j; i < a->nterms && !ret; i = j) {
+		for (j = i + 1; j < a->nterms && a->terms[j].group == a->terms[i].group; j++)
+			;
+		if (a->terms[i].in_braces) {
+			ret = assemble(c, &a->terms[i], &cs[i], j - i, l);
+			continue;
+		}
+		for (int k = 0; k < cs[i].n && !ret; k++)
+			ret = add_event(l, &cs[i].v[k].ev, l->ngroups++, 1);
+	}
+	free(cs);
+	return ret;
+}
+
+int pmu_event_parse(const char *spec, struct pmu_event_list **out)
+{
+	struct pmuk_rctx c = { .spec = spec };
+	struct pmu_event_list *l = NULL;
+	struct pmuk_ev_ast a;
+	int ret;
+
+	if (!out)
+		return pmuk_fail(PMU_EINVAL, "pmu_event_parse needs somewhere to store the list");
+	*out = NULL;
+	ret = pmuk_ev_parse(spec, &a);
+	if (!ret && a.nterms > MAX_EVENTS)
+		ret = pmuk_fail(PMU_EPARSE, "too many events (%d; at most %d) in one event list",
+				a.nterms, MAX_EVENTS);
+	if (!ret)
+		ret = pmuk_pmu_scan(&c.pmus, &c.npmus);
+	for (int i = 0; !ret && i < c.npmus && c.ncores < 8; i++)
+		if (c.pmus[i].is_core)
+			c.cores[c.ncores++] = &c.pmus[i];
+	if (!ret && !(l = calloc(1, sizeof(*l))))
+		ret = pmuk_fail(PMU_ENOMEM, "out of memory resolving the event list");
+	if (!ret)
+		ret = resolve_all(&c, &a, l);
+	pmuk_ev_ast_free(&a);
+	free(c.pmus);
+	if (ret) {
+		pmu_event_list_free(l);
+		return ret;
+	}
+	*out = l;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_LINUX_EVENT_RESOLVE_H
+#define PMUK_LINUX_EVENT_RESOLVE_H
+
+#include "core/event_parse.h"
+#include <pmukit/events.h>
+
+#define PMUK_NO_PMU_REASON \
+	"no hardware PMU: /sys/bus/event_source/devices has no core PMU " \
+	"(virtual machine without a virtual PMU?)"
+#define PMUK_TRACEFS_HINT \
+	"tracefs is not mounted (mount it with 'mount -t tracefs nodev /sys/kernel/tracing')"
+
+/* One resolved candidate of a term: hardware events on hybrid hosts have one per core PMU. */
+struct pmuk_cand {
+	struct pmu_event ev;
+	int hw;    /* needs a hardware PMU (groups may not mix those) */
+	int flex;  /* one of the per-core-PMU copies of a generic event */
+};
+
+struct pmuk_cands {
+	struct pmuk_cand v[8];
+	int n;
+};
+
+/* What a resolution needs to know about the host, read once per parse. */
+struct pmuk_rctx {
+	const char *spec;
+	struct pmu_device *pmus;
+	int npmus;
+	struct pmu_device *cores[8];
+	int ncores;
+};
+
+/* The events/ directory of tracefs (0), or PMU_ENOENT when tracefs is not mounted. */
+int pmuk_tracefs_events(char *buf, size_t n);
+
+/* Fills the fields common to every candidate: kind and generic id from type/config. */
+void pmuk_event_classify(struct pmu_event *ev);
+/* Finds the PMU of a perf type; NULL when none. */
+const struct pmu_device *pmuk_rctx_pmu_by_type(const struct pmuk_rctx *c, uint32_t type);
+
+/* pmu/terms/ (event_pmu_terms.c). */
+int pmuk_resolve_pmu_terms(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out);
+/* A bare name that is an alias in some PMU's events/ directory (energy-pkg, tsc...):
+ * 0 with candidates, PMU_ENOENT when no PMU has it. */
+int pmuk_resolve_sysfs_alias(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out);
+
+/* libpfm4 names (event_pfm.c): 0, PMU_ENOENT when libpfm4 does not know the name,
+ * PMU_ENOTSUP when libpfm4 is compiled out. */
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev);
+/* Tracepoints sys:name (event_pfm.c): 0, PMU_ENOENT with a detail when absent. */
+int pmuk_resolve_tracepoint(const char *name, struct pmu_event *ev, int *looks_like);
+
+#endif

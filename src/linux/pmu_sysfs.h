@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_LINUX_PMU_SYSFS_H
+#define PMUK_LINUX_PMU_SYSFS_H
+
+#include <pmukit/events.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* /sys/bus/event_source/devices, read through the sysroot. */
+
+/* One format/ file: "config1:0-7,21" names which config word and which bits a term fills. */
+struct pmuk_format {
+	char name[32];
+	int word;          /* 0: config, 1: config1, 2: config2 */
+	uint64_t mask;     /* bits the value is spread over, low bits first */
+};
+
+/* All PMUs of the host, sorted by name; *out is malloc'd (free()). */
+int pmuk_pmu_scan(struct pmu_device **out, int *n);
+/* The format terms of one PMU (possibly none); *out is malloc'd (free()). */
+int pmuk_pmu_formats(const char *pmu, struct pmuk_format **out, int *n);
+/* Parses one format file body ("config:0-7,21"); PMU_EFORMAT if malformed. */
+int pmuk_format_parse(const char *text, struct pmuk_format *f);
+/* Deposits val into the bits of f (into cfg[f->word]); PMU_ERANGE when val does not fit. */
+int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[3]);
+/* Reads events/NAME of a PMU ("event=0x3c,umask=0x00"); PMU_ENOENT when absent. */
+int pmuk_pmu_alias(const char *pmu, const char *alias, char *buf, size_t n);
+/* The event alias names of a PMU (no .scale/.unit/... files), as one malloc'd
+ * array of 64-byte names; *out NULL and *n 0 when none. */
+int pmuk_pmu_alias_names(const char *pmu, char (**out)[64], int *n);
+/* The sysfs path of a PMU file for error messages. */
+const char *pmuk_pmu_devices_dir(void);
+
+/* libpfm4 is initialised once; returns 1 when usable (0 when compiled out or failed). */
+int pmuk_pfm_ready(void);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/bash
+# pmukit list: text and JSON listing, patterns, usability reasons, usage errors.
+set -u
+: "${PMUKIT:?PMUKIT must name the built pmukit command}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/pmukit-list-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+"$PMUKIT" list >"$tmp/all.txt" || fail "pmukit list exited $?"
+grep -q '^Software events:$' "$tmp/all.txt" || fail "no software section"
+grep -Eq '^  task-clock +\[software\]' "$tmp/all.txt" || fail "task-clock not listed"
+grep -Eq '^  cycles +\[' "$tmp/all.txt" || fail "cycles not listed"
+grep -Eq '^  InstructionRetired .*alias of instructions \(Windows' "$tmp/all.txt" ||
+	fail "Windows alias not listed as an alias"
+
+"$PMUKIT" list --json >"$tmp/all.json" || fail "pmukit list --json exited $?"
+python3 - "$tmp/all.json" <<'PY' || fail "JSON listing is wrong"
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+ev = {e["name"]: e for e in doc["events"]}
+for e in doc["events"]:
+    assert set(e) == {"name", "pmu", "kind", "description", "usable", "reason"}, e
+    assert e["kind"] in ("hardware", "software", "cache", "cpu-specific", "tracepoint"), e
+    assert e["usable"] or e["reason"], e
+assert ev["task-clock"]["usable"] and ev["task-clock"]["kind"] == "software"
+assert ev["L1-dcache-load-misses"]["kind"] == "cache"
+d = "/sys/bus/event_source/devices"
+cores = [p for p in os.listdir(d) if p == "cpu" or os.path.exists(f"{d}/{p}/cpus")] if os.path.isdir(d) else []
+if not cores:
+    assert not ev["cycles"]["usable"], ev["cycles"]
+    assert ev["cycles"]["reason"].startswith("no hardware PMU"), ev["cycles"]
+    print("host has no core PMU: cycles reported unusable", file=sys.stderr)
+if os.path.exists(f"{d}/msr/events/tsc"):
+    assert ev["msr/tsc/"]["pmu"] == "msr"
+PY
+
+# Glob patterns, case-insensitive.
+"$PMUKIT" list 'l1-*' --json >"$tmp/l1.json" || fail "glob listing exited $?"
+python3 -c '
+import json, sys, fnmatch
+ev = json.load(open(sys.argv[1]))["events"]
+assert len(ev) >= 10, len(ev)
+assert all(fnmatch.fnmatch(e["name"].lower(), "l1-*") for e in ev), ev
+' "$tmp/l1.json" || fail "glob 'l1-*' matched wrong events"
+# Substring patterns, case-insensitive.
+out=$("$PMUKIT" list CACHE-MISS) || fail "substring listing exited $?"
+grep -q 'cache-misses' <<<"$out" || fail "substring CACHE-MISS did not find cache-misses"
+grep -q 'task-clock' <<<"$out" && fail "substring CACHE-MISS matched task-clock"
+
+# A fixture host: sysfs aliases and tracepoints come from PMUKIT_SYSROOT.
+dev=$tmp/root/sys/bus/event_source/devices
+mkdir -p "$dev/software" "$dev/msr/events" "$dev/msr/format" \
+	"$tmp/root/sys/kernel/tracing/events/sched/sched_switch"
+echo 1 >"$dev/software/type"
+echo 10 >"$dev/msr/type"
+echo config:0-63 >"$dev/msr/format/event"
+echo event=0x00 >"$dev/msr/events/tsc"
+echo x >"$tmp/root/sys/kernel/tracing/events/header_page"
+echo 316 >"$tmp/root/sys/kernel/tracing/events/sched/sched_switch/id"
+out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list tsc) || fail "fixture listing exited $?"
+grep -Eq '^  msr/tsc/ +\[msr\] sysfs event alias: event=0x00$' <<<"$out" || fail "msr/tsc/ missing: $out"
+out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list 'sched:*') || fail "tracepoint listing exited $?"
+grep -Eq '^  sched:sched_switch +\[tracepoint\]' <<<"$out" || fail "tracepoint missing: $out"
+out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list cycles) || fail "fixture cycles exited $?"
+grep -q 'not usable here: no hardware PMU' <<<"$out" || fail "no-PMU reason missing: $out"
+out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list no-such-event-xyz) || fail "empty match must exit 0"
+grep -q "no event matches 'no-such-event-xyz'" <<<"$out" || fail "empty match message: $out"
+# Without tracefs, a listing that finds nothing else says how to mount it.
+rm "$tmp/root/sys/kernel/tracing/events/header_page"
+out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list sched) || fail "unmounted tracefs listing exited $?"
+grep -q "mount -t tracefs nodev /sys/kernel/tracing" <<<"$out" || fail "no tracefs hint: $out"
+
+# Usage.
+"$PMUKIT" list --help | grep -q '^usage: pmukit list' || fail "--help"
+"$PMUKIT" list --bogus 2>/dev/null
+[ $? -eq 2 ] || fail "unknown option must exit 2"
+"$PMUKIT" list a b 2>/dev/null
+[ $? -eq 2 ] || fail "two patterns must exit 2"
+echo "ok"

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Fixture sysfs/tracefs trees for the event tests: pmu_fixture_make(kind) writes
+ * one under a temporary directory and returns its root (for pmu_sysroot_set).
+ *   "x86"    cpu (formats, events/), msr, power, software, tracepoint + tracefs
+ *   "hybrid" cpu_core (type 4, cpus 0-7) and cpu_atom (type 10, cpus 8-15)
+ *   "arm64"  armv8_pmuv3_0 (type 8, cpus 0-3)
+ *   "none"   a VM without a PMU: software, tracepoint, msr; tracefs not mounted */
+#ifndef PMU_FIXTURE_H
+#define PMU_FIXTURE_H
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void fx_write(const char *root, const char *rel, const char *text)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		abort();
+	}
+	fprintf(f, "%s\n", text);
+	fclose(f);
+}
+
+#define DEV "sys/bus/event_source/devices/"
+
+static void fx_x86_cpu_formats(const char *root, const char *pmu)
+{
+	static const char *const f[][2] = {
+		{ "event", "config:0-7" }, { "umask", "config:8-15" }, { "edge", "config:18" },
+		{ "inv", "config:23" }, { "cmask", "config:24-31" }, { "ldlat", "config1:0-15" },
+		{ "frontend", "config2:0-23" },
+	};
+	char rel[256];
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(rel, sizeof(rel), DEV "%s/format/%s", pmu, f[i][0]);
+		fx_write(root, rel, f[i][1]);
+	}
+	snprintf(rel, sizeof(rel), DEV "%s/events/cpu-cycles", pmu);
+	fx_write(root, rel, "event=0x3c");
+	snprintf(rel, sizeof(rel), DEV "%s/events/mem-loads", pmu);
+	fx_write(root, rel, "event=0xcd,umask=0x1,ldlat=3");
+}
+
+static void fx_common(const char *root, int tracefs)
+{
+	fx_write(root, DEV "software/type", "1");
+	fx_write(root, DEV "tracepoint/type", "2");
+	fx_write(root, DEV "msr/type", "10");
+	fx_write(root, DEV "msr/format/event", "config:0-63");
+	fx_write(root, DEV "msr/events/tsc", "event=0x00");
+	fx_write(root, DEV "msr/events/smi", "event=0x04");
+	if (tracefs) {
+		fx_write(root, "sys/kernel/tracing/events/header_page", "x");
+		fx_write(root, "sys/kernel/tracing/events/sched/sched_switch/id", "316");
+		fx_write(root, "sys/kernel/tracing/events/sched/sched_wakeup/id", "318");
+		fx_write(root, "sys/kernel/tracing/events/irq/irq_handler_entry/id", "120");
+	}
+}
+
+static char *pmu_fixture_make(const char *kind)
+{
+	char *root = strdup("/tmp/pmukit-fixture-XXXXXX");
+
+	if (!root || !mkdtemp(root))
+		abort();
+	if (!strcmp(kind, "x86")) {
+		fx_common(root, 1);
+		fx_write(root, DEV "cpu/type", "4");
+		fx_x86_cpu_formats(root, "cpu");
+		fx_write(root, DEV "power/type", "9");
+		fx_write(root, DEV "power/cpumask", "0");
+		fx_write(root, DEV "power/format/event", "config:0-7");
+		fx_write(root, DEV "power/events/energy-pkg", "event=0x02");
+		fx_write(root, DEV "power/events/energy-pkg.scale", "2.3283064365386962890625e-10");
+		fx_write(root, DEV "power/events/energy-pkg.unit", "Joules");
+	} else if (!strcmp(kind, "hybrid")) {
+		fx_common(root, 1);
+		fx_write(root, DEV "cpu_core/type", "4");
+		fx_write(root, DEV "cpu_core/cpus", "0-7");
+		fx_x86_cpu_formats(root, "cpu_core");
+		fx_write(root, DEV "cpu_atom/type", "10");
+		fx_write(root, DEV "cpu_atom/cpus", "8-15");
+		fx_x86_cpu_formats(root, "cpu_atom");
+		fx_write(root, DEV "msr/type", "11");
+	} else if (!strcmp(kind, "arm64")) {
+		fx_common(root, 1);
+		fx_write(root, DEV "armv8_pmuv3_0/type", "8");
+		fx_write(root, DEV "armv8_pmuv3_0/cpus", "0-3");
+		fx_write(root, DEV "armv8_pmuv3_0/format/event", "config:0-15");
+		fx_write(root, DEV "armv8_pmuv3_0/format/long", "config1:0");
+		fx_write(root, DEV "armv8_pmuv3_0/events/cpu_cycles", "event=0x0011");
+	} else {
+		fx_common(root, 0);
+	}
+	return root;
+}
+
+static int fx_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void pmu_fixture_free(char *root)
+{
+	if (root && !strncmp(root, "/tmp/pmukit-fixture-", 20))
+		nftw(root, fx_rm, 16, FTW_DEPTH | FTW_PHYS);
+	free(root);
+}
+
+#endif
