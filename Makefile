@@ -1,9 +1,12 @@
 # Quick start: `make run` (set up, build, show the main job) and `make check` (set up, test).
+SHELL := /bin/bash
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build run check check-asan bench clean
+.PHONY: all deps build run check check-asan fuzz bench clean hwtest
 
 all: build
 
@@ -29,6 +32,22 @@ check-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# Each fuzz target runs FUZZ_SECONDS from the seeds in tests/fuzz/seeds/<target>/.
+fuzz: deps
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPMUKIT_FUZZ=ON -DBUILD_TESTING=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@set -e; for f in $(FUZZ_BUILD)/tests/fuzz/fuzz_*; do \
+		n=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+		echo "== $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$n tests/fuzz/seeds/$$n 2>&1 | tail -4; \
+		test $${PIPESTATUS[0]} -eq 0; \
+	done
+
+# The hardware tests in an arm64 QEMU guest with an emulated PMU (needs root the first
+# time: installs qemu-system-arm and a cross compiler, downloads Debian's arm64 kernel).
+hwtest:
+	bash scripts/hwtest.sh
 
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b || exit 1; done

@@ -1,12 +1,240 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written; replaced before this verb ships. */
+/* pmukit stat: count events of a command, a process, a thread or CPUs, as perf stat does. */
 #include "cmd.h"
-#include <stdio.h>
+#include "stat.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SW_DEFAULTS "task-clock,context-switches,cpu-migrations,page-faults"
+#define SW_DEFAULTS_CPUS "cpu-clock,context-switches,cpu-migrations,page-faults"
+#define HW_EXTRA ",cycles,instructions,branches,branch-misses"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmukit stat [-e LIST] [-a | -C CPUS | -p PID | -t TID] [-I MS] [-r N]\n"
+		"                   [--per-cpu] [--json | --csv | -x SEP] [-o FILE] [--] [COMMAND [ARGS]]\n"
+		"  -e, --event LIST   events, e.g. cycles,instructions or {cycles,instructions}:u\n"
+		"  -a, --all-cpus     count on every online CPU (system wide)\n"
+		"  -C, --cpu CPUS     count on these CPUs, e.g. 0,2-3\n"
+		"  -p, --pid PID      count all threads of an existing process\n"
+		"  -t, --tid TID      count one existing thread\n"
+		"  -I, --interval MS  print counts every MS milliseconds\n"
+		"  -r, --repeat N     run the command N times and show the spread\n"
+		"  -A, --per-cpu      with -a/-C, one line per CPU\n"
+		"  -j, --json         one JSON object (JSON Lines with -I)\n"
+		"      --csv          CSV, same fields as -x ,\n"
+		"  -x, --field-separator SEP   perf-style separated values\n"
+		"  -o, --output FILE  write counts to FILE\n"
+		"Without -e: hardware events where the host has a PMU, software events otherwise.\n"
+		"The command's exit status is passed through; Ctrl-C prints the counts so far.\n");
+}
+
+static int parse_cpus(const char *s, int *cpus, size_t max, size_t *n)
+{
+	char *end;
+
+	*n = 0;
+	while (*s) {
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s || a < 0)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		for (long c = a; c <= b; c++) {
+			if (*n >= max)
+				return -1;
+			cpus[(*n)++] = (int)c;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return *n ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct stat_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "per-cpu", no_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 1 },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	int opt, targets = 0;
+	size_t ncpus;
+	char *end;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->target.kind = PMU_TARGET_PID;
+	cfg->repeat = 1;
+	cfg->format = STAT_TEXT;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:I:r:Ajx:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e': cfg->events = optarg; break;
+		case 'a':
+			cfg->target.kind = PMU_TARGET_CPUS;
+			targets++;
+			break;
+		case 'C':
+			if (parse_cpus(optarg, cfg->cpus, sizeof(cfg->cpus) / sizeof(cfg->cpus[0]),
+				       &ncpus)) {
+				fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
+				return 2;
+			}
+			cfg->target.kind = PMU_TARGET_CPUS;
+			cfg->target.cpus = cfg->cpus;
+			cfg->target.ncpus = ncpus;
+			targets++;
+			break;
+		case 'p':
+		case 't':
+			cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
+			cfg->target.pid = (int)strtol(optarg, &end, 10);
+			if (*end || cfg->target.pid <= 0) {
+				fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
+				return 2;
+			}
+			targets++;
+			break;
+		case 'I':
+			cfg->interval_ms = strtol(optarg, &end, 10);
+			if (*end || cfg->interval_ms < 10) {
+				fprintf(stderr, "pmukit stat: -I takes milliseconds, at least 10\n");
+				return 2;
+			}
+			break;
+		case 'r':
+			cfg->repeat = (int)strtol(optarg, &end, 10);
+			if (*end || cfg->repeat < 1 || cfg->repeat > 1000000) {
+				fprintf(stderr, "pmukit stat: -r takes a count from 1\n");
+				return 2;
+			}
+			break;
+		case 'A': cfg->per_cpu = 1; break;
+		case 'j': cfg->format = STAT_JSON; break;
+		case 1:
+			cfg->format = STAT_CSV;
+			strcpy(cfg->sep, ",");
+			break;
+		case 'x':
+			if (!*optarg || strlen(optarg) >= sizeof(cfg->sep)) {
+				fprintf(stderr, "pmukit stat: -x takes a short separator\n");
+				return 2;
+			}
+			cfg->format = STAT_CSV;
+			strcpy(cfg->sep, optarg);
+			break;
+		case 'o': output = optarg; break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		cfg->argv = argv + optind;
+		cfg->argc = argc - optind;
+	}
+	if (targets > 1) {
+		fprintf(stderr, "pmukit stat: choose one target: -a, -C, -p or -t\n");
+		return 2;
+	}
+	if (!targets && !cfg->argv) {
+		fprintf(stderr, "pmukit stat: give a command to run, or a target (-a, -C, -p, -t)\n");
+		usage(stderr);
+		return 2;
+	}
+	if (cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID) &&
+	    targets) {
+		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
+		return 2;
+	}
+	if (cfg->repeat > 1 && !cfg->argv) {
+		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
+		return 2;
+	}
+	if (cfg->per_cpu && cfg->target.kind != PMU_TARGET_CPUS) {
+		fprintf(stderr, "pmukit stat: --per-cpu needs -a or -C\n");
+		return 2;
+	}
+	cfg->out = stdout;
+	if (output && !(cfg->out = fopen(output, "w"))) {
+		fprintf(stderr, "pmukit stat: cannot write '%s': %s\n", output, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* Picks the default event list and says why in *note. */
+static const char *default_events(struct stat_config *cfg, const char **note)
+{
+	static char spec[256];
+	struct pmu_device core[8];
+	int ncore = pmu_device_core_list(core, 8);
+	const char *sw = cfg->target.kind == PMU_TARGET_CPUS ? SW_DEFAULTS_CPUS : SW_DEFAULTS;
+
+	if (ncore > 0) {
+		cfg->default_kind = 1;
+		snprintf(spec, sizeof(spec), "%s%s", sw, HW_EXTRA);
+		*note = NULL;
+	} else {
+		cfg->default_kind = 2;
+		snprintf(spec, sizeof(spec), "%s", sw);
+		*note = "software events only: this host has no hardware PMU "
+			"(/sys/bus/event_source/devices lists no core PMU; see 'pmukit caps')";
+	}
+	return spec;
+}
 
 int cmd_stat(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "pmukit stat: pending\n");
-	return 1;
+	struct stat_config cfg;
+	struct pmu_event_list *list = NULL;
+	const char *note = NULL, *spec;
+	int rc, err;
+
+	rc = parse_args(argc, argv, &cfg);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	spec = cfg.events ? cfg.events : default_events(&cfg, &note);
+	err = pmu_event_parse(spec, &list);
+	if (err) {
+		rc = tool_error("stat", "bad event list", err);
+	} else {
+		rc = stat_run(&cfg, list, note);
+		pmu_event_list_free(list);
+	}
+	if (cfg.out && cfg.out != stdout)
+		fclose(cfg.out);
+	return rc;
 }

@@ -1,0 +1,119 @@
+#!/bin/bash
+# pmukit stat end to end: counts agree with perf stat, exit status passes through,
+# the output formats parse, and the options behave as a perf stat user expects.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+TP="$BUILDDIR/touch_pages"
+PAGES=20000
+
+# 1. page-faults of a workload touching N pages agree with perf stat -x, (same workload).
+json=$("$PMUKIT" stat -e page-faults,task-clock --json -- "$TP" $PAGES) || fail "stat --json failed"
+ours=$(py "import json,sys; d=json.loads(sys.argv[1]); print(int([c for c in d['counters'] if c['event']=='page-faults'][0]['value']))" "$json")
+check "our page-faults >= $PAGES" test "$ours" -ge $PAGES
+if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>&1; then
+	theirs=$(perf stat -x, -e page-faults -- "$TP" $PAGES 2>&1 >/dev/null | awk -F, '/page-faults/{print $1}')
+	check "perf counted page-faults ($theirs)" test -n "$theirs"
+	diff=$(( ours > theirs ? ours - theirs : theirs - ours ))
+	check "pmukit $ours vs perf $theirs page-faults within 2%" test $((diff * 100)) -le $((theirs * 2))
+else
+	echo "note: perf stat unusable here; skipping the side-by-side comparison" >&2
+fi
+
+# 2. JSON carries the documented keys.
+py "
+import json,sys
+d=json.loads(sys.argv[1])
+for k in ('command','exit_status','elapsed_ns','counters'):
+    assert k in d, k
+assert d['exit_status']==0 and d['elapsed_ns']>0
+for c in d['counters']:
+    for k in ('event','value','unit','time_enabled','time_running','scaled_from_percent'):
+        assert k in c, k
+    assert c['time_enabled']>0 and c['time_running']>0
+tc=[c for c in d['counters'] if c['event']=='task-clock'][0]
+assert tc['unit']=='ns' and tc['value']>0
+" "$json" || fail "JSON schema"
+pass "JSON has command, exit_status, elapsed_ns, counters[]"
+
+# 3. The exit status is passed through, also for a signal death.
+"$PMUKIT" stat -e task-clock -o /dev/null -- "$TP" 1 -x 7; check_eq "exit status 7 passed through" 7 $?
+"$PMUKIT" stat -e task-clock -o /dev/null -- sh -c 'kill -TERM $$'; check_eq "death by SIGTERM -> 143" 143 $?
+"$PMUKIT" stat -e task-clock -o /dev/null -- /nonexistent/cmd 2>/tmp/pmukit_err.$$; check_eq "missing command -> 127" 127 $?
+grep -q "nonexistent" /tmp/pmukit_err.$$ || fail "missing command error does not name it"
+rm -f /tmp/pmukit_err.$$
+
+# 4. Default events: software ones on a host without PMU, and it says so.
+out=$("$PMUKIT" stat -- "$TP" 100 2>&1) || fail "default stat failed"
+if [ -z "$(ls /sys/bus/event_source/devices 2>/dev/null | grep -E '^(cpu|cpu_core|cpu_atom|armv8.*)$')" ]; then
+	echo "$out" | grep -q "task-clock" || fail "default events lack task-clock"
+	echo "$out" | grep -q "no hardware PMU" || fail "default output does not say why software events"
+	pass "software defaults without a PMU, with the reason"
+else
+	echo "$out" | grep -q "instructions" || fail "default events lack instructions on a PMU host"
+	pass "hardware defaults on a PMU host"
+fi
+
+# 5. CSV in perf's -x field order: value,unit,event,run_time,percent,...
+csv=$("$PMUKIT" stat -x, -e page-faults -- "$TP" 1000) || fail "stat -x, failed"
+echo "$csv" | awk -F, '$3=="page-faults" && $1>=1000 && $5=="100.00" {ok=1} END {exit !ok}' \
+	|| fail "CSV row wrong: $csv"
+pass "CSV value,unit,event,run_time,percent"
+
+# 6. Repeat shows the spread; JSON says runs.
+rep=$("$PMUKIT" stat -r 3 -e page-faults --json -- "$TP" 500) || fail "stat -r failed"
+py "import json,sys; d=json.loads(sys.argv[1]); assert d['runs']==3; assert 'stddev_percent' in d['counters'][0]" "$rep" \
+	|| fail "-r JSON"
+"$PMUKIT" stat -r 3 -e page-faults -- "$TP" 500 2>&1 | grep -q '( +-' || fail "-r text lacks spread"
+pass "-r 3 shows the spread"
+
+# 7. Intervals: -I prints several timestamped lines while the command runs.
+lines=$("$PMUKIT" stat -I 100 -e task-clock -- "$TP" 1 -s 550 | grep -c 'task-clock')
+check "-I 100 over 550 ms printed 4-6 intervals ($lines)" test "$lines" -ge 4 -a "$lines" -le 6
+
+# 8. Attach to a pid: counts until the process exits.
+"$TP" 10 -s 600 & pid=$!
+att=$("$PMUKIT" stat -p $pid -e task-clock --json) || fail "stat -p failed"
+py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert v>5e7, v" "$att" \
+	|| fail "-p did not count the spinning process: $att"
+wait $pid
+pass "-p PID counts until the process exits"
+
+# 9. System wide and per CPU.
+if cpu=$("$PMUKIT" stat -a -A -e cpu-clock --json -- sleep 0.2); then
+	online=$(python3 -c "
+s=open('/sys/devices/system/cpu/online').read().strip(); n=0
+for part in s.split(','):
+    a,_,b=part.partition('-'); n+=int(b or a)-int(a)+1
+print(n)")
+	py "
+import json,sys
+d=json.loads(sys.argv[1]); cpus=[c['cpu'] for c in d['counters']]
+assert len(cpus)==int(sys.argv[2]) and len(set(cpus))==len(cpus), cpus
+assert all(c['value']>0 for c in d['counters'])" "$cpu" "$online" || fail "-a -A JSON: $cpu"
+	pass "-a --per-cpu counts every CPU"
+else
+	fail "stat -a failed"
+fi
+
+# 10. Ctrl-C: SIGINT to pmukit alone prints the counts so far and passes the child's fate on.
+# (A background job of a script starts with SIGINT ignored; restore the default first.)
+python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
+	"$PMUKIT" stat -e task-clock -o /tmp/pmukit_int.$$ -- "$TP" 1 -s 5000 & spid=$!
+for _ in $(seq 50); do [ "$(cat /proc/$spid/comm 2>/dev/null)" = pmukit ] && break; sleep 0.1; done
+sleep 0.3; kill -INT $spid; wait $spid; st=$?
+check_eq "SIGINT: child's status 130 passed through" 130 $st
+grep -q 'interrupted' /tmp/pmukit_int.$$ || fail "SIGINT output lacks the interrupted note"
+grep -q 'task-clock' /tmp/pmukit_int.$$ || fail "SIGINT output lacks counts"
+rm -f /tmp/pmukit_int.$$
+pass "SIGINT prints the counts so far"
+
+# 11. Bad input: errors, not crashes.
+"$PMUKIT" stat -e cyclse -- true 2>/tmp/pmukit_err.$$; check_eq "bad event -> 1" 1 $?
+grep -q "cyclse" /tmp/pmukit_err.$$ || fail "bad event error does not name the token"
+"$PMUKIT" stat -p 999999999 -e task-clock 2>/tmp/pmukit_err.$$; check "unknown pid fails" test $? -ne 0
+grep -qi "no such process" /tmp/pmukit_err.$$ || fail "unknown pid error: $(cat /tmp/pmukit_err.$$)"
+rm -f /tmp/pmukit_err.$$
+"$PMUKIT" stat 2>/dev/null; check_eq "no command -> usage 2" 2 $?
+
+finish

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_TOOL_STAT_H
+#define PMUKIT_TOOL_STAT_H
+
+#include <pmukit/pmukit.h>
+#include <stdio.h>
+
+enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
+
+struct stat_config {
+	const char *events;      /* -e, NULL: defaults */
+	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
+	struct pmu_target target;
+	int cpus[1024];
+	int per_cpu;
+	long interval_ms;
+	int repeat;
+	enum stat_format format;
+	char sep[16];
+	FILE *out;
+	char **argv;             /* the command, NULL when attaching */
+	int argc;
+};
+
+/* One line set to print: per-event readings of one scope (all, or one CPU). */
+struct stat_rows {
+	size_t n;
+	const struct pmu_event *events; /* n events, contiguous copy */
+	const struct pmu_reading *r;    /* n readings */
+	const double *stddev_pct;       /* n values when repeat > 1, else NULL */
+	int cpu;                        /* -1: aggregated */
+};
+
+struct stat_summary {
+	double elapsed_ns;
+	double interval_s;       /* -I: end of this interval since start, else < 0 */
+	int runs;
+	int exit_status;         /* -1 when no command ran */
+	int interrupted;
+	const char *note;        /* why these events (software defaults on a host without PMU) */
+};
+
+/* Runs the measurement described by cfg and prints it; returns the exit status. */
+int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
+
+void stat_print_header(const struct stat_config *cfg);
+void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
+		const struct stat_rows *rows, size_t nrows);
+
+#endif

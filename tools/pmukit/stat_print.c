@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* Output of `pmukit stat`: perf-like text, CSV (perf's -x field order) and JSON. */
+#include "stat.h"
+
+#include "core/json.h"
+#include "core/metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_clock(const struct pmu_event *ev)
+{
+	return ev->generic == PMU_GENERIC_TASK_CLOCK || ev->generic == PMU_GENERIC_CPU_CLOCK;
+}
+
+static const char *target_name(const struct stat_config *cfg)
+{
+	if (cfg->argv && cfg->target.kind != PMU_TARGET_CPUS)
+		return "command";
+	switch (cfg->target.kind) {
+	case PMU_TARGET_PID: return "pid";
+	case PMU_TARGET_TID: return "tid";
+	case PMU_TARGET_CPUS: return "cpus";
+	default: return "self";
+	}
+}
+
+/* 1234567 -> "1,234,567" */
+static void group_digits(char *buf, size_t size, unsigned long long v)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", v), o = 0;
+
+	for (int i = 0; i < len && (size_t)o + 2 < size; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+static void describe_target(const struct stat_config *cfg, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (cfg->argv) {
+		buf[0] = '\'';
+		o = 1;
+		for (int i = 0; i < cfg->argc && o + 2 < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? " " : "", cfg->argv[i]);
+		if (o + 2 < size)
+			snprintf(buf + o, size - o, "'");
+		return;
+	}
+	switch (cfg->target.kind) {
+	case PMU_TARGET_PID: snprintf(buf, size, "process id '%d'", cfg->target.pid); break;
+	case PMU_TARGET_TID: snprintf(buf, size, "thread id '%d'", cfg->target.pid); break;
+	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "system wide");
+	}
+}
+
+static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_rows *rows,
+		     const double *scaled, size_t i)
+{
+	const struct pmu_event *ev = &rows->events[i];
+	const struct pmu_reading *r = &rows->r[i];
+	struct pmuk_metric m;
+	char num[40];
+
+	if (sum->interval_s >= 0)
+		fprintf(f, "%16.9f ", sum->interval_s);
+	if (rows->cpu >= 0)
+		fprintf(f, "CPU%-4d", rows->cpu);
+	if (r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE)) {
+		fprintf(f, "%18s      %-30s%s\n", "<not counted>", ev->name,
+			r->flags & PMU_READING_ERROR_STATE ? "  (lost its counter: pinned event evicted)"
+							   : "  (never scheduled on a counter)");
+		return;
+	}
+	if (is_clock(ev)) {
+		fprintf(f, "%18.2f msec %-30s", r->scaled / 1e6, ev->name);
+	} else {
+		group_digits(num, sizeof(num), (unsigned long long)llround(r->scaled));
+		fprintf(f, "%18s      %-30s", num, ev->name);
+	}
+	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
+		fprintf(f, " # %8.3f%s %s", m.value, m.percent ? "%" : "", m.unit);
+	if (rows->stddev_pct)
+		fprintf(f, "  ( +- %5.2f%% )", rows->stddev_pct[i]);
+	if (r->flags & PMU_READING_MULTIPLEXED)
+		fprintf(f, "  (%.2f%%)", pmu_reading_running_percent(r));
+	fputc('\n', f);
+}
+
+static void csv_row(const struct stat_config *cfg, const struct stat_summary *sum,
+		    const struct stat_rows *rows, const double *scaled, size_t i)
+{
+	const struct pmu_event *ev = &rows->events[i];
+	const struct pmu_reading *r = &rows->r[i];
+	const char *s = cfg->sep;
+	FILE *f = cfg->out;
+	struct pmuk_metric m;
+
+	if (sum->interval_s >= 0)
+		fprintf(f, "%.9f%s", sum->interval_s, s);
+	if (rows->cpu >= 0)
+		fprintf(f, "CPU%d%s", rows->cpu, s);
+	if (r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE))
+		fprintf(f, "<not counted>%s", s);
+	else if (is_clock(ev))
+		fprintf(f, "%.2f%s", r->scaled / 1e6, s);
+	else
+		fprintf(f, "%.0f%s", r->scaled, s);
+	fprintf(f, "%s%s%s%s", is_clock(ev) ? "msec" : "", s, ev->name, s);
+	if (rows->stddev_pct)
+		fprintf(f, "%.2f%%%s", rows->stddev_pct[i], s);
+	fprintf(f, "%llu%s%.2f", (unsigned long long)r->time_running, s,
+		pmu_reading_running_percent(r));
+	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
+		fprintf(f, "%s%.2f%s%s%s", s, m.value, s, m.percent ? "%" : "", m.unit);
+	else
+		fprintf(f, "%s%s", s, s);
+	fputc('\n', f);
+}
+
+static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
+			 const struct stat_rows *rows, const double *scaled, size_t i)
+{
+	const struct pmu_event *ev = &rows->events[i];
+	const struct pmu_reading *r = &rows->r[i];
+	int counted = !(r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE));
+	struct pmuk_metric m;
+
+	pmuk_json_obj_begin(j, NULL);
+	pmuk_json_str(j, "event", ev->name);
+	pmuk_json_str(j, "pmu", ev->pmu);
+	if (rows->cpu >= 0)
+		pmuk_json_int(j, "cpu", rows->cpu);
+	if (counted)
+		pmuk_json_double(j, "value", round(r->scaled));
+	else
+		pmuk_json_null(j, "value");
+	pmuk_json_uint(j, "raw_value", r->value);
+	pmuk_json_str(j, "unit", is_clock(ev) ? "ns" : "");
+	pmuk_json_uint(j, "time_enabled", r->time_enabled);
+	pmuk_json_uint(j, "time_running", r->time_running);
+	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
+	pmuk_json_bool(j, "multiplexed", !!(r->flags & PMU_READING_MULTIPLEXED));
+	pmuk_json_bool(j, "counted", counted);
+	if (r->flags & PMU_READING_ERROR_STATE)
+		pmuk_json_str(j, "error", "pinned event lost its counter");
+	if (rows->stddev_pct)
+		pmuk_json_double(j, "stddev_percent", rows->stddev_pct[i]);
+	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m)) {
+		pmuk_json_obj_begin(j, "metric");
+		pmuk_json_double(j, "value", m.value);
+		pmuk_json_str(j, "unit", m.percent ? "%" : m.unit);
+		if (m.percent)
+			pmuk_json_str(j, "of", m.unit);
+		pmuk_json_obj_end(j);
+	}
+	pmuk_json_obj_end(j);
+}
+
+static void print_json(const struct stat_config *cfg, const struct stat_summary *sum,
+		       const struct stat_rows *rows, size_t nrows, double **scaled)
+{
+	struct pmuk_json j;
+
+	/* -I writes one object per line (JSON Lines); otherwise one pretty object. */
+	pmuk_json_init(&j, cfg->out, cfg->interval_ms <= 0);
+	pmuk_json_obj_begin(&j, NULL);
+	if (cfg->argv) {
+		pmuk_json_arr_begin(&j, "command");
+		for (int i = 0; i < cfg->argc; i++)
+			pmuk_json_str(&j, NULL, cfg->argv[i]);
+		pmuk_json_arr_end(&j);
+	} else {
+		pmuk_json_null(&j, "command");
+	}
+	pmuk_json_str(&j, "target", target_name(cfg));
+	if (!cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID))
+		pmuk_json_int(&j, "pid", cfg->target.pid);
+	if (sum->interval_s >= 0)
+		pmuk_json_double(&j, "interval_s", sum->interval_s);
+	if (sum->exit_status >= 0)
+		pmuk_json_int(&j, "exit_status", sum->exit_status);
+	else
+		pmuk_json_null(&j, "exit_status");
+	pmuk_json_double(&j, "elapsed_ns", round(sum->elapsed_ns));
+	pmuk_json_int(&j, "runs", sum->runs);
+	pmuk_json_bool(&j, "interrupted", sum->interrupted);
+	pmuk_json_str(&j, "default_events",
+		      cfg->default_kind == 1 ? "hardware" : cfg->default_kind == 2 ? "software" : NULL);
+	pmuk_json_str(&j, "note", sum->note);
+	pmuk_json_arr_begin(&j, "counters");
+	for (size_t k = 0; k < nrows; k++)
+		for (size_t i = 0; i < rows[k].n; i++)
+			json_counter(&j, sum, &rows[k], scaled[k], i);
+	pmuk_json_arr_end(&j);
+	pmuk_json_obj_end(&j);
+	pmuk_json_finish(&j);
+}
+
+void stat_print_header(const struct stat_config *cfg)
+{
+	if (cfg->format == STAT_TEXT && cfg->interval_ms > 0)
+		fprintf(cfg->out, "#%15s %s%18s      %s\n", "time", cfg->per_cpu ? "CPU    " : "",
+			"counts", "event");
+}
+
+void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
+		const struct stat_rows *rows, size_t nrows)
+{
+	double *scaled[nrows ? nrows : 1];
+	char what[512];
+	FILE *f = cfg->out;
+
+	for (size_t k = 0; k < nrows; k++) {
+		scaled[k] = calloc(rows[k].n ? rows[k].n : 1, sizeof(double));
+		if (!scaled[k])
+			return;
+		for (size_t i = 0; i < rows[k].n; i++)
+			scaled[k][i] = rows[k].r[i].scaled;
+	}
+	switch (cfg->format) {
+	case STAT_JSON:
+		print_json(cfg, sum, rows, nrows, scaled);
+		break;
+	case STAT_CSV:
+		for (size_t k = 0; k < nrows; k++)
+			for (size_t i = 0; i < rows[k].n; i++)
+				csv_row(cfg, sum, &rows[k], scaled[k], i);
+		break;
+	case STAT_TEXT:
+		if (sum->interval_s < 0) {
+			describe_target(cfg, what, sizeof(what));
+			fprintf(f, "\n Performance counter stats for %s%s", what,
+				sum->runs > 1 ? "" : ":\n\n");
+			if (sum->runs > 1)
+				fprintf(f, " (%d runs):\n\n", sum->runs);
+		}
+		for (size_t k = 0; k < nrows; k++)
+			for (size_t i = 0; i < rows[k].n; i++)
+				text_row(f, sum, &rows[k], scaled[k], i);
+		if (sum->interval_s < 0) {
+			fprintf(f, "\n%18.9f seconds time elapsed\n", sum->elapsed_ns / 1e9);
+			if (sum->note)
+				fprintf(f, "\n note: %s\n", sum->note);
+			if (sum->interrupted)
+				fprintf(f, " note: interrupted; these are the counts so far\n");
+			fputc('\n', f);
+		}
+		break;
+	}
+	fflush(f);
+	for (size_t k = 0; k < nrows; k++)
+		free(scaled[k]);
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/* The measurement loop of `pmukit stat`: one signal-driven loop for every target, so
+ * Ctrl-C, the child's exit, the attached task's exit and -I ticks are handled alike. */
+#include "cmd.h"
+#include "stat.h"
+
+#include "core/scale.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+struct run {
+	struct stat_config *cfg;
+	struct pmu_counters *counters;
+	struct pmu_command *cmd;
+	size_t n, ncpu;               /* events; CPUs of a CPU target (0 otherwise) */
+	struct pmu_event *events;
+	int *cpu_ids;                 /* [ncpu] */
+	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
+	struct pmu_reading *delta;
+	double t0;
+	int exit_status;
+	int interrupted;
+	const char *note;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int exit_code(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 1;
+}
+
+static int read_all(struct run *r, struct pmu_reading *into)
+{
+	int err = pmu_counters_read(r->counters, into, r->n);
+
+	for (size_t c = 0; !err && c < r->ncpu; c++)
+		err = pmu_counters_read_cpu(r->counters, c, into + (c + 1) * r->n, r->n);
+	return err;
+}
+
+/* Prints the scopes of readings rd: aggregated, or one row set per CPU. */
+static void print_readings(struct run *r, const struct pmu_reading *rd, double interval_s,
+			   double elapsed_ns, int runs, const double *stddev)
+{
+	size_t nrows = r->cfg->per_cpu ? r->ncpu : 1;
+	struct stat_rows rows[nrows];
+	struct stat_summary sum = {
+		.elapsed_ns = elapsed_ns,
+		.interval_s = interval_s,
+		.runs = runs,
+		.exit_status = r->cmd || r->cfg->argv ? r->exit_status : -1,
+		.interrupted = r->interrupted,
+		.note = r->note,
+	};
+
+	for (size_t k = 0; k < nrows; k++) {
+		size_t slot = r->cfg->per_cpu ? k + 1 : 0;
+
+		rows[k] = (struct stat_rows){
+			.n = r->n, .events = r->events, .r = rd + slot * r->n,
+			.stddev_pct = stddev, .cpu = r->cfg->per_cpu ? r->cpu_ids[k] : -1,
+		};
+	}
+	stat_print(r->cfg, &sum, rows, nrows);
+}
+
+static int interval_tick(struct run *r)
+{
+	size_t total = (r->ncpu + 1) * r->n;
+	int err = read_all(r, r->cur);
+
+	if (err)
+		return tool_error("stat", "reading counters", err);
+	for (size_t i = 0; i < total; i++)
+		pmuk_reading_set(&r->delta[i], r->cur[i].value - r->prev[i].value,
+				 r->cur[i].time_enabled - r->prev[i].time_enabled,
+				 r->cur[i].time_running - r->prev[i].time_running);
+	memcpy(r->prev, r->cur, total * sizeof(*r->cur));
+	print_readings(r, r->delta, (now_ns() - r->t0) / 1e9, r->cfg->interval_ms * 1e6, 1, NULL);
+	return 0;
+}
+
+/* An attached task counts until it is gone. */
+static int target_gone(const struct run *r)
+{
+	const struct pmu_target *t = &r->cfg->target;
+
+	if (r->cmd || (t->kind != PMU_TARGET_PID && t->kind != PMU_TARGET_TID))
+		return 0;
+	return kill(t->pid, 0) && errno == ESRCH;
+}
+
+/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, or the
+ * attached task's exit, printing -I intervals on the way. Signals are blocked. */
+static int wait_loop(struct run *r, const sigset_t *set)
+{
+	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
+	double next = r->t0 + (double)period_ns;
+
+	for (;;) {
+		struct timespec ts, *tsp = NULL;
+		siginfo_t si;
+		int sig;
+
+		if (period_ns || !r->cmd) {
+			double wait = period_ns ? next - now_ns() : 200e6;
+			if (wait < 0)
+				wait = 0;
+			ts.tv_sec = (time_t)(wait / 1e9);
+			ts.tv_nsec = (long)fmod(wait, 1e9);
+			tsp = &ts;
+		}
+		sig = tsp ? sigtimedwait(set, &si, tsp) : sigwaitinfo(set, &si);
+		if (sig < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				return tool_error("stat", "waiting", PMU_EIO);
+			if (period_ns && now_ns() >= next) {
+				if (interval_tick(r))
+					return 1;
+				next += (double)period_ns;
+			}
+			if (target_gone(r))
+				return 0;
+			continue;
+		}
+		if (sig == SIGCHLD && r->cmd) {
+			int status, err = pmu_command_wait(r->cmd, &status);
+
+			if (err == 0) {
+				r->exit_status = exit_code(status);
+				return 0;
+			}
+			continue;
+		}
+		if (sig == SIGINT || sig == SIGTERM) {
+			r->interrupted = 1;
+			if (!r->cmd)
+				return 0;
+			/* A terminal's Ctrl-C reaches the child too; a kill aimed at us is passed on. */
+			if (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL)
+				kill(pmu_command_pid(r->cmd), sig);
+		}
+	}
+}
+
+static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
+{
+	struct stat_config *cfg = r->cfg;
+	struct pmu_counters_opts opts = { .sz = sizeof(opts) };
+	struct pmu_target target = cfg->target;
+	sigset_t set, old;
+	int err, rc = 0;
+
+	r->exit_status = -1;
+	if (cfg->argv) {
+		err = pmu_command_prepare(cfg->argv, &r->cmd);
+		if (err)
+			return tool_error("stat", "preparing the command", err);
+		if (target.kind != PMU_TARGET_CPUS) {
+			target.kind = PMU_TARGET_PID;
+			target.pid = pmu_command_pid(r->cmd);
+			opts.inherit = 1;
+			opts.enable_on_exec = 1;
+		}
+	} else if (target.kind == PMU_TARGET_PID) {
+		opts.inherit = 1;
+	}
+	/* Blocked after the fork: the command starts with the caller's signal mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+
+	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
+	if (err) {
+		rc = tool_error("stat", "opening counters", err);
+		goto out;
+	}
+	r->ncpu = cfg->target.kind == PMU_TARGET_CPUS ? pmu_counters_cpu_count(r->counters) : 0;
+	r->n = pmu_counters_event_count(r->counters);
+	if (!r->events) {
+		size_t slots = (r->ncpu + 1) * r->n;
+
+		r->events = calloc(r->n, sizeof(*r->events));
+		r->cur = calloc(slots, sizeof(*r->cur));
+		r->prev = calloc(slots, sizeof(*r->prev));
+		r->delta = calloc(slots, sizeof(*r->delta));
+		r->cpu_ids = calloc(r->ncpu + 1, sizeof(*r->cpu_ids));
+		if (!r->events || !r->cur || !r->prev || !r->delta || !r->cpu_ids) {
+			rc = tool_error("stat", "allocating", PMU_ENOMEM);
+			goto out;
+		}
+		for (size_t i = 0; i < r->n; i++)
+			r->events[i] = *pmu_counters_event(r->counters, i);
+		for (size_t c = 0; c < r->ncpu; c++)
+			r->cpu_ids[c] = pmu_counters_cpu(r->counters, c);
+	}
+	memset(r->prev, 0, (r->ncpu + 1) * r->n * sizeof(*r->prev));
+	stat_print_header(cfg);
+	r->t0 = now_ns();
+	if (r->cmd) {
+		err = pmu_command_start(r->cmd);
+		if (err) {
+			tool_error("stat", "starting the command", err);
+			rc = err == PMU_ENOENT ? 127 : 126;
+			goto out;
+		}
+	}
+	rc = wait_loop(r, &set);
+	*elapsed = now_ns() - r->t0;
+	if (!rc && (err = read_all(r, r->cur)))
+		rc = tool_error("stat", "reading counters", err);
+out:
+	pmu_counters_close(r->counters);
+	r->counters = NULL;
+	if (r->cmd)
+		pmu_command_free(r->cmd);
+	r->cmd = NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* -r: mean of each count over the runs and its relative standard deviation. */
+struct spread {
+	double *mean, *m2, *stddev_pct;
+};
+
+static void spread_add(struct spread *s, size_t n, const struct pmu_reading *rd, int k)
+{
+	for (size_t i = 0; i < n; i++) {
+		double d = rd[i].scaled - s->mean[i];
+
+		s->mean[i] += d / k;
+		s->m2[i] += d * (rd[i].scaled - s->mean[i]);
+	}
+}
+
+int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
+{
+	struct run r = { .cfg = cfg, .note = note };
+	struct spread sp = { 0 };
+	struct pmu_reading *sum = NULL;
+	double elapsed = 0, elapsed_sum = 0;
+	int rc = 0, runs = 0;
+
+	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
+		rc = measure(&r, list, &elapsed);
+		if (rc)
+			break;
+		runs = k;
+		elapsed_sum += elapsed;
+		if (cfg->repeat == 1)
+			break;
+		if (!sp.mean) {
+			sp.mean = calloc(r.n, sizeof(double));
+			sp.m2 = calloc(r.n, sizeof(double));
+			sp.stddev_pct = calloc(r.n, sizeof(double));
+			sum = calloc(r.n, sizeof(*sum));
+			if (!sp.mean || !sp.m2 || !sp.stddev_pct || !sum) {
+				rc = tool_error("stat", "allocating", PMU_ENOMEM);
+				break;
+			}
+		}
+		spread_add(&sp, r.n, r.cur, k);
+		for (size_t i = 0; i < r.n; i++) {
+			sum[i].value += r.cur[i].value;
+			sum[i].time_enabled += r.cur[i].time_enabled;
+			sum[i].time_running += r.cur[i].time_running;
+			sum[i].flags |= r.cur[i].flags & PMU_READING_ERROR_STATE;
+		}
+	}
+	if (runs > 1 && !rc) {
+		/* Report the mean per run; the spread is the standard error of the mean, as perf. */
+		for (size_t i = 0; i < r.n; i++) {
+			double sd = sqrt(sp.m2[i] / (runs - 1)) / sqrt(runs);
+
+			pmuk_reading_set(&sum[i], sum[i].value / (uint64_t)runs,
+					 sum[i].time_enabled / (uint64_t)runs,
+					 sum[i].time_running / (uint64_t)runs);
+			sp.stddev_pct[i] = sp.mean[i] ? 100.0 * sd / sp.mean[i] : 0;
+		}
+		print_readings(&r, sum, -1, elapsed_sum / runs, runs, sp.stddev_pct);
+	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
+		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
+	} else if (runs == 1 && !rc && cfg->format == STAT_JSON) {
+		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
+	}
+	if (!rc && r.exit_status > 0)
+		rc = r.exit_status;
+	free(sp.mean);
+	free(sp.m2);
+	free(sp.stddev_pct);
+	free(sum);
+	free(r.events);
+	free(r.cur);
+	free(r.prev);
+	free(r.delta);
+	free(r.cpu_ids);
+	return rc;
+}
