@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Multiplexing arithmetic: a count observed for `running` ns out of `enabled` ns
+ * is extrapolated to the whole enabled time, and the reading says so. */
+#include "core/scale.h"
+
+
+uint64_t pmuk_scale_u64(uint64_t value, uint64_t enabled, uint64_t running)
+{
+	uint64_t quot, rem;
+
+	if (running == 0)
+		return 0;
+	if (enabled <= running)
+		return value;
+	/* value * enabled / running == quot * enabled + rem * enabled / running,
+	 * each product checked (or widened) so nothing wraps. */
+	quot = value / running;
+	rem = value % running;
+#if defined(__SIZEOF_INT128__)
+	{
+		unsigned __int128 r = (unsigned __int128)quot * enabled +
+				      (unsigned __int128)rem * enabled / running;
+		if (r > UINT64_MAX)
+			return UINT64_MAX;
+		return (uint64_t)r;
+	}
+#else
+	{
+		uint64_t hi;
+		long double frac;
+
+		if (quot != 0 && enabled > UINT64_MAX / quot)
+			return UINT64_MAX;
+		hi = quot * enabled;
+		frac = (long double)rem * (long double)enabled / (long double)running;
+		if (frac >= (long double)(UINT64_MAX - hi))
+			return UINT64_MAX;
+		return hi + (uint64_t)frac;
+	}
+#endif
+}
+
+void pmuk_reading_set(struct pmu_reading *r, uint64_t value, uint64_t enabled, uint64_t running)
+{
+	uint32_t keep = r->flags & ~(uint32_t)(PMU_READING_MULTIPLEXED | PMU_READING_NOT_COUNTED);
+
+	r->value = value;
+	r->time_enabled = enabled;
+	r->time_running = running;
+	r->flags = keep;
+	if (enabled > 0 && running == 0) {
+		r->flags |= PMU_READING_NOT_COUNTED;
+		r->scaled = 0.0;
+		return;
+	}
+	if (running < enabled) {
+		r->flags |= PMU_READING_MULTIPLEXED;
+		/* In long double: exact for the ratio, no 64-bit overflow. */
+		r->scaled = (double)((long double)value * (long double)enabled / (long double)running);
+		return;
+	}
+	r->scaled = (double)value;
+}
+
+double pmu_reading_running_percent(const struct pmu_reading *r)
+{
+	if (r == NULL || r->time_enabled == 0)
+		return 0.0; /* never enabled: it counted for none of it */
+	if (r->time_running >= r->time_enabled)
+		return 100.0;
+	return (double)((long double)r->time_running * 100.0L / (long double)r->time_enabled);
+}

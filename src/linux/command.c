@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* A child held between fork and exec: it blocks reading a pipe until
+ * pmu_command_start(), so counters can be attached first. An exec failure comes
+ * back as the child's errno through a close-on-exec pipe (EOF means exec worked). */
+#include <pmukit/command.h>
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct pmu_command {
+	pid_t pid;
+	int go_fd;      /* our end: one byte releases the child; EOF tells it to quit */
+	int err_fd;     /* read end: the child's exec errno, or EOF */
+	int started;
+	int reaped;
+	int status;
+	char name[256];
+};
+
+static void child(char *const argv[], int go, int err)
+{
+	char c;
+	ssize_t r;
+	int e;
+
+	do
+		r = read(go, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(127); /* freed without start */
+	close(go);
+	execvp(argv[0], argv);
+	e = errno;
+	while (write(err, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int pmu_command_prepare(char *const argv[], struct pmu_command **out)
+{
+	struct pmu_command *cmd;
+	int go[2], err[2];
+
+	if (!argv || !argv[0] || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_prepare needs argv with a command name");
+	cmd = calloc(1, sizeof(*cmd));
+	if (!cmd)
+		return pmuk_fail(PMU_ENOMEM, "out of memory preparing %s", argv[0]);
+	snprintf(cmd->name, sizeof(cmd->name), "%s", argv[0]);
+	/* A socket for "go", so a dead child gives EPIPE without SIGPIPE (MSG_NOSIGNAL). */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
+		free(cmd);
+		return pmuk_fail(PMU_EIO, "pipe for %s: %s", argv[0], strerror(errno));
+	}
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		free(cmd);
+		return pmuk_fail(PMU_EIO, "pipe for %s: %s", argv[0], strerror(errno));
+	}
+	cmd->pid = fork();
+	if (cmd->pid < 0) {
+		int e = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		free(cmd);
+		return pmuk_fail(e == EAGAIN ? PMU_EBUSY : PMU_EIO, "fork for %s: %s (process "
+				 "limit?)", argv[0], strerror(e));
+	}
+	if (cmd->pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(argv, go[0], err[1]);
+	}
+	close(go[0]);
+	close(err[1]);
+	cmd->go_fd = go[1];
+	cmd->err_fd = err[0];
+	*out = cmd;
+	return 0;
+}
+
+int pmu_command_pid(const struct pmu_command *cmd)
+{
+	return cmd ? (int)cmd->pid : -1;
+}
+
+static void reap(struct pmu_command *cmd)
+{
+	while (!cmd->reaped) {
+		if (waitpid(cmd->pid, &cmd->status, 0) == cmd->pid)
+			cmd->reaped = 1;
+		else if (errno != EINTR)
+			break;
+	}
+}
+
+int pmu_command_start(struct pmu_command *cmd)
+{
+	char c = 1;
+	ssize_t r;
+	int e;
+
+	if (!cmd || cmd->started)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_start: command missing or started already");
+	cmd->started = 1;
+	do
+		r = send(cmd->go_fd, &c, 1, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	close(cmd->go_fd);
+	cmd->go_fd = -1;
+	if (r != 1) {
+		reap(cmd);
+		return pmuk_fail(PMU_EIO, "%s exited before it could start", cmd->name);
+	}
+	do
+		r = read(cmd->err_fd, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(cmd->err_fd);
+	cmd->err_fd = -1;
+	if (r == 0)
+		return 0; /* the pipe closed on exec */
+	if (r != (ssize_t)sizeof(e))
+		return pmuk_fail(PMU_EIO, "lost track of %s before exec", cmd->name);
+	reap(cmd);
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+		return pmuk_fail(PMU_ENOENT, "command not found: %s", cmd->name);
+	case EACCES:
+	case EPERM:
+		return pmuk_fail(PMU_EPERM, "permission denied executing %s (%s)", cmd->name,
+				 strerror(e));
+	default:
+		return pmuk_fail(PMU_EIO, "cannot execute %s: %s", cmd->name, strerror(e));
+	}
+}
+
+int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
+{
+	if (!cmd)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_wait: NULL command");
+	if (!cmd->reaped) {
+		if (waitpid(cmd->pid, &cmd->status, 0) != cmd->pid) {
+			if (errno == EINTR)
+				return pmuk_fail(PMU_EIO, "interrupted");
+			return pmuk_fail(PMU_EIO, "waiting for %s (pid %d): %s", cmd->name,
+					 (int)cmd->pid, strerror(errno));
+		}
+		cmd->reaped = 1;
+	}
+	if (wait_status)
+		*wait_status = cmd->status;
+	return 0;
+}
+
+void pmu_command_free(struct pmu_command *cmd)
+{
+	if (!cmd)
+		return;
+	if (cmd->go_fd >= 0)
+		close(cmd->go_fd); /* a held child reads EOF and exits */
+	if (cmd->err_fd >= 0)
+		close(cmd->err_fd);
+	if (!cmd->reaped && cmd->started)
+		kill(cmd->pid, SIGKILL);
+	reap(cmd);
+	free(cmd);
+}

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/* Counting: one perf group per event group per thread (or CPU), read with
+ * PERF_FORMAT_GROUP into a buffer allocated at open, summed over threads/CPUs. */
+#include "linux/counters.h"
+#include "linux/perf_event.h"
+#include "core/error.h"
+#include "core/scale.h"
+#include "core/sysroot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static pmuk_device_lookup_fn device_lookup = pmu_device_lookup;
+
+void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn)
+{
+	device_lookup = fn ? fn : pmu_device_lookup;
+}
+
+static const char *event_pmu(const struct pmu_event *ev)
+{
+	return ev->pmu[0] ? ev->pmu : "cpu";
+}
+
+/* "{a,b,c}" for sentences. */
+static void group_text(const struct pmu_event *ev, const size_t *m, size_t n, char *buf,
+		       size_t size)
+{
+	size_t len = 0;
+
+	snprintf(buf, size, "{");
+	for (size_t i = 0; i < n; i++) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", i ? "," : "", ev[m[i]].name);
+	}
+	len = strlen(buf);
+	if (len + 2 > size && size > 5)
+		snprintf(buf + size - 5, 5, "...}");
+	else
+		snprintf(buf + len, size - len, "}");
+}
+
+static int budget_group(const struct pmu_event *ev, const size_t *m, size_t n)
+{
+	char gtext[512];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pmu_event *e = &ev[m[i]];
+		struct pmu_device d;
+		int need = 0, seen = 0;
+
+		if (!pmuk_event_is_hw(e))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			if (!pmuk_event_is_hw(&ev[m[j]]) ||
+			    strcmp(event_pmu(&ev[m[j]]), event_pmu(e)) != 0)
+				continue;
+			if (j < i)
+				seen = 1; /* this PMU was checked already */
+			need++;
+		}
+		if (seen || device_lookup(event_pmu(e), &d) < 0)
+			continue;
+		if (d.gp_counters < 0 || d.fixed_counters < 0 ||
+		    need <= d.gp_counters + d.fixed_counters)
+			continue;
+		group_text(ev, m, n, gtext, sizeof(gtext));
+		return pmuk_fail(PMU_EBUDGET, "group %s needs %d counters but the %s PMU has %d "
+				 "general-purpose + %d fixed; split the group", gtext, need,
+				 event_pmu(e), d.gp_counters, d.fixed_counters);
+	}
+	return 0;
+}
+
+/* Groups in order of first appearance; leader first. */
+static int build_groups(struct pmu_counters *c)
+{
+	int *gid = calloc(c->nev, sizeof(*gid));
+
+	c->grp = calloc(c->nev, sizeof(*c->grp));
+	if (!gid || !c->grp) {
+		free(gid);
+		return pmuk_fail(PMU_ENOMEM, "out of memory planning %zu events", c->nev);
+	}
+	for (size_t i = 0; i < c->nev; i++) {
+		size_t g = 0;
+
+		while (g < c->ngrp && gid[g] != c->ev[i].group)
+			g++;
+		if (g == c->ngrp) {
+			gid[c->ngrp++] = c->ev[i].group;
+			c->grp[g].m = calloc(c->nev, sizeof(size_t));
+			if (!c->grp[g].m) {
+				free(gid);
+				return pmuk_fail(PMU_ENOMEM, "out of memory planning groups");
+			}
+		}
+		if (c->ev[i].group_leader && c->grp[g].n > 0) {
+			memmove(c->grp[g].m + 1, c->grp[g].m, c->grp[g].n * sizeof(size_t));
+			c->grp[g].m[0] = i;
+		} else {
+			c->grp[g].m[c->grp[g].n] = i;
+		}
+		c->grp[g].n++;
+	}
+	free(gid);
+	return 0;
+}
+
+int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n)
+{
+	struct pmu_counters c = { .ev = (struct pmu_event *)ev, .nev = n };
+	int err = build_groups(&c);
+
+	for (size_t g = 0; err == 0 && g < c.ngrp; g++)
+		err = budget_group(ev, c.grp[g].m, c.grp[g].n);
+	for (size_t g = 0; g < c.ngrp; g++)
+		free(c.grp[g].m);
+	free(c.grp);
+	return err;
+}
+
+static int cpulist_has(const char *s, int cpu)
+{
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s)
+			return 0;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (cpu >= a && cpu <= b)
+			return 1;
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return 0;
+}
+
+/* Parses "0-3,6" into a newly allocated array. */
+static int cpulist_parse(const char *s, int **out, size_t *n)
+{
+	size_t cap = 16, k = 0;
+	int *v = malloc(cap * sizeof(*v));
+
+	while (v && *s) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s)
+			break;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long x = a; x <= b && v; x++) {
+			if (k == cap) {
+				int *nv = realloc(v, (cap *= 2) * sizeof(*v));
+				if (!nv)
+					free(v);
+				v = nv;
+				if (!v)
+					break;
+			}
+			v[k++] = (int)x;
+		}
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	if (!v)
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading the CPU list");
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static int units_of(struct pmu_counters *c, const struct pmu_target *t)
+{
+	char path[4096], buf[4096];
+	struct dirent *de;
+	size_t cap = 16;
+	DIR *d;
+	int err, oom;
+
+	switch (t->kind) {
+	case PMU_TARGET_SELF:
+	case PMU_TARGET_TID:
+		if (t->kind == PMU_TARGET_TID && t->pid <= 0)
+			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_TID needs a thread id > 0 (got %d)",
+					 t->pid);
+		c->unit = malloc(sizeof(int));
+		if (!c->unit)
+			return pmuk_fail(PMU_ENOMEM, "out of memory");
+		c->unit[0] = t->kind == PMU_TARGET_SELF ? 0 : t->pid;
+		c->nunits = 1;
+		return 0;
+	case PMU_TARGET_PID:
+		if (t->pid <= 0)
+			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_PID needs a process id > 0 (got %d)",
+					 t->pid);
+		if ((err = pmuk_path(path, sizeof(path), "/proc/%d/task", t->pid)) < 0)
+			return err;
+		if (!(d = opendir(path)))
+			return errno == ENOENT ? pmuk_fail(PMU_ESRCH, "no such process %d", t->pid)
+			       : pmuk_fail(PMU_EIO, "cannot list the threads of %d (%s): %s",
+					   t->pid, path, strerror(errno));
+		c->unit = malloc(cap * sizeof(int));
+		oom = !c->unit;
+		while (!oom && (de = readdir(d))) {
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			if (c->nunits == cap) {
+				int *nu = realloc(c->unit, (cap *= 2) * sizeof(int));
+				if (!(oom = !nu))
+					c->unit = nu;
+				else
+					break;
+			}
+			c->unit[c->nunits++] = atoi(de->d_name);
+		}
+		closedir(d);
+		if (oom)
+			return pmuk_fail(PMU_ENOMEM, "out of memory listing the threads of %d", t->pid);
+		if (c->nunits == 0)
+			return pmuk_fail(PMU_ESRCH, "no such process %d (it has no threads left)", t->pid);
+		return 0;
+	case PMU_TARGET_CPUS:
+		c->cpu_target = 1;
+		if (t->cpus) {
+			if (t->ncpus == 0)
+				return pmuk_fail(PMU_EINVAL, "PMU_TARGET_CPUS with an empty CPU array");
+			c->unit = malloc(t->ncpus * sizeof(int));
+			if (!c->unit)
+				return pmuk_fail(PMU_ENOMEM, "out of memory");
+			memcpy(c->unit, t->cpus, t->ncpus * sizeof(int));
+			c->nunits = t->ncpus;
+			return 0;
+		}
+		if ((err = pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/online")) < 0)
+			return err;
+		if ((err = pmuk_read_text(path, buf, sizeof(buf))) < 0)
+			return pmuk_fail(err, "cannot read the online CPUs from %s", path);
+		if ((err = cpulist_parse(buf, &c->unit, &c->nunits)) < 0)
+			return err;
+		if (c->nunits == 0)
+			return pmuk_fail(PMU_EFORMAT, "%s lists no CPU (\"%s\")", path, buf);
+		return 0;
+	}
+	return pmuk_fail(PMU_EINVAL, "unknown target kind %d", (int)t->kind);
+}
+
+/* Hybrid: a group of hardware events only exists on the CPUs of its PMU. */
+static void group_cpus(struct pmu_counters *c, struct pmuk_cgroup *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct pmu_event *e = &c->ev[g->m[i]];
+		struct pmu_device d;
+
+		if (pmuk_event_is_hw(e) && device_lookup(event_pmu(e), &d) == 0 && d.cpus[0]) {
+			snprintf(g->cpus, sizeof(g->cpus), "%s", d.cpus);
+			return;
+		}
+	}
+}
+
+static int sibling_rejected(struct pmu_counters *c, struct pmuk_cgroup *g, const struct pmu_event *e)
+{
+	struct pmu_device d;
+	char gtext[512];
+
+	group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
+	if (device_lookup(event_pmu(e), &d) == 0 && d.gp_counters >= 0 && d.fixed_counters >= 0)
+		return pmuk_fail(PMU_EBUDGET, "group %s does not fit: the kernel rejected member %s "
+				 "(EINVAL) and the %s PMU has %d general-purpose + %d fixed counters; "
+				 "split the group", gtext, e->name, event_pmu(e), d.gp_counters,
+				 d.fixed_counters);
+	return pmuk_fail(PMU_EBUDGET, "group %s does not fit: the kernel rejected member %s "
+			 "(EINVAL), so its events cannot share the %s PMU's counters at once; "
+			 "split the group", gtext, e->name, event_pmu(e));
+}
+
+#if defined(__aarch64__)
+static int arm_core(const struct pmu_event *e)
+{
+	struct pmu_device d;
+
+	return device_lookup(event_pmu(e), &d) == 0 && d.is_core;
+}
+#endif
+
+/* Opens group g on unit u. Returns 0, 1 when a thread vanished meanwhile, or an error. */
+static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
+		      const struct pmu_counters_opts *o)
+{
+	int pid = c->cpu_target ? -1 : c->unit[u], cpu = c->cpu_target ? c->unit[u] : -1;
+	int leader = -1;
+	char gtext[512];
+
+	if (c->cpu_target && g->cpus[0] && !cpulist_has(g->cpus, cpu))
+		return 0;
+	for (size_t i = 0; i < g->n; i++) {
+		size_t e = g->m[i];
+		struct pmuk_open_flags f = {
+			/* Siblings joining a running leader are not scheduled until the
+			 * next context switch: open the leader disabled, enable below. */
+			.disabled = i == 0,
+			.inherit = o->inherit,
+			.enable_on_exec = i == 0 && o->enable_on_exec,
+			.pinned = i == 0 && o->pinned,
+		};
+		struct perf_event_attr attr;
+		int fd;
+
+		pmuk_perf_attr(&c->ev[e], &f, &attr);
+#if defined(__aarch64__)
+		/* arm64 grants EL0 counter reads only on request: format "rdpmc" = config1:1 */
+		if (pid == 0 && pmuk_event_is_hw(&c->ev[e]) && arm_core(&c->ev[e]))
+			attr.config1 |= 2;
+#endif
+		fd = pmuk_perf_open(&attr, pid, cpu, leader);
+		if (fd < 0) {
+			struct pmuk_open_ctx ctx = { &c->ev[e], pid, cpu, i > 0, gtext };
+
+			if (-fd == ESRCH && c->nunits > 1 && !c->cpu_target)
+				return 1; /* the thread exited since /proc listed it */
+			group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
+			if (-fd == EINVAL && i > 0 && pmuk_event_is_hw(&c->ev[e]))
+				return sibling_rejected(c, g, &c->ev[e]);
+			return pmuk_perf_fail(-fd, &ctx);
+		}
+		c->fd[u * c->nev + e] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id[u * c->nev + e]) < 0)
+			return pmuk_fail(PMU_EIO, "PERF_EVENT_IOC_ID on %s failed: %s",
+					 c->ev[e].name, strerror(errno));
+		if (i == 0)
+			leader = fd;
+	}
+	if (!o->start_disabled && !o->enable_on_exec &&
+	    ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return pmuk_fail(PMU_EIO, "enabling the group of %s failed: %s",
+				 c->ev[g->m[0]].name, strerror(errno));
+	return 0;
+}
+
+static void close_unit(struct pmu_counters *c, size_t u)
+{
+	for (size_t e = 0; e < c->nev; e++) {
+		if (c->fd[u * c->nev + e] >= 0)
+			close(c->fd[u * c->nev + e]);
+		c->fd[u * c->nev + e] = -1;
+	}
+}
+
+/* Self-monitoring: map each member's page when the whole group is hardware. */
+static void map_pages(struct pmu_counters *c)
+{
+	c->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t g = 0; g < c->ngrp; g++) {
+		struct pmuk_cgroup *gr = &c->grp[g];
+		size_t i;
+
+		for (i = 0; i < gr->n; i++) {
+			size_t e = gr->m[i];
+			void *p;
+
+			if (!pmuk_event_is_hw(&c->ev[e]) || c->fd[e] < 0)
+				break;
+			p = mmap(NULL, c->pagesz, PROT_READ, MAP_SHARED, c->fd[e], 0);
+			if (p == MAP_FAILED)
+				break;
+			c->page[e] = p;
+		}
+		gr->uread = i == gr->n;
+		for (size_t j = 0; !gr->uread && j < i; j++) {
+			munmap(c->page[gr->m[j]], c->pagesz);
+			c->page[gr->m[j]] = NULL;
+		}
+	}
+}
+
+void pmu_counters_close(struct pmu_counters *c)
+{
+	if (!c)
+		return;
+	for (size_t e = 0; c->page && e < c->nev; e++)
+		if (c->page[e])
+			munmap(c->page[e], c->pagesz);
+	for (size_t u = 0; c->fd && u < c->nunits; u++)
+		close_unit(c, u);
+	for (size_t g = 0; c->grp && g < c->ngrp; g++)
+		free(c->grp[g].m);
+	free(c->grp);
+	free(c->ev);
+	free(c->unit);
+	free(c->fd);
+	free(c->id);
+	free(c->page);
+	free(c->buf);
+	free(c->val);
+	free(c->ena);
+	free(c->run);
+	free(c->flags);
+	free(c);
+}
+
+static int alloc_arrays(struct pmu_counters *c)
+{
+	size_t maxn = 0;
+
+	for (size_t g = 0; g < c->ngrp; g++)
+		if (c->grp[g].n > maxn)
+			maxn = c->grp[g].n;
+	/* nr, time_enabled, time_running, then {value, id} per member */
+	c->bufsz = (3 + 2 * maxn) * sizeof(uint64_t);
+	c->buf = malloc(c->bufsz);
+	c->fd = malloc(c->nunits * c->nev * sizeof(int));
+	c->id = calloc(c->nunits * c->nev, sizeof(uint64_t));
+	c->page = calloc(c->nev, sizeof(void *));
+	c->val = calloc(c->nev, sizeof(uint64_t));
+	c->ena = calloc(c->nev, sizeof(uint64_t));
+	c->run = calloc(c->nev, sizeof(uint64_t));
+	c->flags = calloc(c->nev, sizeof(uint32_t));
+	if (!c->buf || !c->fd || !c->id || !c->page || !c->val || !c->ena || !c->run || !c->flags)
+		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
+				 c->nev, c->nunits);
+	for (size_t i = 0; i < c->nunits * c->nev; i++)
+		c->fd[i] = -1;
+	return 0;
+}
+
+int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+{
+	struct pmu_counters_opts o = { .sz = sizeof(o) };
+	struct pmu_counters *c;
+	size_t opened = 0;
+	int err;
+
+	if (!ev || n == 0 || !t || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and an out "
+				 "pointer");
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	*out = NULL;
+	if ((err = pmuk_counters_check_budget(ev, n)) < 0)
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->ev = malloc(n * sizeof(*ev)))) {
+		free(c);
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
+	}
+	memcpy(c->ev, ev, n * sizeof(*ev));
+	c->nev = n;
+	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
+	    (err = alloc_arrays(c)) < 0)
+		goto fail;
+	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
+		group_cpus(c, &c->grp[g]);
+	for (size_t u = 0; u < c->nunits; u++) {
+		int vanished = 0;
+
+		for (size_t g = 0; g < c->ngrp && !vanished; g++) {
+			err = open_group(c, &c->grp[g], u, &o);
+			if (err < 0)
+				goto fail;
+			vanished = err == 1;
+		}
+		if (vanished)
+			close_unit(c, u);
+		else
+			opened++;
+	}
+	if (opened == 0) {
+		err = pmuk_fail(PMU_ESRCH, "no such process %d (its threads exited while opening)",
+				t->pid);
+		goto fail;
+	}
+	if (t->kind == PMU_TARGET_SELF && (c->uops = pmuk_uread_native()) != NULL)
+		map_pages(c);
+	*out = c;
+	return 0;
+fail:
+	pmu_counters_close(c);
+	return err;
+}
+
+int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
+		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+{
+	size_t n = events ? pmu_event_list_count(events) : 0;
+	struct pmu_event *ev;
+	int err;
+
+	if (n == 0)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs a non-empty event list");
+	ev = malloc(n * sizeof(*ev));
+	if (!ev)
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
+	for (size_t i = 0; i < n; i++)
+		ev[i] = *pmu_event_list_get(events, i);
+	err = pmuk_counters_open_events(ev, n, target, opts, out);
+	free(ev);
+	return err;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_LINUX_COUNTERS_H
+#define PMUK_LINUX_COUNTERS_H
+
+#include <stddef.h>
+
+#include <pmukit/counting.h>
+
+#include "linux/userread.h"
+
+/* The handle, shared by the open (counters.c) and read (counters_read.c) halves. */
+struct pmuk_cgroup {
+	size_t n;
+	size_t *m;      /* member event indexes, leader first */
+	char cpus[256]; /* CPUs its PMU serves (hybrid), "" = all */
+	int uread;      /* every member can be read from user space */
+};
+
+struct pmu_counters {
+	struct pmu_event *ev;
+	size_t nev, ngrp, nunits;
+	struct pmuk_cgroup *grp;
+	int *unit;      /* tid (0 = self) or cpu of each unit */
+	int cpu_target;
+	int *fd;        /* [unit * nev + event] */
+	uint64_t *id;
+	void **page;    /* [event]: user-read pages, PMU_TARGET_SELF only */
+	size_t pagesz;
+	const struct pmuk_uread_ops *uops;
+	uint64_t *buf;  /* one group read */
+	size_t bufsz;
+	uint64_t *val, *ena, *run; /* per-event sums of the read in progress */
+	uint32_t *flags;
+};
+
+/* pmu_counters_open() on an array of events (the list's contents). */
+int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			      const struct pmu_counters_opts *o, struct pmu_counters **out);
+
+/* The PMU description used by the counter budget and hybrid CPU placement;
+ * pmu_device_lookup by default, replaceable by tests. */
+typedef int (*pmuk_device_lookup_fn)(const char *name, struct pmu_device *out);
+void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn);
+
+/* Fails with PMU_EBUDGET when a group can never fit on its PMU's counters. */
+int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n);
+
+/* Replaces the user-read instructions of a PMU_TARGET_SELF handle (tests, benches). */
+void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread_ops *ops);
+
+#endif

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* The read path: one read() per group fd (or a user-space read of the calling
+ * thread's counters), no allocation, ids mapped back to events. */
+#include "linux/counters.h"
+#include "core/error.h"
+#include "core/scale.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread_ops *ops)
+{
+	c->uops = ops;
+}
+
+/* All members from their pages, or 1 to fall back to read(). c->buf is scratch. */
+static int uread_group(struct pmu_counters *c, const struct pmuk_cgroup *g)
+{
+	uint64_t *v = c->buf;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (pmuk_uread(c->page[g->m[i]], c->uops, &v[3 * i], &v[3 * i + 1],
+			       &v[3 * i + 2]) != PMUK_UREAD_OK)
+			return 1;
+	for (size_t i = 0; i < g->n; i++) {
+		size_t e = g->m[i];
+
+		c->val[e] += v[3 * i];
+		c->ena[e] += v[3 * i + 1];
+		c->run[e] += v[3 * i + 2];
+	}
+	return 0;
+}
+
+static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g)
+{
+	const uint64_t *ids = &c->id[u * c->nev];
+	int lfd = c->fd[u * c->nev + g->m[0]];
+	uint64_t nr, ena, run;
+	ssize_t r;
+
+	if (lfd < 0)
+		return 0;
+	if (g->uread && c->uops && uread_group(c, g) == 0)
+		return 0;
+	do
+		r = read(lfd, c->buf, c->bufsz);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return pmuk_fail(PMU_EIO, "reading the group of %s failed: %s",
+				 c->ev[g->m[0]].name, strerror(errno));
+	if (r == 0) {
+		/* EOF: a pinned group lost its counters and stays in error state. */
+		for (size_t i = 0; i < g->n; i++)
+			c->flags[g->m[i]] |= PMU_READING_ERROR_STATE;
+		return 0;
+	}
+	nr = c->buf[0];
+	if (nr > g->n || (size_t)r < (3 + 2 * nr) * sizeof(uint64_t))
+		return pmuk_fail(PMU_EIO, "short group read of %s: %zd bytes for %llu events",
+				 c->ev[g->m[0]].name, r, (unsigned long long)nr);
+	ena = c->buf[1];
+	run = c->buf[2];
+	for (size_t k = 0; k < nr; k++) {
+		uint64_t val = c->buf[3 + 2 * k], id = c->buf[4 + 2 * k];
+		size_t j = k; /* the kernel keeps open order: try that slot first */
+
+		if (ids[g->m[j]] != id)
+			for (j = 0; j < g->n && ids[g->m[j]] != id; j++)
+				;
+		if (j == g->n)
+			continue;
+		c->val[g->m[j]] += val;
+		c->ena[g->m[j]] += ena;
+		c->run[g->m[j]] += run;
+	}
+	return 0;
+}
+
+static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_reading *out,
+		      size_t n)
+{
+	int err;
+
+	if (!c || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_read needs a handle and an output array");
+	if (n < c->nev)
+		return pmuk_fail(PMU_ERANGE, "the output array holds %zu readings but %zu events "
+				 "are counted", n, c->nev);
+	memset(c->val, 0, c->nev * sizeof(*c->val));
+	memset(c->ena, 0, c->nev * sizeof(*c->ena));
+	memset(c->run, 0, c->nev * sizeof(*c->run));
+	memset(c->flags, 0, c->nev * sizeof(*c->flags));
+	for (size_t u = u0; u < u1; u++)
+		for (size_t g = 0; g < c->ngrp; g++)
+			if ((err = read_group(c, u, &c->grp[g])) < 0)
+				return err;
+	for (size_t e = 0; e < c->nev; e++) {
+		out[e].flags = c->flags[e];
+		pmuk_reading_set(&out[e], c->val[e], c->ena[e], c->run[e]);
+	}
+	return 0;
+}
+
+int pmu_counters_read(struct pmu_counters *c, struct pmu_reading *out, size_t n)
+{
+	return read_units(c, 0, c ? c->nunits : 0, out, n);
+}
+
+int pmu_counters_read_cpu(struct pmu_counters *c, size_t cpu_index, struct pmu_reading *out,
+			  size_t n)
+{
+	if (!c || !c->cpu_target || cpu_index >= c->nunits)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_read_cpu: index %zu is not a CPU of this "
+				 "handle (it has %zu)", cpu_index, c ? pmu_counters_cpu_count(c) : 0);
+	return read_units(c, cpu_index, cpu_index + 1, out, n);
+}
+
+/* Siblings stay enabled from open to close; enabling or disabling the leader alone
+ * starts or stops the whole group. (Enabling siblings of a running leader would leave
+ * them unscheduled until the next context switch.) */
+static int ioctl_all(struct pmu_counters *c, unsigned long req, unsigned long arg,
+		     const char *what)
+{
+	if (!c)
+		return pmuk_fail(PMU_EINVAL, "%s: NULL handle", what);
+	for (size_t u = 0; u < c->nunits; u++)
+		for (size_t g = 0; g < c->ngrp; g++) {
+			int fd = c->fd[u * c->nev + c->grp[g].m[0]];
+
+			if (fd >= 0 && ioctl(fd, req, arg) < 0)
+				return pmuk_fail(PMU_EIO, "%s of the group of %s failed: %s", what,
+						 c->ev[c->grp[g].m[0]].name, strerror(errno));
+		}
+	return 0;
+}
+
+int pmu_counters_enable(struct pmu_counters *c)
+{
+	return ioctl_all(c, PERF_EVENT_IOC_ENABLE, 0, "enabling");
+}
+
+int pmu_counters_disable(struct pmu_counters *c)
+{
+	return ioctl_all(c, PERF_EVENT_IOC_DISABLE, 0, "disabling");
+}
+
+int pmu_counters_reset(struct pmu_counters *c)
+{
+	return ioctl_all(c, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP, "resetting");
+}
+
+size_t pmu_counters_event_count(const struct pmu_counters *c)
+{
+	return c ? c->nev : 0;
+}
+
+const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i)
+{
+	return c && i < c->nev ? &c->ev[i] : NULL;
+}
+
+size_t pmu_counters_cpu_count(const struct pmu_counters *c)
+{
+	return c && c->cpu_target ? c->nunits : 0;
+}
+
+int pmu_counters_cpu(const struct pmu_counters *c, size_t i)
+{
+	return c && c->cpu_target && i < c->nunits ? c->unit[i] : -1;
+}

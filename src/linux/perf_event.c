@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/* perf_event_open(2): attr encoding, and errno turned into a reason a user can act on. */
+#include "linux/perf_event.h"
+#include "core/error.h"
+#include "core/sysroot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void pmuk_perf_attr(const struct pmu_event *ev, const struct pmuk_open_flags *f,
+		    struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user ? 1 : 0;
+	attr->exclude_kernel = ev->exclude_kernel ? 1 : 0;
+	attr->exclude_hv = ev->exclude_hv ? 1 : 0;
+	attr->precise_ip = ev->precise_ip & 3;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			    PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	attr->disabled = f->disabled ? 1 : 0;
+	attr->inherit = f->inherit ? 1 : 0;
+	attr->enable_on_exec = f->enable_on_exec ? 1 : 0;
+	attr->pinned = f->pinned ? 1 : 0;
+}
+
+int pmuk_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int pmuk_event_is_hw(const struct pmu_event *ev)
+{
+	switch (ev->type) {
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_BREAKPOINT:
+		return 0;
+	default:
+		return ev->kind != PMU_EVENT_SOFTWARE && ev->kind != PMU_EVENT_TRACEPOINT;
+	}
+}
+
+int pmuk_perf_paranoid(void)
+{
+	char path[4096];
+	int v;
+
+	if (pmuk_path(path, sizeof(path), "/proc/sys/kernel/perf_event_paranoid") < 0 ||
+	    pmuk_read_int(path, &v) < 0)
+		return INT32_MIN;
+	return v;
+}
+
+static int host_is_vm(void)
+{
+	char path[4096], buf[8192];
+
+	if (pmuk_path(path, sizeof(path), "/sys/hypervisor/type") == 0 && pmuk_exists(path))
+		return 1;
+	if (pmuk_path(path, sizeof(path), "/proc/cpuinfo") < 0 ||
+	    pmuk_read_text(path, buf, sizeof(buf)) < 0)
+		return 0;
+	return strstr(buf, " hypervisor") != NULL;
+}
+
+static const char *target_text(const struct pmuk_open_ctx *c, char *buf, size_t n)
+{
+	if (c->pid == -1)
+		snprintf(buf, n, "CPU-wide counting on cpu %d", c->cpu);
+	else if (c->pid == 0)
+		snprintf(buf, n, "counting the calling thread");
+	else
+		snprintf(buf, n, "counting process/thread %d", c->pid);
+	return buf;
+}
+
+static int fail_perm(int err, const struct pmuk_open_ctx *c)
+{
+	const struct pmu_event *ev = c->ev;
+	int par = pmuk_perf_paranoid();
+	char what[96], lvl[32];
+
+	if (par == INT32_MIN)
+		snprintf(lvl, sizeof(lvl), "unreadable");
+	else
+		snprintf(lvl, sizeof(lvl), "%d", par);
+	target_text(c, what, sizeof(what));
+	if (c->pid == -1)
+		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: perf_event_paranoid=%s forbids "
+				 "CPU-wide counting without CAP_PERFMON (or CAP_SYS_ADMIN); run with "
+				 "that capability or set kernel.perf_event_paranoid=0",
+				 ev->name, what, lvl);
+	if (!ev->exclude_kernel && par >= 2)
+		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: perf_event_paranoid=%s forbids "
+				 "counting kernel mode without CAP_PERFMON; count user mode only "
+				 "(%s:u), grant CAP_PERFMON or set kernel.perf_event_paranoid=1",
+				 ev->name, what, lvl, ev->name);
+	if (c->pid > 0)
+		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: the target belongs to another "
+				 "user or forbids ptrace attach (perf_event_paranoid=%s); run as its "
+				 "owner or with CAP_PERFMON", ev->name, what, lvl);
+	return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed (%s): perf_event_paranoid=%s; "
+			 "grant CAP_PERFMON or lower kernel.perf_event_paranoid",
+			 ev->name, what, strerror(err), lvl);
+}
+
+static int fail_nopmu(int err, const struct pmuk_open_ctx *c)
+{
+	const struct pmu_event *ev = c->ev;
+	struct pmu_device d;
+
+	if (pmu_device_core_list(&d, 1) <= 0)
+		return pmuk_fail(PMU_ENOTSUP, "no hardware PMU: %s exposes none (%s needs a core PMU)",
+				 host_is_vm() ? "this virtual machine" : "this host", ev->name);
+	if (err == EOPNOTSUPP)
+		return pmuk_fail(PMU_ENOTSUP, "the %s PMU cannot count %s as asked (%s): drop "
+				 "modifiers such as :p or exclude_* it does not support",
+				 ev->pmu[0] ? ev->pmu : d.name, ev->name, strerror(err));
+	return pmuk_fail(PMU_ENOTSUP, "the %s PMU does not support %s on this CPU (type %u "
+			 "config 0x%llx)", ev->pmu[0] ? ev->pmu : d.name, ev->name, ev->type,
+			 (unsigned long long)ev->config);
+}
+
+int pmuk_perf_fail(int err, const struct pmuk_open_ctx *c)
+{
+	const struct pmu_event *ev = c->ev;
+	struct rlimit rl;
+	char what[96];
+
+	target_text(c, what, sizeof(what));
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+		if (pmuk_event_is_hw(ev))
+			return fail_nopmu(err, c);
+		if (ev->type == PERF_TYPE_TRACEPOINT)
+			return pmuk_fail(PMU_ENOENT, "tracepoint %s (id %llu) does not exist on this "
+					 "kernel", ev->name, (unsigned long long)ev->config);
+		return pmuk_fail(PMU_ENOTSUP, "the kernel does not support %s (%s)", ev->name,
+				 strerror(err));
+	case EACCES:
+	case EPERM:
+		return fail_perm(err, c);
+	case ESRCH:
+		return pmuk_fail(PMU_ESRCH, "no such process %d", c->pid);
+	case EMFILE:
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+			return pmuk_fail(PMU_EIO, "too many open files opening %s: counting takes one "
+					 "descriptor per event per thread or CPU; raise ulimit -n (now %llu)",
+					 ev->name, (unsigned long long)rl.rlim_cur);
+		return pmuk_fail(PMU_EIO, "too many open files opening %s: raise ulimit -n", ev->name);
+	case ENFILE:
+		return pmuk_fail(PMU_EIO, "the system file table is full opening %s: raise fs.file-max "
+				 "or count fewer events/threads", ev->name);
+	case EBUSY:
+		return pmuk_fail(PMU_EBUSY, "another user holds exclusive counters: %s cannot be "
+				 "opened for %s (check the NMI watchdog, other perf/profiler sessions)",
+				 ev->name, what);
+	case ENODEV:
+		return pmuk_fail(PMU_ENOTSUP, "cpu %d is offline or not served by the PMU of %s",
+				 c->cpu, ev->name);
+	case ENOMEM:
+		return pmuk_fail(PMU_ENOMEM, "the kernel is out of memory opening %s", ev->name);
+	case E2BIG:
+		return pmuk_fail(PMU_ENOTSUP, "the kernel rejected the perf_event_attr size for %s "
+				 "(kernel older than these headers)", ev->name);
+	case EINVAL:
+		if (c->cpu >= 0 && c->pid == -1)
+			return pmuk_fail(PMU_EINVAL, "the kernel rejected %s on cpu %d (EINVAL): the "
+					 "CPU does not exist or the event does not exist there",
+					 ev->name, c->cpu);
+		return pmuk_fail(PMU_EINVAL, "the kernel rejected %s (EINVAL) for %s: an encoding "
+				 "field or modifier is invalid for the %s PMU", ev->name, what,
+				 ev->pmu[0] ? ev->pmu : "its");
+	default:
+		return pmuk_fail(PMU_EIO, "perf_event_open of %s failed for %s: %s", ev->name, what,
+				 strerror(err));
+	}
+}

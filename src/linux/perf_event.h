@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_LINUX_PERF_EVENT_H
+#define PMUK_LINUX_PERF_EVENT_H
+
+/* This file shadows the kernel UAPI header of the same name for every file built
+ * with -Isrc, so it pulls that header in itself: both spellings get both. */
+#include_next <linux/perf_event.h>
+
+#include <pmukit/events.h>
+
+/* How one event is opened (the per-open half of struct pmu_counters_opts). */
+struct pmuk_open_flags {
+	int disabled;
+	int inherit;
+	int enable_on_exec;
+	int pinned;
+};
+
+/* Encodes ev as a counting perf_event_attr with a group read format
+ * (TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING | GROUP | ID). */
+void pmuk_perf_attr(const struct pmu_event *ev, const struct pmuk_open_flags *f,
+		    struct perf_event_attr *attr);
+
+/* perf_event_open(2) with FD_CLOEXEC: the fd, or -errno. */
+int pmuk_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd);
+
+/* True when ev needs a hardware counter (not software, tracepoint or breakpoint). */
+int pmuk_event_is_hw(const struct pmu_event *ev);
+
+/* Where an open failed, for the sentence. */
+struct pmuk_open_ctx {
+	const struct pmu_event *ev;
+	int pid;      /* as passed to perf_event_open: 0 self, -1 any */
+	int cpu;      /* -1 any */
+	int sibling;  /* not the group leader */
+	const char *group; /* "{a,b,c}" */
+};
+
+/* Maps a perf_event_open errno (positive) to a PMU_E* code and records a sentence
+ * saying why and what to do (pmu_error_detail()). */
+int pmuk_perf_fail(int err, const struct pmuk_open_ctx *ctx);
+
+/* /proc/sys/kernel/perf_event_paranoid through the sysroot; INT32_MIN when unreadable. */
+int pmuk_perf_paranoid(void);
+
+#endif

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/* Region markers: each thread lazily opens the region events on itself, begin/end
+ * read them (user-space reads where the page allows) and accumulate per (region,
+ * thread). The global mutex guards registration only; the hot path takes no lock. */
+#include "linux/counters.h"
+#include "core/error.h"
+#include "core/json.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct region {
+	char name[128];
+	uint64_t calls;
+	int active;
+	struct pmu_reading *begin; /* [nev] */
+	double *sum, *min, *max;   /* [nev] */
+};
+
+struct rthread {
+	struct rthread *next;
+	uint64_t serial;           /* identifies it to the thread-exit destructor */
+	int tid;
+	struct pmu_counters *c;    /* NULL once the thread exited */
+	struct region *reg;
+	size_t nreg, cap;
+	struct pmu_reading *now;   /* [nev] */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t key;
+static int key_ok;
+static struct pmu_event *evs;
+static size_t nev;
+static struct rthread *threads, **threads_tail = &threads;
+static unsigned gen = 1;
+static uint64_t serials;
+
+static _Thread_local struct rthread *self;
+static _Thread_local unsigned self_gen;
+
+static struct rthread *find_serial(uint64_t serial)
+{
+	for (struct rthread *t = threads; t; t = t->next)
+		if (t->serial == serial)
+			return t;
+	return NULL;
+}
+
+/* Thread exit: release its descriptors, keep its results. */
+static void thread_gone(void *v)
+{
+	struct rthread *t;
+
+	pthread_mutex_lock(&lock);
+	if ((t = find_serial((uint64_t)(uintptr_t)v)) != NULL) {
+		pmu_counters_close(t->c);
+		t->c = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static void make_key(void)
+{
+	key_ok = pthread_key_create(&key, thread_gone) == 0;
+}
+
+static void free_thread(struct rthread *t)
+{
+	pmu_counters_close(t->c);
+	for (size_t r = 0; r < t->nreg; r++) {
+		free(t->reg[r].begin);
+		free(t->reg[r].sum);
+		free(t->reg[r].min);
+		free(t->reg[r].max);
+	}
+	free(t->reg);
+	free(t->now);
+	free(t);
+}
+
+void pmu_regions_fini(void)
+{
+	pthread_mutex_lock(&lock);
+	while (threads) {
+		struct rthread *t = threads;
+
+		threads = t->next;
+		free_thread(t);
+	}
+	threads_tail = &threads;
+	free(evs);
+	evs = NULL;
+	nev = 0;
+	gen++;
+	pthread_mutex_unlock(&lock);
+}
+
+static int thread_state(struct rthread **out);
+
+int pmu_regions_init(const char *spec)
+{
+	struct rthread *rt;
+	struct pmu_event_list *list;
+	struct pmu_device d;
+	struct pmu_event *ev;
+	size_t n;
+	int err;
+
+	if (!spec)
+		spec = pmu_device_core_list(&d, 1) > 0 ? "cycles,instructions"
+			: "task-clock,page-faults,context-switches";
+	if ((err = pmu_event_parse(spec, &list)) < 0)
+		return err;
+	n = pmu_event_list_count(list);
+	ev = n ? malloc(n * sizeof(*ev)) : NULL;
+	if (!ev) {
+		pmu_event_list_free(list);
+		return n ? pmuk_fail(PMU_ENOMEM, "out of memory") :
+			   pmuk_fail(PMU_EINVAL, "region event list \"%s\" is empty", spec);
+	}
+	for (size_t i = 0; i < n; i++)
+		ev[i] = *pmu_event_list_get(list, i);
+	pmu_event_list_free(list);
+	if ((err = pmuk_counters_check_budget(ev, n)) < 0) {
+		free(ev);
+		return err;
+	}
+	pmu_regions_fini();
+	pthread_once(&key_once, make_key);
+	pthread_mutex_lock(&lock);
+	evs = ev;
+	nev = n;
+	pthread_mutex_unlock(&lock);
+	/* Open on the calling thread now, so an event this host cannot count fails here
+	 * rather than at the first pmu_region_begin(). */
+	if ((err = thread_state(&rt)) < 0) {
+		pmu_regions_fini();
+		return err;
+	}
+	return 0;
+}
+
+static int thread_state(struct rthread **out)
+{
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters_opts o = { .sz = sizeof(o) };
+	struct rthread *rt;
+	int err;
+
+	if (self && self_gen == gen) {
+		*out = self;
+		return 0;
+	}
+	if (!evs)
+		return pmuk_fail(PMU_EINVAL, "regions are not initialised: call pmu_regions_init "
+				 "first");
+	rt = calloc(1, sizeof(*rt));
+	if (!rt || !(rt->now = calloc(nev, sizeof(*rt->now)))) {
+		free(rt);
+		return pmuk_fail(PMU_ENOMEM, "out of memory for this thread's regions");
+	}
+	if ((err = pmuk_counters_open_events(evs, nev, &t, &o, &rt->c)) < 0) {
+		free(rt->now);
+		free(rt);
+		return err;
+	}
+	rt->tid = (int)gettid();
+	pthread_mutex_lock(&lock);
+	rt->serial = ++serials;
+	*threads_tail = rt;
+	threads_tail = &rt->next;
+	pthread_mutex_unlock(&lock);
+	if (key_ok)
+		pthread_setspecific(key, (void *)(uintptr_t)rt->serial);
+	self = rt;
+	self_gen = gen;
+	*out = rt;
+	return 0;
+}
+
+static struct region *find_region(struct rthread *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->nreg; i++)
+		if (strcmp(rt->reg[i].name, name) == 0)
+			return &rt->reg[i];
+	return NULL;
+}
+
+static int add_region(struct rthread *rt, const char *name, struct region **out)
+{
+	struct region *r;
+	int err = 0;
+
+	if (strlen(name) >= sizeof(r->name))
+		return pmuk_fail(PMU_EINVAL, "region name \"%.40s...\" is longer than %zu bytes",
+				 name, sizeof(r->name) - 1);
+	pthread_mutex_lock(&lock); /* pmu_regions_write may be walking rt->reg */
+	if (rt->nreg == rt->cap) {
+		size_t cap = rt->cap ? 2 * rt->cap : 8;
+		struct region *nr = realloc(rt->reg, cap * sizeof(*nr));
+
+		if (nr) {
+			rt->reg = nr;
+			rt->cap = cap;
+		}
+	}
+	if (rt->nreg == rt->cap) {
+		err = PMU_ENOMEM;
+	} else {
+		r = &rt->reg[rt->nreg];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		r->begin = calloc(nev, sizeof(*r->begin));
+		r->sum = calloc(nev, sizeof(double));
+		r->min = calloc(nev, sizeof(double));
+		r->max = calloc(nev, sizeof(double));
+		if (!r->begin || !r->sum || !r->min || !r->max) {
+			free(r->begin);
+			free(r->sum);
+			free(r->min);
+			free(r->max);
+			err = PMU_ENOMEM;
+		} else {
+			rt->nreg++;
+			*out = r;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return err ? pmuk_fail(err, "out of memory adding region %s", name) : 0;
+}
+
+int pmu_region_begin(const char *name)
+{
+	struct rthread *rt = NULL;
+	struct region *r = NULL;
+	int err;
+
+	if (!name)
+		return pmuk_fail(PMU_EINVAL, "pmu_region_begin needs a region name");
+	if ((err = thread_state(&rt)) < 0)
+		return err;
+	if (!(r = find_region(rt, name)) && (err = add_region(rt, name, &r)) < 0)
+		return err;
+	if (r->active)
+		return pmuk_fail(PMU_EINVAL, "region %s is already open in this thread: a region "
+				 "cannot nest inside itself (end it first)", name);
+	if ((err = pmu_counters_read(rt->c, r->begin, nev)) < 0)
+		return err;
+	r->active = 1;
+	return 0;
+}
+
+int pmu_region_end(const char *name)
+{
+	struct rthread *rt = self && self_gen == gen ? self : NULL;
+	struct region *r;
+	int err;
+
+	if (!name)
+		return pmuk_fail(PMU_EINVAL, "pmu_region_end needs a region name");
+	/* Read first, so the bookkeeping below is not counted in the region. */
+	if (rt && (err = pmu_counters_read(rt->c, rt->now, nev)) < 0)
+		return err;
+	if (!rt || !(r = find_region(rt, name)) || !r->active)
+		return pmuk_fail(PMU_EINVAL, "pmu_region_end(\"%s\") without a matching "
+				 "pmu_region_begin(\"%s\") in this thread", name, name);
+	r->active = 0;
+	r->calls++;
+	for (size_t e = 0; e < nev; e++) {
+		double d = rt->now[e].scaled - r->begin[e].scaled;
+
+		r->sum[e] += d;
+		if (r->calls == 1 || d < r->min[e])
+			r->min[e] = d;
+		if (r->calls == 1 || d > r->max[e])
+			r->max[e] = d;
+	}
+	return 0;
+}
+
+static void write_text(FILE *f)
+{
+	fprintf(f, "%-24s %8s %10s  %-28s %16s %16s %16s\n", "region", "thread", "calls", "event",
+		"sum", "min", "max");
+	for (struct rthread *t = threads; t; t = t->next)
+		for (size_t i = 0; i < t->nreg; i++) {
+			const struct region *r = &t->reg[i];
+
+			for (size_t e = 0; r->calls && e < nev; e++)
+				fprintf(f, "%-24s %8d %10llu  %-28s %16.0f %16.0f %16.0f\n",
+					e ? "" : r->name, t->tid, (unsigned long long)r->calls,
+					evs[e].name, r->sum[e], r->min[e], r->max[e]);
+		}
+}
+
+static void write_json(FILE *f)
+{
+	struct pmuk_json j;
+
+	pmuk_json_init(&j, f, 1);
+	pmuk_json_obj_begin(&j, NULL);
+	pmuk_json_arr_begin(&j, "regions");
+	for (struct rthread *t = threads; t; t = t->next)
+		for (size_t i = 0; i < t->nreg; i++) {
+			const struct region *r = &t->reg[i];
+
+			if (!r->calls)
+				continue;
+			pmuk_json_obj_begin(&j, NULL);
+			pmuk_json_str(&j, "name", r->name);
+			pmuk_json_int(&j, "thread", t->tid);
+			pmuk_json_uint(&j, "calls", r->calls);
+			pmuk_json_arr_begin(&j, "events");
+			for (size_t e = 0; e < nev; e++) {
+				pmuk_json_obj_begin(&j, NULL);
+				pmuk_json_str(&j, "event", evs[e].name);
+				pmuk_json_double(&j, "sum", r->sum[e]);
+				pmuk_json_double(&j, "min", r->min[e]);
+				pmuk_json_double(&j, "max", r->max[e]);
+				pmuk_json_obj_end(&j);
+			}
+			pmuk_json_arr_end(&j);
+			pmuk_json_obj_end(&j);
+		}
+	pmuk_json_arr_end(&j);
+	pmuk_json_obj_end(&j);
+	pmuk_json_finish(&j);
+}
+
+int pmu_regions_write(FILE *f, int json)
+{
+	if (!f)
+		return pmuk_fail(PMU_EINVAL, "pmu_regions_write needs a stream");
+	pthread_mutex_lock(&lock);
+	if (!evs) {
+		pthread_mutex_unlock(&lock);
+		return pmuk_fail(PMU_EINVAL, "regions are not initialised: call pmu_regions_init "
+				 "first");
+	}
+	if (json)
+		write_json(f);
+	else
+		write_text(f);
+	pthread_mutex_unlock(&lock);
+	return ferror(f) ? pmuk_fail(PMU_EIO, "writing the region table failed") : 0;
+}

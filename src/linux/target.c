@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* Target expansion: /proc/PID/task for a process, /sys/.../cpu/online for all CPUs. */
+#include "linux/target.h"
+#include "core/error.h"
+#include "core/sysroot.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int push(struct pmuk_units *u, size_t *cap, long v)
+{
+	if (u->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		int *nid = realloc(u->id, ncap * sizeof(*nid));
+
+		if (!nid)
+			return pmuk_fail(PMU_ENOMEM, "out of memory expanding the target");
+		u->id = nid;
+		*cap = ncap;
+	}
+	u->id[u->n++] = (int)v;
+	return 0;
+}
+
+static int threads_of(int pid, struct pmuk_units *u)
+{
+	char path[4096];
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+	int err;
+
+	if ((err = pmuk_path(path, sizeof(path), "/proc/%d/task", pid)) < 0)
+		return err;
+	if (!(d = opendir(path)))
+		return errno == ENOENT ? pmuk_fail(PMU_ESRCH, "no such process %d", pid)
+		       : pmuk_fail(PMU_EIO, "cannot list the threads of %d (%s): %s", pid, path,
+				   strerror(errno));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if ((err = push(u, &cap, strtol(de->d_name, NULL, 10))) < 0) {
+			closedir(d);
+			return err;
+		}
+	}
+	closedir(d);
+	if (u->n == 0)
+		return pmuk_fail(PMU_ESRCH, "no such process %d (it has no threads left)", pid);
+	return 0;
+}
+
+/* "0-3,6" */
+static int online_cpus(struct pmuk_units *u)
+{
+	char path[4096], buf[4096], *s = buf, *end;
+	size_t cap = 0;
+	int err;
+
+	if ((err = pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/online")) < 0)
+		return err;
+	if ((err = pmuk_read_text(path, buf, sizeof(buf))) < 0)
+		return pmuk_fail(err, "cannot read the online CPUs from %s", path);
+	while (*s) {
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long x = a; x <= b && x < 65536; x++)
+			if ((err = push(u, &cap, x)) < 0)
+				return err;
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	if (u->n == 0)
+		return pmuk_fail(PMU_EFORMAT, "%s lists no CPU (\"%s\")", path, buf);
+	return 0;
+}
+
+int pmuk_target_units(const struct pmu_target *t, struct pmuk_units *u)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	memset(u, 0, sizeof(*u));
+	switch (t->kind) {
+	case PMU_TARGET_SELF:
+		err = push(u, &cap, 0);
+		break;
+	case PMU_TARGET_TID:
+		if (t->pid <= 0)
+			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_TID needs a thread id > 0 (got %d)",
+					 t->pid);
+		err = push(u, &cap, t->pid);
+		break;
+	case PMU_TARGET_PID:
+		if (t->pid <= 0)
+			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_PID needs a process id > 0 (got %d)",
+					 t->pid);
+		err = threads_of(t->pid, u);
+		break;
+	case PMU_TARGET_CPUS:
+		u->cpu = 1;
+		if (!t->cpus) {
+			err = online_cpus(u);
+			break;
+		}
+		if (t->ncpus == 0)
+			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_CPUS with an empty CPU array");
+		for (size_t i = 0; i < t->ncpus && err == 0; i++)
+			err = push(u, &cap, t->cpus[i]);
+		break;
+	default:
+		return pmuk_fail(PMU_EINVAL, "unknown target kind %d", (int)t->kind);
+	}
+	if (err < 0)
+		pmuk_units_free(u);
+	return err;
+}
+
+void pmuk_units_free(struct pmuk_units *u)
+{
+	free(u->id);
+	u->id = NULL;
+	u->n = 0;
+}

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/* Live counting with real perf_event fds and software events (no PMU needed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "core/error.h"
+#include "linux/counters.h"
+#include "linux/perf_event.h"
+
+#define NPAGES 256
+/* AddressSanitizer faults in shadow pages too (one per 8 pages touched, and more). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLACK (NPAGES / 4 + 64)
+#else
+#define SLACK 16
+#endif
+
+static struct pmu_event ev_sw(const char *name, uint64_t config, int group, int leader)
+{
+	struct pmu_event e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	snprintf(e.pmu, sizeof(e.pmu), "software");
+	e.kind = PMU_EVENT_SOFTWARE;
+	e.type = PERF_TYPE_SOFTWARE;
+	e.config = config;
+	e.group = group;
+	e.group_leader = leader;
+	e.generic = -1;
+	return e;
+}
+
+static struct pmu_event ev_hw(const char *name, uint64_t config, int group, int leader)
+{
+	struct pmu_event e = ev_sw(name, config, group, leader);
+
+	snprintf(e.pmu, sizeof(e.pmu), "cpu");
+	e.kind = PMU_EVENT_HARDWARE;
+	e.type = PERF_TYPE_HARDWARE;
+	return e;
+}
+
+/* {task-clock, page-faults, context-switches} as one group */
+static void sw_group(struct pmu_event ev[3])
+{
+	ev[0] = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	ev[1] = ev_sw("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0, 0);
+	ev[2] = ev_sw("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Burns ms of this thread's CPU time (not wall time: the host may be busy). */
+static void spin(double ms)
+{
+	volatile unsigned long x = 0;
+	uint64_t end = thread_cpu_ns() + (uint64_t)(ms * 1e6);
+
+	while (thread_cpu_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			x += (unsigned long)i;
+}
+
+static void touch(long npages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, (size_t)(npages * page), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	madvise((void *)p, (size_t)(npages * page), MADV_NOHUGEPAGE); /* one fault per page */
+	for (long i = 0; i < npages; i++)
+		p[i * page] = 1;
+	munmap((void *)p, (size_t)(npages * page));
+}
+
+static void test_task_clock_spins(void **state)
+{
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_reading a, b;
+	struct pmu_counters *c;
+	uint64_t t0, t1;
+
+	(void)state;
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), 0);
+	assert_int_equal(pmu_counters_event_count(c), 1);
+	assert_string_equal(pmu_counters_event(c, 0)->name, "task-clock");
+	assert_null(pmu_counters_event(c, 1));
+	assert_int_equal(pmu_counters_cpu_count(c), 0);
+	assert_int_equal(pmu_counters_read(c, &a, 1), 0);
+	t0 = thread_cpu_ns();
+	spin(20);
+	t1 = thread_cpu_ns();
+	assert_int_equal(pmu_counters_read(c, &b, 1), 0);
+	/* task-clock is this thread's CPU time: it agrees with the POSIX thread clock */
+	assert_true(b.value - a.value >= t1 - t0 - 1000000ull);
+	assert_true(b.value - a.value <= t1 - t0 + 5000000ull);
+	assert_true(b.time_enabled > a.time_enabled);
+	assert_int_equal(b.flags, 0);
+	assert_true(b.scaled == (double)b.value);
+	/* too small an output array */
+	assert_int_equal(pmu_counters_read(c, &b, 0), PMU_ERANGE);
+	pmu_counters_close(c);
+}
+
+static void test_group_page_faults(void **state)
+{
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_reading a[3], b[3];
+	struct pmu_event ev[3];
+	struct pmu_counters *c;
+	uint64_t faults;
+
+	(void)state;
+	sw_group(ev);
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, NULL, &c), 0);
+	assert_int_equal(pmu_counters_read(c, a, 3), 0);
+	touch(NPAGES);
+	assert_int_equal(pmu_counters_read(c, b, 3), 0);
+	faults = b[1].value - a[1].value;
+	assert_true(faults >= NPAGES);
+	assert_true(faults <= NPAGES + SLACK);
+	for (int i = 0; i < 3; i++) {
+		assert_true(b[i].time_enabled > 0);
+		assert_true(b[i].time_running > 0);
+		assert_int_equal(b[i].flags, 0);
+		/* one group read: one pair of times for every member */
+		assert_int_equal(b[i].time_enabled, b[0].time_enabled);
+		assert_int_equal(b[i].time_running, b[0].time_running);
+	}
+	assert_true(b[0].value > a[0].value);
+	pmu_counters_close(c);
+}
+
+static void test_enable_disable_reset(void **state)
+{
+	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_reading r[3], s[3];
+	struct pmu_event ev[3];
+	struct pmu_counters *c;
+
+	(void)state;
+	sw_group(ev);
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+	spin(5);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_int_equal(r[0].value, 0);
+	assert_int_equal(r[0].time_enabled, 0);
+	assert_int_equal(r[0].flags, 0);
+	assert_int_equal(pmu_counters_enable(c), 0);
+	spin(10);
+	touch(16);
+	assert_int_equal(pmu_counters_disable(c), 0);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[0].value >= 10000000ull);
+	assert_true(r[1].value >= 16);
+	spin(10);
+	touch(16);
+	assert_int_equal(pmu_counters_read(c, s, 3), 0);
+	assert_int_equal(s[0].value, r[0].value);    /* disabled: frozen */
+	assert_int_equal(s[1].value, r[1].value);
+	assert_int_equal(s[0].time_enabled, r[0].time_enabled);
+	assert_int_equal(pmu_counters_reset(c), 0);
+	assert_int_equal(pmu_counters_read(c, s, 3), 0);
+	assert_int_equal(s[0].value, 0);
+	assert_int_equal(s[1].value, 0);
+	assert_int_equal(pmu_counters_enable(c), 0);
+	touch(8);
+	assert_int_equal(pmu_counters_read(c, s, 3), 0);
+	assert_true(s[1].value >= 8 && s[1].value < r[1].value);
+	pmu_counters_close(c);
+}
+
+/* A child with two extra threads, all held until the parent writes to the pipe;
+ * then each touches NPAGES pages. */
+static int go_fd;
+
+static void *child_thread(void *arg)
+{
+	char ch;
+
+	(void)arg;
+	if (read(go_fd, &ch, 1) != 1)
+		_exit(3);
+	touch(NPAGES);
+	return NULL;
+}
+
+static void test_pid_target(void **state)
+{
+	struct pmu_target t = { .kind = PMU_TARGET_PID };
+	int go[2], ready[2], status;
+	struct pmu_reading r[3];
+	struct pmu_event ev[3];
+	struct pmu_counters *c;
+	char ch = 0;
+	pid_t pid;
+
+	(void)state;
+	sw_group(ev);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t th[2];
+
+		go_fd = go[0];
+		for (int i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, child_thread, NULL);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		child_thread(NULL);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &ch, 1), 1);
+	t.pid = pid;
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, NULL, &c), 0);
+	assert_int_equal(write(go[1], "ggg", 3), 3);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* counts survive the exit of the threads */
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[1].value >= 3 * NPAGES);
+	assert_true(r[1].value <= 3 * NPAGES + 4 * SLACK);
+	assert_true(r[0].value > 0);
+	pmu_counters_close(c);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+static void test_cpus_target(void **state)
+{
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_CPUS };
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pmu_reading r, rc;
+	struct pmu_counters *c;
+	int cpu0 = 0, err;
+
+	(void)state;
+	err = pmuk_counters_open_events(&ev, 1, &t, NULL, &c);
+	if (err == PMU_EPERM) {
+		fprintf(stderr, "skip: CPU-wide counting not allowed here: %s\n", pmu_error_detail());
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(pmu_counters_cpu_count(c), (size_t)online);
+	for (long i = 0; i < online; i++)
+		assert_true(pmu_counters_cpu(c, (size_t)i) >= 0);
+	assert_int_equal(pmu_counters_cpu(c, (size_t)online), -1);
+	spin(20);
+	assert_int_equal(pmu_counters_read(c, &r, 1), 0);
+	/* CPU-wide task-clock counts our spinning on whichever CPU it ran on */
+	assert_true(r.value >= 15000000ull);
+	assert_true(r.time_enabled > 0);
+	for (long i = 0; i < online; i++) {
+		assert_int_equal(pmu_counters_read_cpu(c, (size_t)i, &rc, 1), 0);
+		assert_true(rc.time_enabled > 0);
+	}
+	assert_int_equal(pmu_counters_read_cpu(c, (size_t)online, &rc, 1), PMU_EINVAL);
+	pmu_counters_close(c);
+
+	/* an explicit CPU list */
+	t.cpus = &cpu0;
+	t.ncpus = 1;
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), 0);
+	assert_int_equal(pmu_counters_cpu_count(c), 1);
+	assert_int_equal(pmu_counters_cpu(c, 0), 0);
+	pmu_counters_close(c);
+}
+
+static void test_hardware_event(void **state)
+{
+	struct pmu_event ev = ev_hw("cycles", PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+	struct pmu_device d;
+	struct pmu_reading r;
+	int err;
+
+	(void)state;
+	err = pmuk_counters_open_events(&ev, 1, &t, NULL, &c);
+	if (pmu_device_core_list(&d, 1) <= 0) {
+		assert_int_equal(err, PMU_ENOTSUP);
+		assert_non_null(strstr(pmu_error_detail(), "no hardware PMU"));
+		assert_non_null(strstr(pmu_error_detail(), "cycles"));
+		assert_null(c);
+		return;
+	}
+	assert_int_equal(err, 0);
+	spin(10);
+	assert_int_equal(pmu_counters_read(c, &r, 1), 0);
+	assert_true(r.value > 1000000);
+	pmu_counters_close(c);
+}
+
+static pid_t unused_pid(void)
+{
+	for (pid_t p = 4000000; p > 1000; p -= 7919)
+		if (kill(p, 0) < 0 && errno == ESRCH)
+			return p;
+	return -1;
+}
+
+static void test_no_such_process(void **state)
+{
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_PID, .pid = unused_pid() };
+	struct pmu_counters *c = NULL;
+	char want[64];
+
+	(void)state;
+	assert_true(t.pid > 0);
+	snprintf(want, sizeof(want), "no such process %d", t.pid);
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), PMU_ESRCH);
+	assert_non_null(strstr(pmu_error_detail(), want));
+	t.kind = PMU_TARGET_TID;
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), PMU_ESRCH);
+	assert_non_null(strstr(pmu_error_detail(), want));
+	assert_null(c);
+	t.pid = 0;
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), PMU_EINVAL);
+}
+
+static int fake_lookup(const char *name, struct pmu_device *out)
+{
+	if (strcmp(name, "cpu") != 0)
+		return PMU_ENOENT;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "cpu");
+	out->is_core = 1;
+	out->gp_counters = 4;
+	out->fixed_counters = 3;
+	return 0;
+}
+
+static void test_budget(void **state)
+{
+	const char *names[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+	struct pmu_event ev[10];
+
+	(void)state;
+	for (int i = 0; i < 9; i++)
+		ev[i] = ev_hw(names[i], (uint64_t)i, 0, i == 0);
+	ev[9] = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 0); /* needs no counter */
+	pmuk_counters_set_device_lookup(fake_lookup);
+	assert_int_equal(pmuk_counters_open_events(ev, 10, &t, NULL, &c), PMU_EBUDGET);
+	assert_null(c);
+	assert_string_equal(pmu_error_detail(),
+			    "group {a,b,c,d,e,f,g,h,i,task-clock} needs 9 counters but the cpu "
+			    "PMU has 4 general-purpose + 3 fixed; split the group");
+	/* seven fit the budget */
+	assert_int_equal(pmuk_counters_check_budget(ev, 7), 0);
+	/* the same nine in two groups fit too */
+	for (int i = 5; i < 9; i++) {
+		ev[i].group = 1;
+		ev[i].group_leader = i == 5;
+	}
+	assert_int_equal(pmuk_counters_check_budget(ev, 10), 0);
+	/* unknown counter counts: no verdict */
+	for (int i = 0; i < 9; i++)
+		snprintf(ev[i].pmu, sizeof(ev[i].pmu), "other");
+	for (int i = 0; i < 9; i++)
+		ev[i].group = 0;
+	assert_int_equal(pmuk_counters_check_budget(ev, 10), 0);
+	pmuk_counters_set_device_lookup(NULL);
+}
+
+/* Through the public API with a parsed list: groups and order survive. */
+static void test_parsed_list(void **state)
+{
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_event_list *list;
+	struct pmu_reading a[3], b[3];
+	struct pmu_counters *c;
+
+	(void)state;
+	assert_int_equal(pmu_event_parse("{task-clock,page-faults},context-switches", &list), 0);
+	assert_int_equal(pmu_counters_open(list, &t, NULL, &c), 0);
+	pmu_event_list_free(list);
+	assert_int_equal(pmu_counters_event_count(c), 3);
+	assert_string_equal(pmu_counters_event(c, 0)->name, "task-clock");
+	assert_string_equal(pmu_counters_event(c, 1)->name, "page-faults");
+	assert_string_equal(pmu_counters_event(c, 2)->name, "context-switches");
+	assert_int_equal(pmu_counters_read(c, a, 3), 0);
+	touch(NPAGES);
+	assert_int_equal(pmu_counters_read(c, b, 3), 0);
+	assert_true(b[1].value - a[1].value >= NPAGES);
+	assert_true(b[1].value - a[1].value <= NPAGES + SLACK);
+	/* page-faults shares the leader's times; context-switches has its own */
+	assert_int_equal(b[0].time_enabled, b[1].time_enabled);
+	assert_true(b[2].time_enabled > 0);
+	pmu_counters_close(c);
+}
+
+/* errno -> code and sentence, against a fixture sysroot with paranoid = 3 */
+static void test_errno_sentences(void **state)
+{
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_event hw = ev_hw("cycles", PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+	struct pmuk_open_ctx cpuwide = { &ev, -1, 2, 0, "{task-clock}" };
+	struct pmuk_open_ctx self = { &ev, 0, -1, 0, "{task-clock}" };
+	struct pmuk_open_ctx other = { &hw, 4321, -1, 0, "{cycles}" };
+	char root[] = "/tmp/pmukit-sysroot-XXXXXX", path[256];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "mkdir -p %s/proc/sys/kernel", root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/perf_event_paranoid", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("3\n", f);
+	fclose(f);
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	assert_int_equal(pmuk_perf_paranoid(), 3);
+
+	assert_int_equal(pmuk_perf_fail(EACCES, &cpuwide), PMU_EPERM);
+	assert_non_null(strstr(pmu_error_detail(), "perf_event_paranoid=3"));
+	assert_non_null(strstr(pmu_error_detail(), "CAP_PERFMON"));
+	assert_non_null(strstr(pmu_error_detail(), "CPU-wide"));
+	assert_int_equal(pmuk_perf_fail(EPERM, &self), PMU_EPERM);
+	assert_non_null(strstr(pmu_error_detail(), "task-clock:u"));
+	assert_int_equal(pmuk_perf_fail(ESRCH, &other), PMU_ESRCH);
+	assert_string_equal(pmu_error_detail(), "no such process 4321");
+	assert_int_equal(pmuk_perf_fail(EBUSY, &self), PMU_EBUSY);
+	assert_non_null(strstr(pmu_error_detail(), "another user holds exclusive counters"));
+	assert_int_equal(pmuk_perf_fail(EMFILE, &self), PMU_EIO);
+	assert_non_null(strstr(pmu_error_detail(), "ulimit -n"));
+	/* the fixture has no PMUs at all */
+	assert_int_equal(pmuk_perf_fail(ENOENT, &other), PMU_ENOTSUP);
+	assert_non_null(strstr(pmu_error_detail(), "no hardware PMU"));
+	assert_non_null(strstr(pmu_error_detail(), "cycles needs a core PMU"));
+	assert_int_equal(pmuk_perf_fail(EOPNOTSUPP, &other), PMU_ENOTSUP);
+
+	pmu_sysroot_set("");
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+static void test_bad_args(void **state)
+{
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+
+	(void)state;
+	assert_int_equal(pmuk_counters_open_events(&ev, 0, &t, NULL, &c), PMU_EINVAL);
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, NULL, NULL, &c), PMU_EINVAL);
+	assert_int_equal(pmu_counters_open(NULL, &t, NULL, &c), PMU_EINVAL);
+	assert_int_equal(pmu_counters_enable(NULL), PMU_EINVAL);
+	pmu_counters_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_task_clock_spins),
+		cmocka_unit_test(test_group_page_faults),
+		cmocka_unit_test(test_enable_disable_reset),
+		cmocka_unit_test(test_pid_target),
+		cmocka_unit_test(test_cpus_target),
+		cmocka_unit_test(test_hardware_event),
+		cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_parsed_list),
+		cmocka_unit_test(test_errno_sentences),
+		cmocka_unit_test(test_bad_args),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

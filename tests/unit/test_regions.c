@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* Region markers: two threads, nested regions, per (region, thread) aggregates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <pmukit/counting.h>
+#include <pmukit/error.h>
+
+#define CALLS 10
+#define PAGES 32
+
+static void touch(long npages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, (size_t)(npages * page), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		abort();
+	madvise((void *)p, (size_t)(npages * page), MADV_NOHUGEPAGE);
+	for (long i = 0; i < npages; i++)
+		p[i * page] = 1;
+	munmap((void *)p, (size_t)(npages * page));
+}
+
+static void *worker(void *arg)
+{
+	long failures = 0;
+
+	(void)arg;
+	for (int i = 0; i < CALLS; i++) {
+		failures += pmu_region_begin("outer") != 0;
+		failures += pmu_region_begin("inner") != 0;
+		touch(PAGES);
+		failures += pmu_region_end("inner") != 0;
+		touch(PAGES / 2);
+		failures += pmu_region_end("outer") != 0;
+	}
+	return (void *)failures;
+}
+
+/* Checks the JSON with python3: structure, calls, min <= mean <= max, inner faults
+ * >= PAGES per call, outer >= inner per thread, two threads. */
+static const char *check_py =
+	"import json,sys\n"
+	"d=json.load(open(sys.argv[1]))\n"
+	"rs=d['regions']\n"
+	"threads=set(r['thread'] for r in rs)\n"
+	"assert len(threads)==2, threads\n"
+	"by={(r['name'],r['thread']):r for r in rs}\n"
+	"assert len(by)==4, by.keys()\n"
+	"for r in rs:\n"
+	"  assert r['calls']==%d, r\n"
+	"  ev={e['event']:e for e in r['events']}\n"
+	"  assert set(ev)=={'task-clock','page-faults'}, ev\n"
+	"  for e in r['events']:\n"
+	"    assert e['min']<=e['sum']/r['calls']<=e['max'], e\n"
+	"  pf=ev['page-faults']\n"
+	"  want=%d if r['name']=='inner' else %d\n"
+	"  assert pf['min']>=want and pf['sum']>=want*r['calls'], (r['name'],pf)\n"
+	"  assert pf['max']<=want+64, pf\n"
+	"for t in threads:\n"
+	"  o={e['event']:e for e in by[('outer',t)]['events']}\n"
+	"  i={e['event']:e for e in by[('inner',t)]['events']}\n"
+	"  for k in o: assert o[k]['sum']>=i[k]['sum'], (k,o[k],i[k])\n";
+
+static void test_two_threads(void **state)
+{
+	char path[] = "/tmp/pmukit-regions-XXXXXX", cmd[512], *text = NULL;
+	pthread_t th[2];
+	size_t len = 0;
+	void *failures;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_int_equal(pmu_regions_init("task-clock,page-faults"), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, worker, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(th[i], &failures), 0);
+		assert_int_equal((long)failures, 0);
+	}
+
+	f = open_memstream(&text, &len);
+	assert_int_equal(pmu_regions_write(f, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "region"));
+	assert_non_null(strstr(text, "inner"));
+	assert_non_null(strstr(text, "outer"));
+	assert_non_null(strstr(text, "page-faults"));
+	free(text);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_int_equal(pmu_regions_write(f, 1), 0);
+	fclose(f);
+	if (system("python3 -c 'pass' 2>/dev/null") != 0) {
+		unlink(path);
+		pmu_regions_fini();
+		fprintf(stderr, "skip: python3 is needed to check the JSON\n");
+		skip();
+	}
+	f = fopen("/tmp/pmukit-regions-check.py", "w");
+	assert_non_null(f);
+	fprintf(f, check_py, CALLS, PAGES, PAGES + PAGES / 2);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 /tmp/pmukit-regions-check.py %s", path);
+	assert_int_equal(system(cmd), 0);
+	unlink("/tmp/pmukit-regions-check.py");
+	unlink(path);
+	pmu_regions_fini();
+}
+
+static void test_misuse(void **state)
+{
+	(void)state;
+	assert_int_equal(pmu_region_begin("x"), PMU_EINVAL); /* not initialised */
+	assert_non_null(strstr(pmu_error_detail(), "pmu_regions_init"));
+	assert_int_equal(pmu_regions_init("task-clock"), 0);
+	assert_int_equal(pmu_region_end("never"), PMU_EINVAL);
+	assert_string_equal(pmu_error_detail(), "pmu_region_end(\"never\") without a matching "
+			    "pmu_region_begin(\"never\") in this thread");
+	assert_int_equal(pmu_region_begin("a"), 0);
+	assert_int_equal(pmu_region_begin("a"), PMU_EINVAL); /* no self-nesting */
+	assert_non_null(strstr(pmu_error_detail(), "already open"));
+	assert_int_equal(pmu_region_begin("b"), 0);
+	assert_int_equal(pmu_region_end("a"), 0);            /* overlapping is fine */
+	assert_int_equal(pmu_region_end("a"), PMU_EINVAL);   /* ended already */
+	assert_int_equal(pmu_region_end("b"), 0);
+	assert_int_equal(pmu_region_begin(NULL), PMU_EINVAL);
+	pmu_regions_fini();
+	assert_int_equal(pmu_regions_write(stdout, 0), PMU_EINVAL);
+	assert_true(pmu_regions_init("no-such-event-xyz") < 0);
+	/* events this host cannot count fail at init, not at the first begin */
+	if (pmu_device_core_list(NULL, 0) == 0) {
+		assert_int_equal(pmu_regions_init("cycles"), PMU_ENOTSUP);
+		assert_non_null(strstr(pmu_error_detail(), "no hardware PMU"));
+		assert_int_equal(pmu_region_begin("x"), PMU_EINVAL);
+	}
+}
+
+static void test_default_events(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pmu_regions_init(NULL), 0);
+	/* reinitialising after another set of events starts afresh, per thread too */
+	assert_int_equal(pmu_region_begin("r"), 0);
+	assert_int_equal(pmu_region_end("r"), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(pmu_regions_write(f, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\"regions\""));
+	assert_non_null(strstr(text, "\"calls\": 1") ? text : strstr(text, "\"calls\":1"));
+	free(text);
+	pmu_regions_fini();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_two_threads),
+		cmocka_unit_test(test_default_events),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
