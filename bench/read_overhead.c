@@ -96,20 +96,22 @@ static uint64_t fake_clock(void *ctx)
 	return 123456789;
 }
 
+/* The group path of pmu_counters_read on crafted pages: one clock read for the
+ * leader, counts of all four members, then scaling. */
 static double run_uread(const struct pmuk_uread_ops *ops, struct pmu_reading *r)
 {
+	static const size_t members[4] = { 0, 1, 2, 3 };
+	void *pg[4] = { &pages[0], &pages[1], &pages[2], &pages[3] };
 	double t0 = now_ns();
 
 	for (int i = 0; i < UREAD_ITERS; i++) {
-		fake_pmc += 7;
-		/* what the read path does per event: page read, then scaling */
-		for (int e = 0; e < 4; e++) {
-			uint64_t c, en, ru;
+		uint64_t c[4], en, ru;
 
-			if (pmuk_uread(&pages[e], ops, &c, &en, &ru) != PMUK_UREAD_OK)
-				abort();
-			pmuk_reading_set(&r[e], c, en, ru);
-		}
+		fake_pmc += 7;
+		if (pmuk_uread_group(pg, members, 4, ops, c, &en, &ru) != PMUK_UREAD_OK)
+			abort();
+		for (int e = 0; e < 4; e++)
+			pmuk_reading_set(&r[e], c[e], en, ru);
 		__asm__ __volatile__("" ::: "memory");
 	}
 	return (now_ns() - t0) / UREAD_ITERS;

@@ -3,6 +3,7 @@
  * PERF_FORMAT_GROUP into a buffer allocated at open, summed over threads/CPUs. */
 #include "linux/counters.h"
 #include "linux/perf_event.h"
+#include "core/cpulist.h"
 #include "core/error.h"
 #include "core/scale.h"
 #include "core/sysroot.h"
@@ -147,42 +148,6 @@ static int cpulist_has(const char *s, int cpu)
 }
 
 /* Parses "0-3,6" into a newly allocated array. */
-static int cpulist_parse(const char *s, int **out, size_t *n)
-{
-	size_t cap = 16, k = 0;
-	int *v = malloc(cap * sizeof(*v));
-
-	while (v && *s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s)
-			break;
-		b = a;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long x = a; x <= b && v; x++) {
-			if (k == cap) {
-				int *nv = realloc(v, (cap *= 2) * sizeof(*v));
-				if (!nv)
-					free(v);
-				v = nv;
-				if (!v)
-					break;
-			}
-			v[k++] = (int)x;
-		}
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
-	}
-	if (!v)
-		return pmuk_fail(PMU_ENOMEM, "out of memory reading the CPU list");
-	*out = v;
-	*n = k;
-	return 0;
-}
-
 static int units_of(struct pmu_counters *c, const struct pmu_target *t)
 {
 	char path[4096], buf[4096];
@@ -249,7 +214,7 @@ static int units_of(struct pmu_counters *c, const struct pmu_target *t)
 			return err;
 		if ((err = pmuk_read_text(path, buf, sizeof(buf))) < 0)
 			return pmuk_fail(err, "cannot read the online CPUs from %s", path);
-		if ((err = cpulist_parse(buf, &c->unit, &c->nunits)) < 0)
+		if ((err = pmuk_cpulist_parse(buf, &c->unit, &c->nunits)) < 0)
 			return err;
 		if (c->nunits == 0)
 			return pmuk_fail(PMU_EFORMAT, "%s lists no CPU (\"%s\")", path, buf);
@@ -405,10 +370,6 @@ void pmu_counters_close(struct pmu_counters *c)
 	free(c->id);
 	free(c->page);
 	free(c->buf);
-	free(c->val);
-	free(c->ena);
-	free(c->run);
-	free(c->flags);
 	free(c);
 }
 
@@ -425,11 +386,7 @@ static int alloc_arrays(struct pmu_counters *c)
 	c->fd = malloc(c->nunits * c->nev * sizeof(int));
 	c->id = calloc(c->nunits * c->nev, sizeof(uint64_t));
 	c->page = calloc(c->nev, sizeof(void *));
-	c->val = calloc(c->nev, sizeof(uint64_t));
-	c->ena = calloc(c->nev, sizeof(uint64_t));
-	c->run = calloc(c->nev, sizeof(uint64_t));
-	c->flags = calloc(c->nev, sizeof(uint32_t));
-	if (!c->buf || !c->fd || !c->id || !c->page || !c->val || !c->ena || !c->run || !c->flags)
+	if (!c->buf || !c->fd || !c->id || !c->page)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
 				 c->nev, c->nunits);
 	for (size_t i = 0; i < c->nunits * c->nev; i++)

@@ -29,8 +29,6 @@ struct pmu_counters {
 	const struct pmuk_uread_ops *uops;
 	uint64_t *buf;  /* one group read */
 	size_t bufsz;
-	uint64_t *val, *ena, *run; /* per-event sums of the read in progress */
-	uint32_t *flags;
 };
 
 /* pmu_counters_open() on an array of events (the list's contents). */

@@ -17,26 +17,30 @@ void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread
 	c->uops = ops;
 }
 
-/* All members from their pages, or 1 to fall back to read(). c->buf is scratch. */
-static int uread_group(struct pmu_counters *c, const struct pmuk_cgroup *g)
+/* Sums of the read in progress go straight into the caller's readings (value,
+ * time_enabled, time_running), finished by pmuk_reading_set(). */
+static void add(struct pmu_reading *r, uint64_t val, uint64_t ena, uint64_t run)
 {
-	uint64_t *v = c->buf;
+	r->value += val;
+	r->time_enabled += ena;
+	r->time_running += run;
+}
 
+/* All members from their pages, or 1 to fall back to read(). c->buf is scratch. */
+static int uread_group(struct pmu_counters *c, const struct pmuk_cgroup *g,
+		       struct pmu_reading *out)
+{
+	uint64_t *v = c->buf, ena, run;
+
+	if (pmuk_uread_group(c->page, g->m, g->n, c->uops, v, &ena, &run) != PMUK_UREAD_OK)
+		return 1;
 	for (size_t i = 0; i < g->n; i++)
-		if (pmuk_uread(c->page[g->m[i]], c->uops, &v[3 * i], &v[3 * i + 1],
-			       &v[3 * i + 2]) != PMUK_UREAD_OK)
-			return 1;
-	for (size_t i = 0; i < g->n; i++) {
-		size_t e = g->m[i];
-
-		c->val[e] += v[3 * i];
-		c->ena[e] += v[3 * i + 1];
-		c->run[e] += v[3 * i + 2];
-	}
+		add(&out[g->m[i]], v[i], ena, run);
 	return 0;
 }
 
-static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g)
+static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g,
+		      struct pmu_reading *out)
 {
 	const uint64_t *ids = &c->id[u * c->nev];
 	int lfd = c->fd[u * c->nev + g->m[0]];
@@ -45,7 +49,7 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 
 	if (lfd < 0)
 		return 0;
-	if (g->uread && c->uops && uread_group(c, g) == 0)
+	if (g->uread && c->uops && uread_group(c, g, out) == 0)
 		return 0;
 	do
 		r = read(lfd, c->buf, c->bufsz);
@@ -56,7 +60,7 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 	if (r == 0) {
 		/* EOF: a pinned group lost its counters and stays in error state. */
 		for (size_t i = 0; i < g->n; i++)
-			c->flags[g->m[i]] |= PMU_READING_ERROR_STATE;
+			out[g->m[i]].flags |= PMU_READING_ERROR_STATE;
 		return 0;
 	}
 	nr = c->buf[0];
@@ -72,11 +76,8 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 		if (ids[g->m[j]] != id)
 			for (j = 0; j < g->n && ids[g->m[j]] != id; j++)
 				;
-		if (j == g->n)
-			continue;
-		c->val[g->m[j]] += val;
-		c->ena[g->m[j]] += ena;
-		c->run[g->m[j]] += run;
+		if (j < g->n)
+			add(&out[g->m[j]], val, ena, run);
 	}
 	return 0;
 }
@@ -91,18 +92,13 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 	if (n < c->nev)
 		return pmuk_fail(PMU_ERANGE, "the output array holds %zu readings but %zu events "
 				 "are counted", n, c->nev);
-	memset(c->val, 0, c->nev * sizeof(*c->val));
-	memset(c->ena, 0, c->nev * sizeof(*c->ena));
-	memset(c->run, 0, c->nev * sizeof(*c->run));
-	memset(c->flags, 0, c->nev * sizeof(*c->flags));
+	memset(out, 0, c->nev * sizeof(*out));
 	for (size_t u = u0; u < u1; u++)
 		for (size_t g = 0; g < c->ngrp; g++)
-			if ((err = read_group(c, u, &c->grp[g])) < 0)
+			if ((err = read_group(c, u, &c->grp[g], out)) < 0)
 				return err;
-	for (size_t e = 0; e < c->nev; e++) {
-		out[e].flags = c->flags[e];
-		pmuk_reading_set(&out[e], c->val[e], c->ena[e], c->run[e]);
-	}
+	for (size_t e = 0; e < c->nev; e++)
+		pmuk_reading_set(&out[e], out[e].value, out[e].time_enabled, out[e].time_running);
 	return 0;
 }
 

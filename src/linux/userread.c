@@ -137,3 +137,37 @@ int pmuk_uread(const struct perf_event_mmap_page *page, const struct pmuk_uread_
 	*running = run + delta;
 	return PMUK_UREAD_OK;
 }
+
+/* A sibling's count alone: its times are the leader's. */
+static int uread_count(const struct perf_event_mmap_page *page, const struct pmuk_uread_ops *ops,
+		       uint64_t *count)
+{
+	const volatile struct perf_event_mmap_page *pc = page;
+	uint64_t cnt;
+	uint32_t seq, idx;
+
+	do {
+		seq = pc->lock;
+		barrier();
+		idx = pc->index;
+		if (!(pc->capabilities & CAP_USER_RDPMC) || idx == 0)
+			return PMUK_UREAD_FALLBACK;
+		cnt = (uint64_t)pc->offset +
+		      pmuk_uread_sext(ops->read_counter(idx - 1, ops->ctx), pc->pmc_width);
+		barrier();
+	} while (pc->lock != seq);
+	*count = cnt;
+	return PMUK_UREAD_OK;
+}
+
+int pmuk_uread_group(void *const *pages, const size_t *members, size_t n,
+		     const struct pmuk_uread_ops *ops, uint64_t *counts, uint64_t *enabled,
+		     uint64_t *running)
+{
+	if (n == 0 || pmuk_uread(pages[members[0]], ops, &counts[0], enabled, running))
+		return PMUK_UREAD_FALLBACK;
+	for (size_t i = 1; i < n; i++)
+		if (uread_count(pages[members[i]], ops, &counts[i]))
+			return PMUK_UREAD_FALLBACK;
+	return PMUK_UREAD_OK;
+}

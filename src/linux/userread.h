@@ -30,6 +30,14 @@ enum {
 int pmuk_uread(const struct perf_event_mmap_page *pc, const struct pmuk_uread_ops *ops,
 	       uint64_t *count, uint64_t *enabled, uint64_t *running);
 
+/* Reads a group (pages[members[0]] is the leader's page): every member's count, and
+ * the leader's times extended to now, which all members share since a group is
+ * scheduled as a unit; one clock read per group. Returns PMUK_UREAD_FALLBACK when
+ * any member cannot be read from user space. */
+int pmuk_uread_group(void *const *pages, const size_t *members, size_t n,
+		     const struct pmuk_uread_ops *ops, uint64_t *counts, uint64_t *enabled,
+		     uint64_t *running);
+
 /* The time extension: ns elapsed since the page was last updated, from a clock value. */
 uint64_t pmuk_uread_delta(uint64_t cyc, uint64_t time_offset, uint32_t time_mult,
 			  uint16_t time_shift);

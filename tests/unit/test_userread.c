@@ -224,6 +224,54 @@ static void test_native_table(void **state)
 #endif
 }
 
+/* Counter value per hardware counter number, for group reads. */
+static uint64_t group_counter(uint32_t counter, void *ctx)
+{
+	return ((uint64_t *)ctx)[counter] | 0xffff000000000000ull; /* above pmc_width 48 */
+}
+
+static uint64_t group_clock_calls;
+
+static uint64_t group_clock(void *ctx)
+{
+	(void)ctx;
+	group_clock_calls++;
+	return 500;
+}
+
+/* A group: the leader's extended times serve every member; each member's count is
+ * its own offset + counter; one clock read per group; any member off its counter
+ * sends the whole group to read(). */
+static void test_group(void **state)
+{
+	static struct perf_event_mmap_page pages[3];
+	uint64_t pmc[8] = { 0, 10, 20, 30, 0, 0, 0, 0 };
+	struct pmuk_uread_ops ops = { group_counter, group_clock, pmc };
+	void *pp[3] = { &pages[0], &pages[1], &pages[2] };
+	size_t members[3] = { 2, 0, 1 }; /* the leader need not be page 0 */
+	uint64_t c[3], e, r;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		craft((uint32_t)(i + 1), 1000 * (i + 1), 48);
+		pages[i] = pg;
+	}
+	pages[2].time_mult = 3; /* leader: delta = 500 * 3 = 1500 ns */
+	group_clock_calls = 0;
+	assert_int_equal(pmuk_uread_group(pp, members, 3, &ops, c, &e, &r), PMUK_UREAD_OK);
+	assert_int_equal(group_clock_calls, 1);
+	assert_int_equal(c[0], 3000 + 20); /* page 2: index 3 -> counter 2 */
+	assert_int_equal(c[1], 1000 + 0);
+	assert_int_equal(c[2], 2000 + 10);
+	assert_int_equal(e, 1000000 + 1500);
+	assert_int_equal(r, 800000 + 1500);
+	pages[1].index = 0; /* a sibling is off its counter */
+	assert_int_equal(pmuk_uread_group(pp, members, 3, &ops, c, &e, &r), PMUK_UREAD_FALLBACK);
+	pages[1].index = 2;
+	pages[2].cap_user_time = 0; /* the leader's times cannot be extended */
+	assert_int_equal(pmuk_uread_group(pp, members, 3, &ops, c, &e, &r), PMUK_UREAD_FALLBACK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_time_extension),
 		cmocka_unit_test(test_time_short),
 		cmocka_unit_test(test_native_table),
+		cmocka_unit_test(test_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
