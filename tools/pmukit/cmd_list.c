@@ -32,8 +32,10 @@ static void usage(FILE *f)
 		   "  --help    this text\n");
 }
 
+/* A reason shared by consecutive events is spelled out once, then referred to. */
 static void print_text(const struct pmu_event_info *v, size_t n)
 {
+	const char *said = NULL;
 	int last = -1;
 
 	for (size_t i = 0; i < n; i++) {
@@ -48,8 +50,12 @@ static void print_text(const struct pmu_event_info *v, size_t n)
 			printf(" [%s]", e->pmu);
 		if (e->desc[0])
 			printf(" %s", e->desc);
-		if (!e->usable)
+		if (!e->usable && said && !strcmp(said, e->reason)) {
+			printf(" (not usable here: as above)");
+		} else if (!e->usable) {
 			printf(" (not usable here: %s)", e->reason);
+			said = e->reason;
+		}
 		putchar('\n');
 	}
 }
