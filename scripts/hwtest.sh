@@ -1,0 +1,150 @@
+#!/bin/bash
+# make hwtest: run pmukit's hardware tests against a real (emulated) PMU.
+#
+# Debian's arm64 kernel boots under qemu-system-aarch64 (TCG, -cpu max, whose Arm
+# PMUv3 is emulated; -icount shift=0 makes instruction and cycle counts exact). pmukit
+# and tests/hw are cross-built statically for aarch64 and packed into a busybox
+# initramfs whose /init is tests/hw/init.sh. The serial log becomes the summary:
+# "ok - NAME" / "FAIL - NAME: why" / "skip - NAME: why" lines, the failing cases
+# named, and "hwtest: N passed, N failed, N skipped" as the last line.
+# See shared/docs/qemu-arm64-pmu.md for the measurements behind every option.
+#
+# Needs root the first time (apt-get install, and a temporary arm64 foreign
+# architecture to download the kernel and busybox packages, removed again).
+# Work dir: build-hw/ (HWTEST_DIR). Downloads in build-hw/dl are reused by later runs;
+# HWTEST_REFRESH=1 fetches the newest kernel again.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+export LC_ALL=C
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+W=${HWTEST_DIR:-$SRC/build-hw}
+TIMEOUT=${HWTEST_TIMEOUT:-150}
+JOBS=$(nproc)
+HOST_PACKAGES="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio cmake make pkg-config"
+T0=$(date +%s%N)
+
+say() {
+	local ms=$((($(date +%s%N) - T0) / 1000000))
+	printf 'hwtest: [%3d.%ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*"
+}
+die() { echo "hwtest: error: $*" >&2; exit 2; }
+is_root() { [ "$(id -u)" -eq 0 ]; }
+apt_q() { apt-get -o DPkg::Lock::Timeout=300 -q "$@"; }
+
+# 1. Host tools (x86-64 packages): the cross compiler, QEMU, cpio.
+missing=""
+for p in $HOST_PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	is_root || die "missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)"
+	say "installing$missing"
+	apt_q update -qq
+	# shellcheck disable=SC2086
+	apt_q install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# 2. The arm64 kernel and a static busybox: downloaded, never installed, through a
+# temporary foreign architecture. The kernel package is whatever the meta package
+# linux-image-arm64 depends on today.
+mkdir -p "$W/dl"
+DL=$W/dl
+have_debs() {
+	compgen -G "$DL/linux-image-*_arm64.deb" >/dev/null &&
+		compgen -G "$DL/busybox-static_*_arm64.deb" >/dev/null
+}
+ADDED_ARCH=0
+drop_arch() {
+	if [ "$ADDED_ARCH" = 1 ]; then
+		ADDED_ARCH=0
+		dpkg --remove-architecture arm64 && apt_q update -qq ||
+			echo "hwtest: warning: could not remove the arm64 architecture again" >&2
+	fi
+}
+trap drop_arch EXIT
+trap 'exit 130' INT TERM
+if [ "${HWTEST_REFRESH:-0}" = 1 ] || ! have_debs; then
+	is_root || die "downloading the arm64 kernel needs root (dpkg --add-architecture arm64)"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+		ADDED_ARCH=1
+	fi
+	say "downloading the arm64 kernel and busybox-static"
+	apt_q update -qq
+	KPKG=$(apt-cache depends linux-image-arm64:arm64 |
+		awk '/Depends: linux-image-[0-9]/ { sub(/:arm64$/, "", $2); print $2; exit }')
+	[ -n "$KPKG" ] || die "linux-image-arm64:arm64 names no kernel package"
+	rm -f "$DL"/*.deb
+	# As root apt warns that the download is unsandboxed: harmless, filtered.
+	(cd "$DL" && apt-get -q download "$KPKG:arm64" busybox-static:arm64 2>&1 |
+		{ grep -v 'unsandboxed' || true; })
+	drop_arch
+	have_debs || die "apt-get download of $KPKG and busybox-static failed"
+fi
+KDEB=$(compgen -G "$DL/linux-image-*_arm64.deb" | sort -V | tail -1)
+BDEB=$(compgen -G "$DL/busybox-static_*_arm64.deb" | sort -V | tail -1)
+say "kernel $(basename "$KDEB"), $(basename "$BDEB")"
+rm -rf "$W/x" && mkdir -p "$W/x"
+# Only the kernel image (an uncompressed arm64 Image) and the busybox binary.
+dpkg-deb --fsys-tarfile "$KDEB" | tar -x -C "$W/x" --wildcards './boot/vmlinuz-*'
+dpkg-deb --fsys-tarfile "$BDEB" | tar -x -C "$W/x" ./bin/busybox
+KERNEL=$(compgen -G "$W/x/boot/vmlinuz-*" | head -1)
+
+# 3. Cross-build pmukit and the hardware tests, static, without the optional libraries.
+say "cross-building pmukit for aarch64"
+B=$W/build
+cmake -S "$SRC" -B "$B" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/aarch64-linux-gnu.cmake" \
+	-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >"$W/cmake.log" 2>&1 ||
+	{ tail -30 "$W/cmake.log"; die "cmake configure failed (log: $W/cmake.log)"; }
+for opt in HWLOC_FOUND:1 PFM_LIBRARY:pfm DW_FOUND:1 LIBDW_FOUND:1; do
+	v=$(sed -n "s/^${opt%%:*}:[A-Z]*=//p" "$B/CMakeCache.txt")
+	case "$v" in
+	*NOTFOUND* | "" | 0) ;;
+	*) die "the cross build found a host library (${opt%%:*}=$v): check the toolchain file" ;;
+	esac
+done
+cmake --build "$B" -j "$JOBS" --target pmukit_cli pmukit_hwtest >"$W/build.log" 2>&1 ||
+	{ grep -E 'error|Error' "$W/build.log" | head -30; die "cross build failed (log: $W/build.log)"; }
+for exe in "$B/pmukit" "$B/tests/hw/pmukit_hwtest"; do
+	aarch64-linux-gnu-readelf -h "$exe" | grep -q 'AArch64' || die "$exe is not an aarch64 binary"
+	! aarch64-linux-gnu-readelf -d "$exe" 2>/dev/null | grep -q NEEDED || die "$exe is not static"
+done
+
+# 4. The initramfs: busybox, the command, the tests, /init.
+R=$W/root
+rm -rf "$R" && mkdir -p "$R/bin"
+cp "$W/x/bin/busybox" "$R/bin/busybox"
+cp "$B/pmukit" "$R/bin/pmukit"
+cp "$B/tests/hw/pmukit_hwtest" "$R/bin/pmukit_hwtest"
+install -m 755 "$SRC/tests/hw/init.sh" "$R/init"
+(cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 >"$W/initrd.cpio.gz"
+
+# 5. Boot. One vCPU with -icount shift=0: the instructions event exists and counts are
+# exact (icount is global across vCPUs). pauth=off: emulated pointer authentication
+# makes Debian's kernel 4x slower. poweroff -f in the guest ends QEMU; panic=-1 and
+# -no-reboot end it when /init dies; -nic none avoids the missing iPXE ROM.
+say "booting the guest"
+LOG=$W/guest.log
+timeout "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off -smp 1 -icount shift=0 \
+	-m 512 -nographic -no-reboot -nic none -kernel "$KERNEL" -initrd "$W/initrd.cpio.gz" \
+	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null 2>&1 |
+	tr -d '\r' | tee "$LOG" | grep --line-buffered -E '^(ok|FAIL|skip|#) ' || true
+say "guest finished"
+
+# 6. The summary, from the serial log alone.
+pass=$(grep -c '^ok - ' "$LOG" || true)
+fail=$(grep -c '^FAIL - ' "$LOG" || true)
+skip=$(grep -c '^skip - ' "$LOG" || true)
+failed=$(grep '^FAIL - ' "$LOG" | sed 's/^FAIL - //; s/:.*//' | tr '\n' ' ' || true)
+if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$LOG"; then
+	echo "FAIL - guest: the test program did not finish; the end of the serial log:"
+	grep -vE '^(ok|FAIL|skip|#) ' "$LOG" | tail -25 | sed 's/^/    /'
+	fail=$((fail + 1))
+	failed="${failed}guest"
+fi
+[ "$fail" -eq 0 ] || echo "failed: $failed"
+say "serial log: $LOG"
+echo "hwtest: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

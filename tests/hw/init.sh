@@ -1,0 +1,21 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# /init of the hwtest guest (scripts/hwtest.sh): mount, let perf use the emulated PMU
+# freely, run the hardware tests, power off. Output goes to the serial console, which
+# the host parses; keep this short: every fork is slow under TCG.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+echo "# guest: $(uname -r), $(dmesg | grep -m1 'hw perfevents' | sed 's/.*hw perfevents: //')"
+# No dynamic sample-rate throttling, a high rate cap, and user-space counter reads.
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+echo 1000000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 1 >/proc/sys/kernel/perf_user_access
+cd /tmp || exit 1
+# QEMU runs with -icount shift=0: counts are exact, the tests hold them to that.
+HWTEST_EXACT=1 PMUKIT=/bin/pmukit /bin/pmukit_hwtest
+echo "# hwtest exit status $?"
+poweroff -f
