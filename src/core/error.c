@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static _Thread_local char detail[512];
+static _Thread_local char detail[1024];
 static pmu_log_fn log_fn;
 static void *log_ctx;
 

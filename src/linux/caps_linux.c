@@ -345,6 +345,11 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 		pmuk_caps_limit(c, 2, "the kernel caps sampling at %d Hz per CPU", s->max_sample_rate);
 }
 
+static int is_x86(const char *arch)
+{
+	return !strcmp(arch, "x86_64") || !strcmp(arch, "i686") || !strcmp(arch, "i386");
+}
+
 static void judge_precise(struct pmuk_caps_judge *j)
 {
 	const struct pmuk_caps_sys *s = j->s;
@@ -380,7 +385,13 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		pmu_remedy(j, 3);
 		return;
 	}
+	/* Only x86 core PMUs (PEBS, IBS) act on precise_ip; arm_pmu accepts and ignores it. */
 	precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
+	if (precise && !is_x86(l->arch)) {
+		pmuk_caps_fact(c, 3, "precise_ip_ignored", "the kernel accepts precise_ip on this "
+			       "architecture's core PMU without reducing skid", "%s", l->arch);
+		precise = 0;
+	}
 	branch = l->branch_err != PMUK_NOT_PROBED ? l->branch_err == 0 : s->lbr_depth > 0;
 	datasrc = s->have_spe || s->have_ibs_op || (precise && !strcmp(s->vendor, "GenuineIntel"));
 	if (precise && !strcmp(s->vendor, "GenuineIntel"))
@@ -395,8 +406,9 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	if (branch)
 		strcat(surf, "branch stack, ");
 	if (!surf[0]) {
-		pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "the PMU offers neither precise sampling "
-			      "(precise_ip 0 only), a data-source PMU (PEBS, IBS, SPE) nor branch stacks");
+		pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "the %s PMU offers neither precise sampling "
+			      "(no PEBS/IBS; on Arm that needs the SPE PMU, arm_spe, absent here), a "
+			      "data-source PMU nor branch stacks", s->core[0].name);
 		if (j->vm)
 			pmuk_caps_remedy(c, 3, "virtual PMUs rarely pass PEBS/LBR through; run on bare metal");
 		return;

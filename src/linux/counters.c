@@ -49,7 +49,7 @@ static void group_text(const struct pmu_event *ev, const size_t *m, size_t n, ch
 
 static int budget_group(const struct pmu_event *ev, const size_t *m, size_t n)
 {
-	char gtext[512];
+	char gtext[200];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pmu_event *e = &ev[m[i]];
@@ -240,7 +240,7 @@ static void group_cpus(struct pmu_counters *c, struct pmuk_cgroup *g)
 static int sibling_rejected(struct pmu_counters *c, struct pmuk_cgroup *g, const struct pmu_event *e)
 {
 	struct pmu_device d;
-	char gtext[512];
+	char gtext[200];
 
 	group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
 	if (device_lookup(event_pmu(e), &d) == 0 && d.gp_counters >= 0 && d.fixed_counters >= 0)
@@ -262,13 +262,44 @@ static int arm_core(const struct pmu_event *e)
 }
 #endif
 
+/* Asks the kernel whether the hardware members of g fit its PMU together. The real
+ * group is opened with its leader disabled, and some kernels (arm64) leave a disabled
+ * leader out of that check, so a group one counter too large would open and never
+ * run. The probe opens the members on the calling thread with the leader enabled,
+ * and closes them at once; only a rejected sibling (EINVAL) means anything here. */
+static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
+{
+	int fds[64], nfd = 0, err = 0;
+
+	for (size_t i = 0; i < g->n && nfd < 64; i++) {
+		const struct pmu_event *e = &c->ev[g->m[i]];
+		struct pmuk_open_flags f = { 0 };
+		struct perf_event_attr attr;
+		int fd;
+
+		if (!pmuk_event_is_hw(e))
+			continue;
+		pmuk_perf_attr(e, &f, &attr);
+		fd = pmuk_perf_open(&attr, 0, -1, nfd ? fds[0] : -1);
+		if (fd < 0) {
+			if (-fd == EINVAL && nfd > 0)
+				err = sibling_rejected(c, g, e);
+			break;
+		}
+		fds[nfd++] = fd;
+	}
+	while (nfd > 0)
+		close(fds[--nfd]);
+	return err;
+}
+
 /* Opens group g on unit u. Returns 0, 1 when a thread vanished meanwhile, or an error. */
 static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 		      const struct pmu_counters_opts *o)
 {
 	int pid = c->cpu_target ? -1 : c->unit[u], cpu = c->cpu_target ? c->unit[u] : -1;
 	int leader = -1;
-	char gtext[512];
+	char gtext[200];
 
 	if (c->cpu_target && g->cpus[0] && !cpulist_has(g->cpus, cpu))
 		return 0;
@@ -422,6 +453,9 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		goto fail;
 	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
 		group_cpus(c, &c->grp[g]);
+	for (size_t g = 0; g < c->ngrp; g++)
+		if (c->grp[g].n > 1 && (err = probe_fit(c, &c->grp[g])) < 0)
+			goto fail;
 	for (size_t u = 0; u < c->nunits; u++) {
 		int vanished = 0;
 

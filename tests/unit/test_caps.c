@@ -347,6 +347,25 @@ static void test_root_pmu_available(void **state)
 	pmu_caps_free(c);
 }
 
+/* arm_pmu accepts precise_ip and ignores it: without SPE there is no precise sampling. */
+static void test_arm64_precise_ignored(void **state)
+{
+	struct pmuk_caps_live l = live_ok(1);
+	struct pmu_caps *c;
+
+	(void)state;
+	set_root_caps();
+	put_core_pmu("armv8_pmuv3_0", 6, "0-3\n");
+	snprintf(l.arch, sizeof(l.arch), "aarch64");
+	l.branch_err = EOPNOTSUPP;
+	c = probe(&l);
+	assert_status(c, 1, PMU_CAP_AVAILABLE);
+	assert_status(c, 3, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, 3, "SPE");
+	assert_string_equal(fact(c, "precise_ip_ignored"), "aarch64");
+	pmu_caps_free(c);
+}
+
 static void test_hybrid(void **state)
 {
 	struct pmuk_caps_live l = live_ok(1);
@@ -583,6 +602,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paranoid3_nonroot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paranoid2_nonroot_pmu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_pmu_available, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arm64_precise_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_no_pmu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_owners, setup, teardown),
