@@ -8,6 +8,7 @@
 #include <pmukit/error.h>
 #include <pmukit/events.h>
 #include <pmukit/counting.h>
+#include <pmukit/sampling.h>
 #include <pmukit/command.h>
 #include <pmukit/topology.h>
 #include <pmukit/caps.h>

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/* Sampling on Linux: every event opened with a sample period or frequency, one
+ * mmap'ed ring per thread or CPU; the other events of that thread or CPU write
+ * into it too (PERF_EVENT_IOC_SET_OUTPUT), so each ring is in time order. */
+#include <pmukit/sampling.h>
+
+#include "linux/perf_event.h"
+#include "linux/ring.h"
+#include "linux/sample_decode.h"
+#include "linux/sampler.h"
+#include "linux/target.h"
+#include "core/error.h"
+#include "core/sysroot.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct sring {
+	struct pmuk_ring ring;
+	void *map;             /* NULL: this unit is not open (its thread vanished) */
+	int fd;                /* the event the ring is mapped from */
+	int hung;              /* its thread exited */
+};
+
+struct pmu_sampler {
+	struct pmu_event *ev;
+	size_t nev;
+	struct pmuk_units units;
+	int *fd;               /* [unit * nev + event], -1 when not open */
+	uint64_t *id;          /* [unit * nev + event] kernel event ids */
+	int *gfd;              /* [group] leader fd while opening one unit */
+	struct sring *ring;    /* [unit] */
+	struct pollfd *pfd;    /* [unit] */
+	size_t pagesz, mapsz;
+	uint64_t *bounce;
+	struct pmuk_sample_fmt fmt;
+	struct pmu_sampler_stats st;
+	/* the read in progress */
+	size_t cur;
+	pmu_record_fn cb;
+	void *cbctx;
+	int stopped;
+	int decode_err;
+};
+
+static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opts *o, int first,
+			struct perf_event_attr *a)
+{
+	struct pmuk_open_flags f = { .disabled = 1 };
+
+	pmuk_perf_attr(ev, &f, a);
+	a->read_format = PERF_FORMAT_ID;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->use_freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else {
+		a->sample_period = o->period;
+	}
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	if (o->exclude_kernel)
+		a->exclude_kernel = 1;
+	/* Side-band records once per ring, not once per event. */
+	if (first && o->task)
+		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+	if (first && o->context_switch)
+		a->context_switch = 1;
+}
+
+static int open_fail(int err, const struct pmu_event *ev, const struct perf_event_attr *a,
+		     int pid, int cpu)
+{
+	struct pmuk_open_ctx ctx = { ev, pid, cpu, 0, ev->name };
+	struct pmu_device d;
+	char path[4096];
+	int max;
+
+	if ((err == EINVAL || err == EOPNOTSUPP) && ev->precise_ip &&
+	    pmu_device_core_list(&d, 1) > 0)
+		return pmuk_fail(PMU_ENOTSUP, "precise sampling not supported by this PMU: %s asks "
+				 "for precise_ip=%u, which the %s PMU rejects; drop a 'p' modifier",
+				 ev->name, ev->precise_ip, ev->pmu[0] ? ev->pmu : d.name);
+	if (err == EINVAL && a->freq &&
+	    pmuk_path(path, sizeof(path), "/proc/sys/kernel/perf_event_max_sample_rate") == 0 &&
+	    pmuk_read_int(path, &max) == 0 && a->sample_freq > (uint64_t)max)
+		return pmuk_fail(PMU_EINVAL, "sampling %s at %llu Hz exceeds "
+				 "kernel.perf_event_max_sample_rate=%d; ask for a lower frequency or "
+				 "raise the sysctl", ev->name, (unsigned long long)a->sample_freq, max);
+	if (err == EOPNOTSUPP && !pmuk_event_is_hw(ev))
+		return pmuk_fail(PMU_ENOTSUP, "%s cannot be sampled (EOPNOTSUPP): its PMU only "
+				 "counts; count it with pmu_counters_open instead", ev->name);
+	return pmuk_perf_fail(err, &ctx);
+}
+
+static int map_fail(int err, const struct pmu_sampler *s, const struct pmu_event *ev)
+{
+	char path[4096], kb[32] = "unreadable", lim[32] = "unknown";
+	struct rlimit rl;
+	int v;
+
+	if (err == EPERM) {
+		if (pmuk_path(path, sizeof(path), "/proc/sys/kernel/perf_event_mlock_kb") == 0 &&
+		    pmuk_read_int(path, &v) == 0)
+			snprintf(kb, sizeof(kb), "%d", v);
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+			snprintf(lim, sizeof(lim), rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "%llu",
+				 (unsigned long long)rl.rlim_cur / 1024);
+		return pmuk_fail(PMU_EPERM, "cannot lock a %zu KiB ring buffer for %s: the locked-"
+				 "memory allowance for perf rings is used up (kernel.perf_event_mlock_kb"
+				 "=%s KiB per CPU and user, then RLIMIT_MEMLOCK=%s KiB); use fewer pages "
+				 "per ring or sample fewer threads, or raise it with sysctl -w "
+				 "kernel.perf_event_mlock_kb=N (CAP_IPC_LOCK is exempt)",
+				 s->mapsz / 1024, ev->name, kb, lim);
+	}
+	if (err == ENOMEM)
+		return pmuk_fail(PMU_ENOMEM, "out of memory mapping a %zu KiB ring buffer for %s",
+				 s->mapsz / 1024, ev->name);
+	return pmuk_fail(PMU_EIO, "mmap of the ring buffer of %s failed: %s", ev->name,
+			 strerror(err));
+}
+
+static int map_ring(struct pmu_sampler *s, size_t u, int fd, const struct pmu_event *ev)
+{
+	struct sring *r = &s->ring[u];
+	void *m = mmap(NULL, s->mapsz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return map_fail(errno, s, ev);
+	r->map = m;
+	r->fd = fd;
+	return pmuk_ring_init(&r->ring, m, (unsigned char *)m + s->pagesz, s->mapsz - s->pagesz,
+			      s->bounce);
+}
+
+static void close_unit(struct pmu_sampler *s, size_t u)
+{
+	if (s->ring[u].map)
+		munmap(s->ring[u].map, s->mapsz);
+	s->ring[u].map = NULL;
+	s->ring[u].fd = -1;
+	for (size_t e = 0; e < s->nev; e++) {
+		if (s->fd[u * s->nev + e] >= 0)
+			close(s->fd[u * s->nev + e]);
+		s->fd[u * s->nev + e] = -1;
+	}
+}
+
+/* Opens every event on unit u. 0, 1 when its thread vanished meanwhile, or an error. */
+static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_opts *o)
+{
+	int pid = s->units.cpu ? -1 : s->units.id[u], cpu = s->units.cpu ? s->units.id[u] : -1;
+
+	for (size_t e = 0; e < s->nev; e++)
+		s->gfd[e] = -1;
+	for (size_t e = 0; e < s->nev; e++) {
+		const struct pmu_event *ev = &s->ev[e];
+		size_t g = ev->group >= 0 && (size_t)ev->group < s->nev ? (size_t)ev->group : e;
+		int first = !s->ring[u].map, leader = ev->group_leader || s->gfd[g] < 0;
+		struct perf_event_attr a;
+		int fd, err;
+
+		sample_attr(ev, o, first, &a);
+		if (e == 0)
+			pmuk_sample_fmt_of(&a, &s->fmt);
+		fd = pmuk_perf_open(&a, pid, cpu, leader ? -1 : s->gfd[g]);
+		if (fd == -ESRCH && !s->units.cpu && s->units.n > 1)
+			return 1; /* the thread exited since /proc listed it */
+		if (fd < 0)
+			return open_fail(-fd, ev, &a, pid, cpu);
+		s->fd[u * s->nev + e] = fd;
+		if (leader)
+			s->gfd[g] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &s->id[u * s->nev + e]) < 0)
+			return pmuk_fail(PMU_EIO, "PERF_EVENT_IOC_ID on %s failed: %s", ev->name,
+					 strerror(errno));
+		if (first)
+			err = map_ring(s, u, fd, ev);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring[u].fd) < 0)
+			err = pmuk_fail(PMU_EIO, "cannot send the samples of %s to the ring of %s "
+					"(PERF_EVENT_IOC_SET_OUTPUT): %s", ev->name, s->ev[0].name,
+					strerror(errno));
+		else
+			err = 0;
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int check_opts(const struct pmu_sampler_opts *opts, struct pmu_sampler_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (opts)
+		memcpy(o, opts, opts->sz && opts->sz < sizeof(*o) ? opts->sz : sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!o->use_freq && o->period == 0) {
+		o->use_freq = 1;
+		o->freq = 1000;
+	}
+	if (o->use_freq && o->freq == 0)
+		return pmuk_fail(PMU_EINVAL, "frequency sampling needs freq > 0 samples per second");
+	if (o->pages == 0)
+		o->pages = 64;
+	if ((o->pages & (o->pages - 1)) || o->pages > (1u << 20))
+		return pmuk_fail(PMU_EINVAL, "ring buffer pages must be a power of two up to 2^20 "
+				 "(got %u)", o->pages);
+	return 0;
+}
+
+static int alloc_arrays(struct pmu_sampler *s)
+{
+	size_t n = s->units.n;
+
+	s->fd = malloc(n * s->nev * sizeof(*s->fd));
+	s->id = calloc(n * s->nev, sizeof(*s->id));
+	s->gfd = calloc(s->nev, sizeof(*s->gfd));
+	s->ring = calloc(n, sizeof(*s->ring));
+	s->pfd = calloc(n, sizeof(*s->pfd));
+	s->bounce = malloc(PMUK_RING_BOUNCE);
+	if (!s->fd || !s->id || !s->gfd || !s->ring || !s->pfd || !s->bounce)
+		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
+				 s->nev, n);
+	for (size_t i = 0; i < n * s->nev; i++)
+		s->fd[i] = -1;
+	for (size_t u = 0; u < n; u++)
+		s->ring[u].fd = -1;
+	return 0;
+}
+
+int pmuk_sampler_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			     const struct pmu_sampler_opts *opts, struct pmu_sampler **out)
+{
+	struct pmu_sampler_opts o;
+	struct pmu_sampler *s;
+	size_t opened = 0;
+	int err;
+
+	if (!ev || n == 0 || !t || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_sampler_open needs events, a target and an out "
+				 "pointer");
+	*out = NULL;
+	if ((err = check_opts(opts, &o)) < 0)
+		return err;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->ev = malloc(n * sizeof(*ev)))) {
+		free(s);
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
+	}
+	memcpy(s->ev, ev, n * sizeof(*ev));
+	s->nev = n;
+	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	s->mapsz = (1 + (size_t)o.pages) * s->pagesz;
+	if ((err = pmuk_target_units(t, &s->units)) < 0 || (err = alloc_arrays(s)) < 0)
+		goto fail;
+	for (size_t u = 0; u < s->units.n; u++) {
+		err = open_unit(s, u, &o);
+		if (err < 0)
+			goto fail;
+		if (err == 1)
+			close_unit(s, u);
+		else
+			opened++;
+	}
+	if (opened == 0) {
+		err = pmuk_fail(PMU_ESRCH, "no such process %d (its threads exited while opening)",
+				t->pid);
+		goto fail;
+	}
+	if (!o.start_disabled && (err = pmu_sampler_enable(s)) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	pmu_sampler_close(s);
+	return err;
+}
+
+int pmu_sampler_open(const struct pmu_event_list *events, const struct pmu_target *target,
+		     const struct pmu_sampler_opts *opts, struct pmu_sampler **out)
+{
+	size_t n = events ? pmu_event_list_count(events) : 0;
+	struct pmu_event *ev;
+	int err;
+
+	if (n == 0)
+		return pmuk_fail(PMU_EINVAL, "pmu_sampler_open needs a non-empty event list");
+	ev = malloc(n * sizeof(*ev));
+	if (!ev)
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
+	for (size_t i = 0; i < n; i++)
+		ev[i] = *pmu_event_list_get(events, i);
+	err = pmuk_sampler_open_events(ev, n, target, opts, out);
+	free(ev);
+	return err;
+}
+
+static int ioctl_all(struct pmu_sampler *s, unsigned long req, const char *what)
+{
+	if (!s)
+		return pmuk_fail(PMU_EINVAL, "no sampler");
+	for (size_t i = 0; i < s->units.n * s->nev; i++)
+		if (s->fd[i] >= 0 && ioctl(s->fd[i], req, 0) < 0)
+			return pmuk_fail(PMU_EIO, "cannot %s sampling %s: %s", what,
+					 s->ev[i % s->nev].name, strerror(errno));
+	return 0;
+}
+
+int pmu_sampler_enable(struct pmu_sampler *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "start");
+}
+
+int pmu_sampler_disable(struct pmu_sampler *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "stop");
+}
+
+int pmu_sampler_poll(struct pmu_sampler *s, int timeout_ms)
+{
+	size_t live = 0;
+	int n, ready = 0;
+
+	if (!s)
+		return pmuk_fail(PMU_EINVAL, "no sampler");
+	for (size_t u = 0; u < s->units.n; u++) {
+		int on = s->ring[u].map && !s->ring[u].hung;
+
+		s->pfd[u].fd = on ? s->ring[u].fd : -1;
+		s->pfd[u].events = POLLIN;
+		s->pfd[u].revents = 0;
+		live += on;
+	}
+	if (live == 0)
+		return pmuk_fail(PMU_ESRCH, "every sampled thread has exited");
+	n = poll(s->pfd, s->units.n, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : pmuk_fail(PMU_EIO, "poll on the sample rings failed: %s",
+						      strerror(errno));
+	for (size_t u = 0; u < s->units.n; u++) {
+		if (s->pfd[u].revents & (POLLHUP | POLLERR | POLLNVAL))
+			s->ring[u].hung = 1;
+		ready += s->pfd[u].revents != 0;
+	}
+	return ready;
+}
+
+static int32_t event_of(const struct pmu_sampler *s, size_t u, uint64_t id)
+{
+	for (size_t e = 0; e < s->nev; e++)
+		if (s->id[u * s->nev + e] == id)
+			return (int32_t)e;
+	return -1;
+}
+
+static int on_record(void *rec, size_t size, void *ctx)
+{
+	struct pmu_sampler *s = ctx;
+	struct pmu_record r;
+	int ret = pmuk_decode_record(&s->fmt, rec, size, &r);
+
+	if (ret != 0) {
+		/* a bad record is skipped: the ring framing around it is intact */
+		if (ret < 0) {
+			s->decode_err = ret;
+			s->st.corrupt++;
+		} else {
+			s->st.skipped++;
+		}
+		return 0;
+	}
+	if (r.has & PMU_HAS_ID)
+		r.event = event_of(s, s->cur, r.id);
+	s->st.records++;
+	if (r.kind == PMU_RECORD_SAMPLE)
+		s->st.samples++;
+	else if (r.kind == PMU_RECORD_LOST && r.lost.samples)
+		s->st.lost_samples += r.lost.count;
+	else if (r.kind == PMU_RECORD_LOST)
+		s->st.lost += r.lost.count;
+	else if (r.kind == PMU_RECORD_THROTTLE)
+		s->st.throttles++;
+	else if (r.kind == PMU_RECORD_UNTHROTTLE)
+		s->st.unthrottles++;
+	ret = s->cb(&r, s->cbctx);
+	s->stopped = ret != 0;
+	return ret;
+}
+
+int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
+{
+	int err = 0, ret;
+
+	if (!s || !cb)
+		return pmuk_fail(PMU_EINVAL, "pmu_sampler_read needs a sampler and a callback");
+	s->cb = cb;
+	s->cbctx = ctx;
+	s->decode_err = 0;
+	for (size_t u = 0; u < s->units.n; u++) {
+		if (!s->ring[u].map)
+			continue;
+		s->cur = u;
+		s->stopped = 0;
+		ret = pmuk_ring_drain(&s->ring[u].ring, on_record, s);
+		if (s->stopped)
+			return ret;
+		if (ret < 0) {
+			s->st.corrupt++;
+			err = ret;
+		}
+	}
+	if (s->decode_err && !err)
+		err = s->decode_err;
+	return err;
+}
+
+int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out)
+{
+	if (!s || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_sampler_stats needs a sampler and an output");
+	*out = s->st;
+	return 0;
+}
+
+size_t pmu_sampler_event_count(const struct pmu_sampler *s)
+{
+	return s ? s->nev : 0;
+}
+
+const struct pmu_event *pmu_sampler_event(const struct pmu_sampler *s, size_t i)
+{
+	return s && i < s->nev ? &s->ev[i] : NULL;
+}
+
+void pmu_sampler_close(struct pmu_sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t u = 0; s->fd && s->ring && u < s->units.n; u++)
+		close_unit(s, u);
+	pmuk_units_free(&s->units);
+	free(s->ev);
+	free(s->fd);
+	free(s->id);
+	free(s->gfd);
+	free(s->ring);
+	free(s->pfd);
+	free(s->bounce);
+	free(s);
+}
