@@ -128,6 +128,7 @@ static void probe_ring(struct pmuk_caps_live *l)
 	       !__atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE))
 		for (int i = 0; i < 10000; i++)
 			sink += (uint64_t)i;
+	(void)sink;
 	l->sw_sample_records = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) > 0;
 	munmap(base, len);
 	close(fd);

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		while (now_ms() < end)
 			for (int i = 0; i < 10000; i++)
 				x += (unsigned long)i;
+		(void)x;
 	}
 	return status;
 }
