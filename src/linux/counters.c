@@ -3,6 +3,7 @@
  * PERF_FORMAT_GROUP into a buffer allocated at open, summed over threads/CPUs. */
 #include "linux/counters.h"
 #include "linux/perf_event.h"
+#include "linux/target.h"
 #include "core/cpulist.h"
 #include "core/error.h"
 #include "core/scale.h"
@@ -150,77 +151,15 @@ static int cpulist_has(const char *s, int cpu)
 /* Parses "0-3,6" into a newly allocated array. */
 static int units_of(struct pmu_counters *c, const struct pmu_target *t)
 {
-	char path[4096], buf[4096];
-	struct dirent *de;
-	size_t cap = 16;
-	DIR *d;
-	int err, oom;
+	struct pmuk_units u;
+	int err = pmuk_target_units(t, &u);
 
-	switch (t->kind) {
-	case PMU_TARGET_SELF:
-	case PMU_TARGET_TID:
-		if (t->kind == PMU_TARGET_TID && t->pid <= 0)
-			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_TID needs a thread id > 0 (got %d)",
-					 t->pid);
-		c->unit = malloc(sizeof(int));
-		if (!c->unit)
-			return pmuk_fail(PMU_ENOMEM, "out of memory");
-		c->unit[0] = t->kind == PMU_TARGET_SELF ? 0 : t->pid;
-		c->nunits = 1;
-		return 0;
-	case PMU_TARGET_PID:
-		if (t->pid <= 0)
-			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_PID needs a process id > 0 (got %d)",
-					 t->pid);
-		if ((err = pmuk_path(path, sizeof(path), "/proc/%d/task", t->pid)) < 0)
-			return err;
-		if (!(d = opendir(path)))
-			return errno == ENOENT ? pmuk_fail(PMU_ESRCH, "no such process %d", t->pid)
-			       : pmuk_fail(PMU_EIO, "cannot list the threads of %d (%s): %s",
-					   t->pid, path, strerror(errno));
-		c->unit = malloc(cap * sizeof(int));
-		oom = !c->unit;
-		while (!oom && (de = readdir(d))) {
-			if (de->d_name[0] < '0' || de->d_name[0] > '9')
-				continue;
-			if (c->nunits == cap) {
-				int *nu = realloc(c->unit, (cap *= 2) * sizeof(int));
-				if (!(oom = !nu))
-					c->unit = nu;
-				else
-					break;
-			}
-			c->unit[c->nunits++] = atoi(de->d_name);
-		}
-		closedir(d);
-		if (oom)
-			return pmuk_fail(PMU_ENOMEM, "out of memory listing the threads of %d", t->pid);
-		if (c->nunits == 0)
-			return pmuk_fail(PMU_ESRCH, "no such process %d (it has no threads left)", t->pid);
-		return 0;
-	case PMU_TARGET_CPUS:
-		c->cpu_target = 1;
-		if (t->cpus) {
-			if (t->ncpus == 0)
-				return pmuk_fail(PMU_EINVAL, "PMU_TARGET_CPUS with an empty CPU array");
-			c->unit = malloc(t->ncpus * sizeof(int));
-			if (!c->unit)
-				return pmuk_fail(PMU_ENOMEM, "out of memory");
-			memcpy(c->unit, t->cpus, t->ncpus * sizeof(int));
-			c->nunits = t->ncpus;
-			return 0;
-		}
-		if ((err = pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/online")) < 0)
-			return err;
-		if ((err = pmuk_read_text(path, buf, sizeof(buf))) < 0)
-			return pmuk_fail(err, "cannot read the online CPUs from %s", path);
-		if ((err = pmuk_cpulist_parse(buf, &c->unit, &c->nunits)) < 0)
-			return err;
-		if (c->nunits == 0)
-			return pmuk_fail(PMU_EFORMAT, "%s lists no CPU (\"%s\")", path, buf);
-		return 0;
-	}
-	return pmuk_fail(PMU_EINVAL, "unknown target kind %d", (int)t->kind);
+	if (err < 0)
+		return err;
+	c->unit = u.id;
+	c->nunits = u.n;
+	c->cpu_target = u.cpu;
+	return 0;
 }
 
 /* Hybrid: a group of hardware events only exists on the CPUs of its PMU. */

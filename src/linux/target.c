@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Target expansion: /proc/PID/task for a process, /sys/.../cpu/online for all CPUs. */
 #include "linux/target.h"
+#include "core/cpulist.h"
 #include "core/error.h"
 #include "core/sysroot.h"
 
@@ -52,31 +53,17 @@ static int threads_of(int pid, struct pmuk_units *u)
 	return 0;
 }
 
-/* "0-3,6" */
 static int online_cpus(struct pmuk_units *u)
 {
-	char path[4096], buf[4096], *s = buf, *end;
-	size_t cap = 0;
+	char path[4096], buf[4096];
 	int err;
 
 	if ((err = pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/online")) < 0)
 		return err;
 	if ((err = pmuk_read_text(path, buf, sizeof(buf))) < 0)
 		return pmuk_fail(err, "cannot read the online CPUs from %s", path);
-	while (*s) {
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s || a < 0)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long x = a; x <= b && x < 65536; x++)
-			if ((err = push(u, &cap, x)) < 0)
-				return err;
-		if (*end != ',')
-			break;
-		s = end + 1;
-	}
+	if ((err = pmuk_cpulist_parse(buf, &u->id, &u->n)) < 0)
+		return err;
 	if (u->n == 0)
 		return pmuk_fail(PMU_EFORMAT, "%s lists no CPU (\"%s\")", path, buf);
 	return 0;
