@@ -8,6 +8,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_caps(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_etl(int argc, char **argv);
 
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);

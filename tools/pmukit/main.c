@@ -16,6 +16,7 @@ static const struct verb verbs[] = {
 	{ "list", cmd_list, "list the events usable on this host" },
 	{ "caps", cmd_caps, "what this host can and cannot measure, and why" },
 	{ "topo", cmd_topo, "CPU topology: packages, cores, caches, NUMA nodes" },
+	{ "etl", cmd_etl, "read Windows .etl traces: info, threads, dump" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/* .etl files: buffers, their per-CPU streams, resynchronisation after
+ * corruption, and the time-ordered merge of the streams. */
+#include "formats/etl_int.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define ANY_CPU UINT32_MAX
+#define MAX_CPUS 2048
+
+static int seek_to(FILE *f, uint64_t off)
+{
+#ifdef _WIN32
+	return _fseeki64(f, (long long)off, SEEK_SET);
+#else
+	return fseeko(f, (off_t)off, SEEK_SET);
+#endif
+}
+
+static size_t read_at(struct pmu_etl *r, uint64_t off, void *buf, size_t n)
+{
+	if (off >= r->file_size)
+		return 0;
+	if (n > r->file_size - off)
+		n = (size_t)(r->file_size - off);
+	if (seek_to(r->f, off))
+		return 0;
+	return fread(buf, 1, n, r->f);
+}
+
+void pmuk_etl_problem(struct pmu_etl *r, uint64_t skipped, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->st.last_problem, sizeof(r->st.last_problem), fmt, ap);
+	va_end(ap);
+	r->st.problems++;
+	r->st.bytes_skipped += skipped;
+	pmuk_log(PMU_LOG_WARN, "etl: %s", r->st.last_problem);
+	if (r->opts.on_problem)
+		r->opts.on_problem(r->st.last_problem, r->opts.problem_ctx);
+}
+
+static void bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
+{
+	h->size = le32(p);
+	h->saved = le32(p + 0x04);
+	h->filled = le32(p + 0x30);
+	h->seq = le64(p + 0x18);
+	h->flags = le16(p + 0x34);
+	h->type = le16(p + 0x36);
+	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & 0x7FF) : p[0x28];
+}
+
+/* Why h cannot be a buffer header, or NULL. */
+static const char *bufhdr_bad(const struct etl_bufhdr *h)
+{
+	if (h->size < ETL_BUF_HDR)
+		return "BufferSize is smaller than the 72-byte buffer header";
+	if (h->size > ETL_MAX_BUFFER)
+		return "BufferSize is larger than 64 MiB";
+	if (h->type > 15 || (h->flags & 0xFF00))
+		return "BufferType/BufferFlag hold undefined values";
+	if (h->flags & ETL_FLAG_COMPRESSED) {
+		if (h->saved < ETL_BUF_HDR || h->saved > ETL_MAX_BUFFER)
+			return "SavedOffset of a compressed buffer is out of range";
+	} else {
+		uint32_t end = h->filled ? h->filled : h->saved;
+		if (end > h->size || (end && end < ETL_BUF_HDR))
+			return "the filled size (0x30, else SavedOffset) lies outside the buffer";
+	}
+	return NULL;
+}
+
+/* Stricter test used while hunting for the next buffer in corrupt data. */
+static int plausible(const uint8_t *p, size_t avail)
+{
+	struct etl_bufhdr h;
+
+	if (avail < ETL_BUF_HDR + 4)
+		return 0;
+	bufhdr_decode(p, &h);
+	if (bufhdr_bad(&h) || h.type > 7 || h.size < ETL_BUF_HDR + 8)
+		return 0;
+	if (h.flags & ETL_FLAG_COMPRESSED)
+		return h.saved > ETL_BUF_HDR;
+	uint32_t end = h.filled ? h.filled : h.saved;
+	if (end <= ETL_BUF_HDR)
+		return end == ETL_BUF_HDR;
+	const uint8_t *m = p + ETL_BUF_HDR;
+	return (m[3] & 0x80) && m[2] >= 1 && m[2] <= 21;
+}
+
+/* First plausible buffer header at or after from; file_size if none. */
+static uint64_t resync(struct pmu_etl *r, uint64_t from)
+{
+	enum { CHUNK = 65536 };
+	uint8_t *win = malloc(CHUNK + ETL_BUF_HDR + 4);
+	uint64_t off = from;
+
+	if (!win)
+		return r->file_size;
+	while (off + ETL_BUF_HDR + 4 <= r->file_size) {
+		size_t got = read_at(r, off, win, CHUNK + ETL_BUF_HDR + 4);
+		if (got < ETL_BUF_HDR + 4)
+			break;
+		size_t last = got - (ETL_BUF_HDR + 4);
+		for (size_t i = 0; i <= last; i++) {
+			if (plausible(win + i, got - i)) {
+				free(win);
+				return off + i;
+			}
+		}
+		off += last + 1;
+	}
+	free(win);
+	return r->file_size;
+}
+
+/* The next buffer at or after s->scan_off belonging to s (any CPU if s is
+ * NULL); reports bad headers unless quiet. Returns 0 with *off set, 1 at the end. */
+static int next_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t *scan_off,
+		       uint32_t *scan_index, int quiet, uint64_t *off, struct etl_bufhdr *h)
+{
+	uint8_t raw[ETL_BUF_HDR];
+
+	while (*scan_off < r->file_size) {
+		uint64_t at = *scan_off;
+		size_t got = read_at(r, at, raw, sizeof(raw));
+		if (got < sizeof(raw)) {
+			if (!quiet)
+				pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing bytes "
+						 "are too short for a 72-byte WMI_BUFFER_HEADER",
+						 *scan_index, (unsigned long long)at, got);
+			*scan_off = r->file_size;
+			return 1;
+		}
+		bufhdr_decode(raw, h);
+		const char *why = bufhdr_bad(h);
+		if (why) {
+			uint64_t next = resync(r, at + 1);
+			if (!quiet)
+				pmuk_etl_problem(r, next - at, "buffer %u at offset 0x%llx: %s (BufferSize "
+						 "%u, SavedOffset %u, 0x30 %u); expected a WMI_BUFFER_HEADER; "
+						 "skipped %llu bytes to the next buffer",
+						 *scan_index, (unsigned long long)at, why, h->size,
+						 h->saved, h->filled, (unsigned long long)(next - at));
+			*scan_off = next;
+			(*scan_index)++;
+			continue;
+		}
+		if (h->size > r->file_size - at && !quiet)
+			pmuk_etl_problem(r, 0, "buffer %u at offset 0x%llx: BufferSize %u runs past the "
+					 "end of the file (%llu bytes): the file is truncated",
+					 *scan_index, (unsigned long long)at, h->size,
+					 (unsigned long long)r->file_size);
+		*scan_off = at + h->size;
+		(*scan_index)++;
+		if (!s || s->cpu == ANY_CPU || s->cpu == h->cpu) {
+			*off = at;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint8_t *n = realloc(*p, need);
+	if (!n)
+		return pmuk_fail(PMU_ENOMEM, "no memory for a %zu-byte .etl buffer", need);
+	*p = n;
+	*cap = need;
+	return 0;
+}
+
+/* Reads (and decompresses) the buffer at off into s. */
+static int load_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t off,
+		       const struct etl_bufhdr *h, uint32_t index)
+{
+	size_t avail = (size_t)(r->file_size - off < h->size ? r->file_size - off : h->size);
+	int err;
+
+	s->buf_off = off;
+	s->buf_index = index;
+	s->buf_cpu = h->cpu;
+	s->pos = ETL_BUF_HDR;
+	s->end = ETL_BUF_HDR;
+	r->st.buffers++;
+	r->st.bytes += avail;
+	if (h->flags & ETL_FLAG_EVENTS_LOST)
+		r->st.events_lost_flagged++;
+	if (h->flags & ETL_FLAG_COMPRESSED) {
+		r->st.compressed_buffers++;
+		if ((err = grow(&r->zbuf, &r->zcap, avail)) ||
+		    (err = grow(&s->data, &s->cap, h->saved)))
+			return err;
+		if (read_at(r, off, r->zbuf, avail) != avail)
+			return pmuk_fail(PMU_EIO, "reading .etl buffer %u at offset 0x%llx failed: %s",
+					 index, (unsigned long long)off, strerror(errno));
+		memcpy(s->data, r->zbuf, ETL_BUF_HDR);
+		size_t want = h->saved - ETL_BUF_HDR;
+		size_t got = pmuk_etl_lz77(r->zbuf + ETL_BUF_HDR, avail - ETL_BUF_HDR,
+					   s->data + ETL_BUF_HDR, want);
+		if (got < want)
+			pmuk_etl_problem(r, 0, "buffer %u at offset 0x%llx: compressed data decodes to "
+					 "%zu of the %zu bytes SavedOffset announces", index,
+					 (unsigned long long)off, got, want);
+		s->end = ETL_BUF_HDR + got;
+		return 0;
+	}
+	if ((err = grow(&s->data, &s->cap, avail)))
+		return err;
+	if (read_at(r, off, s->data, avail) != avail)
+		return pmuk_fail(PMU_EIO, "reading .etl buffer %u at offset 0x%llx failed: %s",
+				 index, (unsigned long long)off, strerror(errno));
+	size_t end = h->filled ? h->filled : h->saved;
+	if (end < ETL_BUF_HDR)
+		end = ETL_BUF_HDR;
+	s->end = end < avail ? end : avail;
+	return 0;
+}
+
+/* Moves s to its next record; s->have says whether there is one. */
+static int stream_advance(struct pmu_etl *r, struct etl_stream *s, int quiet)
+{
+	s->have = 0;
+	while (!s->done) {
+		if (s->data && pmuk_etl_parse_record(r, s, &s->ev)) {
+			s->have = 1;
+			return 0;
+		}
+		struct etl_bufhdr h;
+		uint64_t off;
+		uint32_t index = s->scan_index;
+		if (next_buffer(r, s, &s->scan_off, &s->scan_index, quiet, &off, &h)) {
+			s->done = 1;
+			break;
+		}
+		/* next_buffer counted the buffers it passed; index is this one's */
+		index = s->scan_index - 1;
+		int err = load_buffer(r, s, off, &h, index);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int before(const struct pmu_etl *r, unsigned a, unsigned b)
+{
+	const struct pmu_etl_event *x = &r->streams[a].ev, *y = &r->streams[b].ev;
+
+	if (x->raw_time != y->raw_time)
+		return x->raw_time < y->raw_time;
+	return a < b;
+}
+
+static void sift_down(struct pmu_etl *r, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+		if (l < r->n_heap && before(r, r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->n_heap && before(r, r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		unsigned t = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = t;
+		i = m;
+	}
+}
+
+/* Finds the CPUs present (and reports corrupt buffer headers once). */
+static int discover(struct pmu_etl *r)
+{
+	uint8_t *seen = calloc(MAX_CPUS, 1);
+	uint64_t scan = 0, off;
+	uint32_t index = 0;
+	struct etl_bufhdr h;
+	unsigned n = 0;
+
+	if (!seen)
+		return pmuk_fail(PMU_ENOMEM, "no memory to index .etl processors");
+	if (r->opts.order == PMU_ETL_ORDER_FILE) {
+		n = 1;
+	} else {
+		while (!next_buffer(r, NULL, &scan, &index, 0, &off, &h))
+			if (!seen[h.cpu]++)
+				n++;
+	}
+	r->streams = calloc(n ? n : 1, sizeof(*r->streams));
+	r->heap = calloc(n ? n : 1, sizeof(*r->heap));
+	if (!r->streams || !r->heap) {
+		free(seen);
+		return pmuk_fail(PMU_ENOMEM, "no memory for %u .etl buffer streams", n);
+	}
+	if (r->opts.order == PMU_ETL_ORDER_FILE) {
+		r->streams[0].cpu = ANY_CPU;
+	} else {
+		n = 0;
+		for (unsigned c = 0; c < MAX_CPUS; c++)
+			if (seen[c])
+				r->streams[n++].cpu = c;
+	}
+	r->n_streams = n;
+	free(seen);
+	return 0;
+}
+
+/* Buffer 0, record 0: the log-file header. */
+static int read_logfile_header(struct pmu_etl *r, const char *path)
+{
+	struct etl_stream s = { .cpu = ANY_CPU };
+	struct etl_bufhdr h;
+	uint8_t raw[ETL_BUF_HDR];
+	struct pmu_etl_event ev;
+	int err = PMU_EFORMAT;
+
+	if (read_at(r, 0, raw, sizeof(raw)) != sizeof(raw))
+		return pmuk_fail(PMU_EFORMAT, "%s: %llu bytes are too short for an .etl file "
+				 "(a 72-byte buffer header comes first)", path,
+				 (unsigned long long)r->file_size);
+	bufhdr_decode(raw, &h);
+	const char *why = bufhdr_bad(&h);
+	if (why || (h.flags & ETL_FLAG_COMPRESSED))
+		return pmuk_fail(PMU_EFORMAT, "%s: not an .etl file: buffer 0 at offset 0: %s",
+				 path, why ? why : "the header buffer is compressed");
+	if (load_buffer(r, &s, 0, &h, 0) == 0 && pmuk_etl_parse_record(r, &s, &ev)) {
+		if (ev.kind != PMU_ETL_KERNEL || ev.group != 0 || ev.opcode != 0)
+			err = pmuk_fail(PMU_EFORMAT, "%s: not an .etl file: the first record (header "
+					"type %u, hook 0x%02x%02x) is not the log-file header", path,
+					ev.header_type, ev.group, ev.opcode);
+		else
+			err = pmuk_etl_parse_logfile_header(ev.payload, ev.payload_size,
+							    ev.pointer_size, &r->hdr);
+		if (!err) {
+			r->hdr.header_raw_time = ev.raw_time;
+			if (r->hdr.tick_freq && 1000000000ull % r->hdr.tick_freq == 0)
+				r->ns_per_tick = 1000000000ull / r->hdr.tick_freq;
+			r->hdr.compression_format = le16(raw + 0x2C);
+			if (!r->hdr.compressed)
+				r->hdr.compression_format = 0;
+		} else if (err == PMU_EFORMAT && ev.group == 0) {
+			err = pmuk_fail(PMU_EFORMAT, "%s: buffer 0 at offset 0: the log-file header "
+					"record is %zu bytes, shorter than TRACE_LOGFILE_HEADER", path,
+					ev.payload_size);
+		}
+	} else {
+		err = pmuk_fail(PMU_EFORMAT, "%s: not an .etl file: buffer 0 holds no valid "
+				"log-file header record", path);
+	}
+	/* the header buffer is read again by its stream */
+	r->st = (struct pmu_etl_stats){ 0 };
+	free(s.data);
+	return err;
+}
+
+int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_etl **out)
+{
+	struct pmu_etl *r;
+	int err;
+
+	if (!path || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_etl_open needs a path and a result pointer");
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pmuk_fail(PMU_ENOMEM, "no memory for an .etl reader");
+	if (opts) {
+		size_t n = opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts);
+		memcpy(&r->opts, opts, n);
+	}
+	r->last = -1;
+	r->stat_last = -1;
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		err = pmuk_fail(errno == ENOENT ? PMU_ENOENT : PMU_EIO, "cannot open %s: %s",
+				path, strerror(errno));
+		free(r);
+		return err;
+	}
+	if (seek_to(r->f, 0) || fseek(r->f, 0, SEEK_END) != 0) {
+		err = pmuk_fail(PMU_EIO, "cannot seek in %s: %s", path, strerror(errno));
+		goto fail;
+	}
+#ifdef _WIN32
+	r->file_size = (uint64_t)_ftelli64(r->f);
+#else
+	r->file_size = (uint64_t)ftello(r->f);
+#endif
+	if ((err = read_logfile_header(r, path)) || (err = discover(r)))
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	pmu_etl_close(r);
+	return err;
+}
+
+void pmu_etl_close(struct pmu_etl *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->n_streams; i++)
+		free(r->streams[i].data);
+	free(r->streams);
+	free(r->heap);
+	free(r->zbuf);
+	pmuk_etl_stats_free(r);
+	pmuk_etl_names_free(r);
+	if (r->f)
+		fclose(r->f);
+	free(r);
+}
+
+const struct pmu_etl_header *pmu_etl_header(const struct pmu_etl *r)
+{
+	return &r->hdr;
+}
+
+int pmu_etl_next(struct pmu_etl *r, struct pmu_etl_event *ev)
+{
+	int quiet = r->opts.order != PMU_ETL_ORDER_FILE;
+	int err;
+
+	if (!r->started) {
+		r->started = 1;
+		for (unsigned i = 0; i < r->n_streams; i++) {
+			if ((err = stream_advance(r, &r->streams[i], quiet)))
+				return err;
+			if (r->streams[i].have)
+				r->heap[r->n_heap++] = i;
+		}
+		for (unsigned i = r->n_heap; i-- > 0;)
+			sift_down(r, i);
+	} else if (r->last >= 0) {
+		if ((err = stream_advance(r, &r->streams[r->last], quiet)))
+			return err;
+		if (!r->streams[r->last].have)
+			r->heap[0] = r->heap[--r->n_heap];
+		sift_down(r, 0);
+	}
+	if (!r->n_heap) {
+		r->last = -1;
+		return 0;
+	}
+	r->last = (int)r->heap[0];
+	*ev = r->streams[r->last].ev;
+	r->st.events++;
+	if (ev->header_type < 32)
+		r->st.by_header_type[ev->header_type]++;
+	pmuk_etl_stat_add(r, ev);
+	if (!r->opts.no_names)
+		pmuk_etl_names_track(r, ev);
+	return 1;
+}
+
+void pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st)
+{
+	*st = r->st;
+}

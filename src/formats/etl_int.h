@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of the .etl reader shared by src/formats/etl_*.c. */
+#ifndef PMUK_FORMATS_ETL_INT_H
+#define PMUK_FORMATS_ETL_INT_H
+
+#include <pmukit/etl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Little-endian loads by bytes: records are not aligned for their fields. */
+static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
+static inline uint64_t leptr(const uint8_t *p, unsigned psz) { return psz == 4 ? le32(p) : le64(p); }
+
+static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
+{
+	g->d1 = le32(p);
+	g->d2 = le16(p + 4);
+	g->d3 = le16(p + 6);
+	memcpy(g->d4, p + 8, 8);
+}
+
+#define ETL_BUF_HDR 0x48
+#define ETL_MAX_BUFFER (64u << 20)   /* larger buffers are taken for corruption */
+#define ETL_FLAG_PROC_INDEX 0x0020
+#define ETL_FLAG_COMPRESSED 0x0040
+#define ETL_FLAG_EVENTS_LOST 0x0002
+#define ETL_COMPRESSED_MODE 0x04000000u
+
+/* One buffer header as stored (0x48 bytes). */
+struct etl_bufhdr {
+	uint32_t size, saved, filled;
+	uint64_t seq;
+	uint32_t cpu;
+	uint16_t flags, type;
+};
+
+/* The per-CPU (or, in file order, single) sequence of buffers being read. */
+struct etl_stream {
+	uint32_t cpu;            /* UINT32_MAX: every buffer (file order) */
+	uint64_t scan_off;       /* file offset of the next buffer header to look at */
+	uint32_t scan_index;     /* its index */
+	uint8_t *data;           /* current buffer, decompressed, header included */
+	size_t cap;
+	size_t end, pos;         /* valid area end, next record */
+	uint64_t buf_off;
+	uint32_t buf_index;
+	uint32_t buf_cpu;
+	int done;
+	int have;                /* head record decoded into ev */
+	struct pmu_etl_event ev;
+};
+
+struct etl_stat_slot {
+	struct pmu_etl_stat s;
+	int used;
+};
+
+struct etl_names;
+
+struct pmu_etl {
+	FILE *f;
+	uint64_t file_size;
+	struct pmu_etl_opts opts;
+	struct pmu_etl_header hdr;
+	uint64_t ns_per_tick;    /* 1e9 / tick_freq when exact, else 0 */
+	struct pmu_etl_stats st;
+	struct etl_stream *streams;
+	unsigned n_streams;
+	unsigned *heap;          /* stream indices ordered by head time */
+	unsigned n_heap;
+	int started;
+	int last;                /* stream whose head was returned last, -1 none */
+	uint8_t *zbuf;           /* compressed input scratch */
+	size_t zcap;
+	struct etl_stat_slot *stats;
+	size_t stat_cap, stat_used;
+	int stat_last;
+	struct pmu_etl_stat *sorted;
+	size_t sorted_n;
+	struct etl_names *names;
+};
+
+/* etl_lz77.c: plain LZ77 (XPRESS) decoding; returns bytes written. */
+size_t pmuk_etl_lz77(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len);
+
+/* etl_file.c */
+void pmuk_etl_problem(struct pmu_etl *r, uint64_t skipped, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev);
+int pmuk_etl_parse_logfile_header(const uint8_t *p, size_t n, unsigned psz,
+				  struct pmu_etl_header *h);
+
+/* etl_stats.c */
+void pmuk_etl_stat_add(struct pmu_etl *r, const struct pmu_etl_event *ev);
+void pmuk_etl_stats_free(struct pmu_etl *r);
+void pmuk_etl_group_guid(unsigned group, unsigned opcode, struct pmu_guid *out);
+
+/* etl_names.c */
+void pmuk_etl_names_track(struct pmu_etl *r, const struct pmu_etl_event *ev);
+void pmuk_etl_names_free(struct pmu_etl *r);
+
+/* etl_kernel.c: UTF-16LE (NUL-terminated or bounded) to UTF-8; returns bytes
+ * of input consumed including the terminator, or 0 without a terminator. */
+size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz);
+size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/* Event records inside a buffer (all header kinds), the log-file header and
+ * the conversion of raw timestamps to ns. */
+#include "formats/etl_int.h"
+#include "core/error.h"
+
+/* Seconds between 1601-01-01 and 1970-01-01, in 100 ns FILETIME ticks. */
+#define FILETIME_UNIX_EPOCH 116444736000000000LL
+
+static const char *const header_names[32] = {
+	[1] = "SYSTEM32", [2] = "SYSTEM64", [3] = "COMPACT32", [4] = "COMPACT64",
+	[10] = "FULL_HEADER32", [11] = "INSTANCE32", [13] = "ERROR", [15] = "MESSAGE",
+	[16] = "PERFINFO32", [17] = "PERFINFO64", [18] = "EVENT_HEADER32",
+	[19] = "EVENT_HEADER64", [20] = "FULL_HEADER64", [21] = "INSTANCE64",
+};
+
+static int64_t filetime_ns(uint64_t ft)
+{
+	return ((int64_t)ft - FILETIME_UNIX_EPOCH) * 100;
+}
+
+int64_t pmu_etl_time_ns(const struct pmu_etl *r, uint64_t raw)
+{
+	const struct pmu_etl_header *h = &r->hdr;
+	uint64_t f = h->tick_freq, d;
+	int neg = raw < h->header_raw_time;
+
+	if (!f)
+		return h->start_ns;
+	d = neg ? h->header_raw_time - raw : raw - h->header_raw_time;
+	/* most clocks tick at a divisor of 1 GHz (10 MHz QPC): no division */
+	if (r->ns_per_tick && d < (UINT64_C(1) << 56) / r->ns_per_tick)
+		d *= r->ns_per_tick;
+	else
+		d = (d / f) * 1000000000ull + (d % f) * 1000000000ull / f;
+	return neg ? h->start_ns - (int64_t)d : h->start_ns + (int64_t)d;
+}
+
+static size_t utf16_field(const uint8_t *p, size_t n, char *out, size_t outsz)
+{
+	size_t used = pmuk_etl_utf16(p, n, out, outsz);
+	return used ? used : n;
+}
+
+int pmuk_etl_parse_logfile_header(const uint8_t *p, size_t n, unsigned psz,
+				  struct pmu_etl_header *h)
+{
+	size_t fixed = psz == 8 ? 0x118 : 0x110;
+	size_t tz = 0x38 + 2 * psz;	/* TIME_ZONE_INFORMATION */
+
+	if (n < fixed)
+		return PMU_EFORMAT;
+	memset(h, 0, sizeof(*h));
+	h->buffer_size = le32(p);
+	h->os_major = p[4];
+	h->os_minor = p[5];
+	h->layout_major = p[6];
+	h->layout_minor = p[7];
+	h->os_build = le32(p + 0x08);
+	h->cpus = le32(p + 0x0C);
+	h->end_filetime = le64(p + 0x10);
+	h->timer_resolution = le32(p + 0x18);
+	h->log_file_mode = le32(p + 0x20);
+	h->buffers_written = le32(p + 0x24);
+	h->pointer_size = le32(p + 0x2C);
+	h->events_lost = le32(p + 0x30);
+	h->cpu_mhz = le32(p + 0x34);
+	/* 172 bytes of time zone, then 4 bytes of padding to 8-byte alignment */
+	size_t q = tz + 172 + 4;
+	h->boot_filetime = le64(p + q);
+	h->perf_freq = le64(p + q + 8);
+	h->start_filetime = le64(p + q + 16);
+	h->clock_type = le32(p + q + 24);
+	h->buffers_lost = le32(p + q + 28);
+	h->compressed = !!(h->log_file_mode & ETL_COMPRESSED_MODE);
+	switch (h->clock_type) {
+	case PMU_ETL_CLOCK_SYSTEMTIME: h->tick_freq = 10000000; break;
+	case PMU_ETL_CLOCK_CPUCYCLES: h->tick_freq = (uint64_t)h->cpu_mhz * 1000000; break;
+	default: h->tick_freq = h->perf_freq; break;
+	}
+	h->start_ns = filetime_ns(h->start_filetime);
+	h->end_ns = h->end_filetime ? filetime_ns(h->end_filetime) : 0;
+	size_t used = utf16_field(p + fixed, n - fixed, h->logger_name, sizeof(h->logger_name));
+	utf16_field(p + fixed + used, n - fixed - used, h->log_file_name, sizeof(h->log_file_name));
+	return 0;
+}
+
+static void kernel_fields(struct pmu_etl_event *ev, const uint8_t *p, uint16_t ver)
+{
+	uint16_t hook = le16(p + 6);
+
+	ev->kind = PMU_ETL_KERNEL;
+	ev->group = hook >> 8;
+	ev->opcode = hook & 0xFF;
+	ev->version = ver & 0xFF;
+	pmuk_etl_group_guid(ev->group, ev->opcode, &ev->provider);
+}
+
+/* EVENT_HEADER extended items: {u16 size (8-aligned), u16 type, u16 more-flag, u16 len}. */
+static int ext_items(struct pmu_etl_event *ev, const uint8_t *p, size_t n, size_t *used)
+{
+	size_t off = 0;
+
+	for (;;) {
+		if (off + 8 > n)
+			return -1;
+		uint16_t size = le16(p + off), more = le16(p + off + 4), len = le16(p + off + 6);
+		if (size < 8 + len || off + size > n || size == 0)
+			return -1;
+		if (ev->n_ext < PMU_ETL_MAX_EXT) {
+			struct pmu_etl_ext *x = &ev->ext[ev->n_ext++];
+			x->type = le16(p + off + 2);
+			x->size = len;
+			x->data = p + off + 8;
+		}
+		off += (size + 7u) & ~7u;
+		if (!(more & 1))
+			break;
+	}
+	*used = off < n ? off : n;
+	return 0;
+}
+
+int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev)
+{
+	const uint8_t *b = s->data;
+	size_t pos = s->pos, left;
+	const char *what = NULL;
+	size_t hdr = 0, size;
+
+	if (pos + 4 > s->end)
+		return 0;
+	const uint8_t *p = b + pos;
+	uint32_t marker = le32(p);
+	if (marker == 0xFFFFFFFF)
+		return 0;
+	left = s->end - pos;
+	unsigned type = p[2];
+	if (!(p[3] & 0x80) || !type || type > 21 || !header_names[type]) {
+		pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: marker "
+				 "0x%08x is not a trace header (flag 0x80, known header type "
+				 "expected); skipped the %zu bytes left in the buffer",
+				 s->buf_index, (unsigned long long)s->buf_off, pos, marker, left);
+		s->pos = s->end;
+		return 0;
+	}
+	memset(ev, 0, offsetof(struct pmu_etl_event, pmc));
+	ev->n_ext = 0;
+	ev->has_pebs = 0;
+	ev->header_type = type;
+	ev->cpu = s->buf_cpu;
+	ev->buffer = s->buf_index;
+	ev->offset = s->buf_off;
+	ev->record_offset = (uint32_t)pos;
+	ev->pid = ev->tid = PMU_ETL_NO_ID;
+	switch (type) {
+	case 1: case 2: hdr = 32; break;
+	case 3: case 4: hdr = 24; break;
+	case 16: case 17: hdr = 16; break;
+	case 10: case 20: hdr = 48; break;
+	case 11: case 21: hdr = 72; break;
+	case 18: case 19: hdr = 80; break;
+	default: hdr = 8; break;
+	}
+	int kernel = type <= 4 || type == 16 || type == 17;
+	size = kernel ? (left >= 6 ? le16(p + 4) : 0) : (marker & 0xFFFF);
+	if (size < hdr || size > left || left < hdr) {
+		what = size > left ? "runs past the end of the buffer's data" : "is smaller than its header";
+		pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: size %zu %s "
+				 "(%s header of %zu bytes, %zu bytes left); skipped them",
+				 s->buf_index, (unsigned long long)s->buf_off, pos, size, what,
+				 header_names[type], hdr, left);
+		s->pos = s->end;
+		return 0;
+	}
+	ev->pointer_size = (type == 1 || type == 3 || type == 16 || type == 10 ||
+			    type == 11 || type == 18) ? 4 : 8;
+	if (kernel) {
+		uint16_t ver = le16(p);
+		size_t extra = ((ver & 0x8000) ? 8 : 0) + 8 * ((ver >> 8) & 7);
+		kernel_fields(ev, p, ver);
+		if (type <= 4) {
+			ev->tid = le32(p + 8);
+			ev->pid = le32(p + 12);
+			ev->raw_time = le64(p + 16);
+		} else {
+			ev->raw_time = le64(p + 8);
+		}
+		if (hdr + extra > size) {
+			pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: "
+					 "version word 0x%04x announces %zu bytes of PEBS/PMC items, "
+					 "more than the %zu-byte record holds", s->buf_index,
+					 (unsigned long long)s->buf_off, pos, ver, extra, size);
+			s->pos = s->end;
+			return 0;
+		}
+		const uint8_t *x = p + hdr;
+		if (ver & 0x8000) {
+			ev->has_pebs = 1;
+			ev->pebs_index = le64(x);
+			x += 8;
+		}
+		ev->n_pmc = (ver >> 8) & 7;
+		for (unsigned i = 0; i < ev->n_pmc; i++)
+			ev->pmc[i] = le64(x + 8 * i);
+		hdr += extra;
+	} else if (type == 15) {
+		ev->kind = PMU_ETL_MESSAGE;
+		ev->id = le16(p + 4);
+	} else if (type == 13) {
+		ev->kind = PMU_ETL_OTHER;
+	} else {
+		ev->tid = le32(p + 8);
+		ev->pid = le32(p + 12);
+		ev->raw_time = le64(p + 16);
+		guid_load(&ev->provider, p + 24);
+		if (type == 18 || type == 19) {
+			ev->kind = PMU_ETL_EVENT;
+			ev->flags = le16(p + 4);
+			ev->id = le16(p + 40);
+			ev->version = p[42];
+			ev->level = p[44];
+			ev->opcode = p[45];
+			ev->task = le16(p + 46);
+			ev->keywords = le64(p + 48);
+			if (ev->flags & 0x0020)
+				ev->pointer_size = 4;
+			else if (ev->flags & 0x0040)
+				ev->pointer_size = 8;
+			if (ev->flags & 0x0001) {
+				size_t used;
+				if (ext_items(ev, p + hdr, size - hdr, &used)) {
+					pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at "
+							 "+0x%zx: EVENT_HEADER extended data items do "
+							 "not fit the %zu-byte record", s->buf_index,
+							 (unsigned long long)s->buf_off, pos, size);
+					s->pos = s->end;
+					return 0;
+				}
+				hdr += used;
+			}
+		} else {
+			ev->kind = type == 10 || type == 20 ? PMU_ETL_FULL : PMU_ETL_INSTANCE;
+			ev->opcode = p[4];
+			ev->level = p[5];
+			ev->version = le16(p + 6);
+		}
+	}
+	ev->payload = p + hdr;
+	ev->payload_size = size - hdr;
+	ev->time_ns = pmu_etl_time_ns(r, ev->raw_time);
+	s->pos = pos + ((size + 7) & ~(size_t)7);
+	return 1;
+}

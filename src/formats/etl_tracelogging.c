@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* TraceLogging self-describing events: the event schema travels in an
+ * EVENT_HEADER extended item (type 11) as a u16 size, tag bytes, the event
+ * name and per field {name, in-type [, out-type [, tags]] [, count]}; the
+ * provider name in item type 12 (provider traits). */
+#include "formats/etl_int.h"
+#include "core/error.h"
+
+#include <inttypes.h>
+
+#define EXT_SCHEMA_TL 11
+#define EXT_PROV_TRAITS 12
+
+enum {
+	IN_UNICODESTRING = 1, IN_ANSISTRING, IN_INT8, IN_UINT8, IN_INT16, IN_UINT16,
+	IN_INT32, IN_UINT32, IN_INT64, IN_UINT64, IN_FLOAT, IN_DOUBLE, IN_BOOL32,
+	IN_BINARY, IN_GUID, IN_POINTER, IN_FILETIME, IN_SYSTEMTIME, IN_SID,
+	IN_HEXINT32, IN_HEXINT64, IN_COUNTEDSTRING, IN_COUNTEDANSISTRING, IN_STRUCT,
+	IN_COUNTEDBINARY,
+};
+#define IN_TYPE_MASK 0x1F
+#define IN_CCOUNT 0x20
+#define IN_VCOUNT 0x40
+#define IN_CUSTOM 0x60
+#define CHAIN 0x80
+
+static const char *const type_names[32] = {
+	"null", "unicodestring", "ansistring", "int8", "uint8", "int16", "uint16",
+	"int32", "uint32", "int64", "uint64", "float", "double", "bool32", "binary",
+	"guid", "pointer", "filetime", "systemtime", "sid", "hexint32", "hexint64",
+	"countedstring", "countedansistring", "struct", "countedbinary",
+};
+
+static size_t cstr(const uint8_t *p, size_t n, char *out, size_t outsz)
+{
+	size_t i = 0;
+
+	while (i < n && p[i])
+		i++;
+	if (i == n)
+		return 0;
+	size_t k = i < outsz - 1 ? i : outsz - 1;
+	memcpy(out, p, k);
+	out[k] = '\0';
+	return i + 1;
+}
+
+static void append(char *out, size_t outsz, const char *s)
+{
+	size_t o = strlen(out);
+
+	if (o + 1 < outsz)
+		snprintf(out + o, outsz - o, "%s", s);
+}
+
+/* Renders one element of type t at p (n bytes left); returns its size or 0. */
+static size_t element(unsigned t, const uint8_t *p, size_t n, unsigned psz, char *out, size_t outsz)
+{
+	char v[160];
+	size_t size = 0;
+
+	v[0] = '\0';
+	switch (t) {
+	case IN_UNICODESTRING:
+		size = pmuk_etl_utf16(p, n, v, sizeof(v));
+		break;
+	case IN_ANSISTRING:
+		size = pmuk_etl_ansi(p, n, v, sizeof(v));
+		break;
+	case IN_INT8: case IN_UINT8:
+		if ((size = n >= 1))
+			snprintf(v, sizeof(v), "%d", t == IN_INT8 ? (int)(int8_t)p[0] : (int)p[0]);
+		break;
+	case IN_INT16: case IN_UINT16:
+		if (n >= 2 && (size = 2))
+			snprintf(v, sizeof(v), "%d", t == IN_INT16 ? (int)(int16_t)le16(p) : (int)le16(p));
+		break;
+	case IN_INT32: case IN_UINT32: case IN_HEXINT32: case IN_BOOL32: case IN_FLOAT:
+		if (n < 4)
+			break;
+		size = 4;
+		if (t == IN_INT32)
+			snprintf(v, sizeof(v), "%" PRId32, (int32_t)le32(p));
+		else if (t == IN_UINT32)
+			snprintf(v, sizeof(v), "%" PRIu32, le32(p));
+		else if (t == IN_HEXINT32)
+			snprintf(v, sizeof(v), "0x%" PRIx32, le32(p));
+		else if (t == IN_BOOL32)
+			snprintf(v, sizeof(v), "%s", le32(p) ? "true" : "false");
+		else {
+			union { uint32_t u; float f; } c = { .u = le32(p) };
+			snprintf(v, sizeof(v), "%g", (double)c.f);
+		}
+		break;
+	case IN_INT64: case IN_UINT64: case IN_HEXINT64: case IN_DOUBLE: case IN_FILETIME:
+		if (n < 8)
+			break;
+		size = 8;
+		if (t == IN_INT64)
+			snprintf(v, sizeof(v), "%" PRId64, (int64_t)le64(p));
+		else if (t == IN_HEXINT64)
+			snprintf(v, sizeof(v), "0x%" PRIx64, le64(p));
+		else if (t == IN_DOUBLE) {
+			union { uint64_t u; double d; } c = { .u = le64(p) };
+			snprintf(v, sizeof(v), "%g", c.d);
+		} else
+			snprintf(v, sizeof(v), "%" PRIu64, le64(p));
+		break;
+	case IN_POINTER:
+		if (n >= psz && (size = psz))
+			snprintf(v, sizeof(v), "0x%" PRIx64, leptr(p, psz));
+		break;
+	case IN_GUID:
+		if (n >= 16 && (size = 16)) {
+			struct pmu_guid g;
+			guid_load(&g, p);
+			pmu_guid_format(&g, v);
+		}
+		break;
+	case IN_SYSTEMTIME:	/* year, month, weekday, day, hour, min, sec, ms */
+		if (n >= 16 && (size = 16))
+			snprintf(v, sizeof(v), "%04u-%02u-%02u %02u:%02u:%02u.%03u", le16(p),
+				 le16(p + 2), le16(p + 6), le16(p + 8), le16(p + 10), le16(p + 12),
+				 le16(p + 14));
+		break;
+	case IN_SID:
+		if (n >= 8 && n >= (size = 8 + 4 * (size_t)p[1])) {
+			uint64_t auth = 0;
+			for (int i = 2; i < 8; i++)
+				auth = auth << 8 | p[i];
+			snprintf(v, sizeof(v), "S-%u-%" PRIu64, p[0], auth);
+			for (unsigned i = 0; i < p[1]; i++) {
+				char s[16];
+				snprintf(s, sizeof(s), "-%" PRIu32, le32(p + 8 + 4 * i));
+				append(v, sizeof(v), s);
+			}
+		} else {
+			size = 0;
+		}
+		break;
+	case IN_BINARY: case IN_COUNTEDSTRING: case IN_COUNTEDANSISTRING: case IN_COUNTEDBINARY:
+		if (n < 2 || n - 2 < le16(p))
+			break;
+		size = 2 + (size_t)le16(p);
+		if (t == IN_COUNTEDSTRING) {
+			pmuk_etl_utf16(p + 2, size - 2, v, sizeof(v));
+		} else if (t == IN_COUNTEDANSISTRING) {
+			pmuk_etl_ansi(p + 2, size - 2, v, sizeof(v));
+		} else {
+			for (size_t i = 2; i < size && 2 * (i - 2) + 3 < sizeof(v); i++)
+				snprintf(v + 2 * (i - 2), 3, "%02x", p[i]);
+		}
+		break;
+	default:
+		break;
+	}
+	if (size)
+		append(out, outsz, v);
+	return size;
+}
+
+int pmu_etl_decode_tracelogging(const struct pmu_etl_event *ev, struct pmu_etl_tl_event *o)
+{
+	const uint8_t *m = NULL, *pay = ev->payload;
+	size_t mn = 0, pn = ev->payload_size, i, used;
+	unsigned struct_left = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (unsigned k = 0; k < ev->n_ext; k++) {
+		if (ev->ext[k].type == EXT_SCHEMA_TL) {
+			m = ev->ext[k].data;
+			mn = ev->ext[k].size;
+		} else if (ev->ext[k].type == EXT_PROV_TRAITS && ev->ext[k].size > 2) {
+			cstr(ev->ext[k].data + 2, ev->ext[k].size - 2, o->provider_name,
+			     sizeof(o->provider_name));
+		}
+	}
+	if (!m)
+		return pmuk_fail(PMU_EINVAL, "the event carries no TraceLogging schema");
+	if (mn < 3)
+		goto corrupt;
+	if (le16(m) < mn)
+		mn = le16(m);
+	for (i = 2; i < mn && (m[i] & CHAIN); i++)
+		;
+	i++;	/* last tag byte */
+	if (i >= mn || !(used = cstr(m + i, mn - i, o->event_name, sizeof(o->event_name))))
+		goto corrupt;
+	i += used;
+	while (i < mn) {
+		struct pmu_etl_tl_field dummy, *f = o->n_fields < 32 ? &o->fields[o->n_fields] : &dummy;
+		memset(f, 0, sizeof(*f));
+		if (!(used = cstr(m + i, mn - i, f->name, sizeof(f->name))) || i + used >= mn)
+			goto corrupt;
+		i += used;
+		unsigned in = m[i++], out = 0, count = 1;
+		if (in & CHAIN) {
+			if (i >= mn)
+				goto corrupt;
+			out = m[i++];
+			if (out & CHAIN) {	/* field tags */
+				while (i < mn && (m[i] & CHAIN))
+					i++;
+				i++;
+			}
+		}
+		unsigned t = in & IN_TYPE_MASK;
+		f->in_type = t;
+		f->out_type = out & 0x7F;
+		f->type_name = type_names[t] ? type_names[t] : "unknown";
+		if ((in & 0x60) == IN_CCOUNT) {
+			if (i + 2 > mn)
+				goto corrupt;
+			count = le16(m + i);
+			i += 2;
+		} else if ((in & 0x60) == IN_CUSTOM) {
+			if (i + 2 > mn || i + 2 + le16(m + i) > mn)
+				goto corrupt;
+			i += 2 + le16(m + i);
+			pay = NULL;	/* custom serialisation: values not decodable */
+		}
+		if (o->n_fields < 32)
+			o->n_fields++;
+		if (t == IN_STRUCT) {
+			f->count = f->out_type;	/* member count */
+			struct_left = f->out_type;
+			continue;
+		}
+		if (struct_left)
+			struct_left--;
+		if (!pay)
+			continue;
+		if ((in & 0x60) == IN_VCOUNT) {
+			if (pn < 2) {
+				pay = NULL;
+				continue;
+			}
+			count = le16(pay);
+			pay += 2;
+			pn -= 2;
+		}
+		f->count = count;
+		for (unsigned e = 0; e < count; e++) {
+			if (e)
+				append(f->value, sizeof(f->value), ",");
+			size_t s = element(t, pay, pn, ev->pointer_size, f->value, sizeof(f->value));
+			if (!s) {
+				pay = NULL;	/* cannot size this one: stop decoding values */
+				break;
+			}
+			pay += s;
+			pn -= s;
+		}
+	}
+	return 0;
+corrupt:
+	return pmuk_fail(PMU_EFORMAT, "TraceLogging schema of event %u is truncated or malformed", ev->id);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target for the .etl reader: any bytes as a file, read to the end
+ * with every decoder applied to every event. Seeds: tests/fuzz/seeds/fuzz_etl/
+ * (synthetic files written by test_etl_synth with PMUKIT_ETL_SEED_DIR set);
+ * ../shared/fixtures/etl makes a good extra corpus directory. */
+#include <pmukit/etl.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void decode_all(const struct pmu_etl_event *ev)
+{
+	static union {
+		struct pmu_etl_thread_ev t;
+		struct pmu_etl_thread_name_ev tn;
+		struct pmu_etl_process_ev p;
+		struct pmu_etl_image_ev i;
+		struct pmu_etl_imageid_ev id;
+		struct pmu_etl_cswitch_ev cs;
+		struct pmu_etl_readythread_ev rt;
+		struct pmu_etl_sample_ev s;
+		struct pmu_etl_pmc_sample_ev ps;
+		struct pmu_etl_pmc_counters_ev pc;
+		struct pmu_etl_stack_ev sw;
+		struct pmu_etl_stack_key_ev sk;
+		struct pmu_etl_lbr_ev lbr;
+		struct pmu_etl_tl_event tl;
+	} u;
+
+	pmu_etl_decode_thread(ev, &u.t);
+	pmu_etl_decode_thread_set_name(ev, &u.tn);
+	pmu_etl_decode_process(ev, &u.p);
+	pmu_etl_decode_image(ev, &u.i);
+	pmu_etl_decode_imageid_rsds(ev, &u.id);
+	pmu_etl_decode_cswitch(ev, &u.cs);
+	pmu_etl_decode_readythread(ev, &u.rt);
+	pmu_etl_decode_sampled_profile(ev, &u.s);
+	pmu_etl_decode_pmc_profile(ev, &u.ps);
+	pmu_etl_decode_pmc_counters(ev, &u.pc);
+	pmu_etl_decode_stackwalk(ev, &u.sw);
+	pmu_etl_decode_stack_key(ev, &u.sk);
+	pmu_etl_decode_lbr(ev, &u.lbr);
+	pmu_etl_decode_tracelogging(ev, &u.tl);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	struct pmu_etl_event ev;
+	struct pmu_etl_thread t;
+	struct pmu_etl_stat st;
+	struct pmu_etl *r;
+
+	if (!path[0])
+		snprintf(path, sizeof(path), "/tmp/fuzz_etl_%d.etl", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		abort();
+	if (size && fwrite(data, 1, size, f) != size)
+		abort();
+	fclose(f);
+	for (int order = 0; order < 2; order++) {
+		struct pmu_etl_opts o = { .sz = sizeof(o), .order = order };
+		if (pmu_etl_open(path, &o, &r))
+			break;
+		while (pmu_etl_next(r, &ev) > 0)
+			decode_all(&ev);
+		for (size_t i = 0; i < pmu_etl_thread_count(r); i++)
+			pmu_etl_thread_at(r, i, &t);
+		for (size_t i = 0; i < pmu_etl_stat_count(r); i++)
+			pmu_etl_stat_at(r, i, &st);
+		pmu_etl_close(r);
+	}
+	return 0;
+}

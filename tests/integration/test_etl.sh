@@ -1,0 +1,88 @@
+#!/bin/bash
+# pmukit etl info|threads|dump on the real .etl fixtures: counts equal those
+# ../shared/fixtures/etl/SOURCES.md lists, thread names come out, JSON parses.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+FIX=../shared/fixtures/etl
+[ -r "$FIX/airbus-ShutdownPerfDiagLogger.etl" ] || skip "the .etl fixtures ($FIX) are absent"
+
+# 1. info --json: totals and header of every fixture.
+while read -r file events build psz cpus; do
+	json=$("$PMUKIT" etl info "$FIX/$file" --json) || { fail "etl info $file"; continue; }
+	got=$(py "import json,sys; d=json.loads(sys.argv[1]); print(d['events'], d['os_build'], d['pointer_size'], d['cpus'], sum(p['count'] for p in d['by_provider']))" "$json")
+	check_eq "$file: events build pointer-size cpus" "$events $build $psz $cpus $events" "$got"
+done <<'EOF'
+airbus-ShutdownPerfDiagLogger.etl 17078 18362 8 2
+airbus-lxcore_kernel.etl 4 19041 8 6
+perfview-net452-x64-compressed.etl 179474 9200 8 8
+perfview-net452-x86-compressed.etl 168298 9200 8 8
+perfview-smallEtlFile-ptr32-compressed.etl 2 10586 4 4
+perfview-SelfDescribingSingleEvent-compressed.etl 23 22000 8 12
+perfview-primitive-types.etl 7 19043 8 8
+EOF
+
+# 2. per provider/opcode/version counts of the kernel fixture.
+json=$("$PMUKIT" etl info "$FIX/airbus-ShutdownPerfDiagLogger.etl" --json)
+py "
+import json,sys
+d=json.loads(sys.argv[1])
+for k in ('os_build','pointer_size','cpus','events','lost_events','by_provider'):
+    assert k in d, k
+c={(p['name'],p['opcode'],p['version']):p['count'] for p in d['by_provider']}
+want={('Image',3,3):6745,('Image',2,3):4791,('Image',4,3):2145,('Image',10,3):72,
+      ('Thread',3,3):1175,('Thread',2,3):1032,('Thread',4,3):501,('Thread',1,3):350,
+      ('Process',2,4):60,('Process',3,4):94,('Process',4,4):37,('Process',11,2):60,('Process',39,5):5}
+for k,v in want.items():
+    assert c.get(k)==v, (k, c.get(k), v)
+assert d['lost_events']==0
+" "$json" && pass "airbus per provider/opcode/version counts" || fail "airbus per provider/opcode/version counts"
+
+json=$("$PMUKIT" etl info "$FIX/perfview-net452-x64-compressed.etl" --json)
+py "
+import json,sys
+d=json.loads(sys.argv[1])
+c={(p['name'],p['opcode']):p['count'] for p in d['by_provider'] if p['name'] in ('PerfInfo','StackWalk')}
+assert c[('PerfInfo',46)]==79528 and c[('StackWalk',32)]==252 and c[('StackWalk',38)]==7046, c
+assert c[('StackWalk',37)]==2061 and c[('StackWalk',35)]==1909 and c[('StackWalk',36)]==1012, c
+" "$json" && pass "x64 samples and stack counts" || fail "x64 samples and stack counts"
+
+# 3. threads: 30 distinct names, every thread with its process image.
+got=$("$PMUKIT" etl threads "$FIX/airbus-ShutdownPerfDiagLogger.etl" --json | py "
+import json,sys
+t=json.load(sys.stdin)['threads']
+names={x['name'] for x in t if x['name']}
+assert all(x['process'] for x in t)
+assert 'DWM Compositor Thread' in names and 'Win32k Raw Input Thread' in names
+print(len(names))")
+check_eq "30 distinct thread names" 30 "$got"
+out=$("$PMUKIT" etl threads "$FIX/airbus-ShutdownPerfDiagLogger.etl")
+echo "$out" | grep -q "csrss.exe.*Win32k Raw Input Thread" && pass "text threads name csrss's input thread" \
+	|| fail "text threads lack csrss.exe / Win32k Raw Input Thread"
+
+# 4. dump: filters by provider name/GUID and opcode; decoded fields.
+n=$("$PMUKIT" etl dump "$FIX/perfview-net452-x64-compressed.etl" --provider PerfInfo --opcode 46 --json |
+	py "import json,sys; e=json.load(sys.stdin)['events']; assert all(x['fields']['ip'].startswith('0x') for x in e); print(len(e))")
+check_eq "dump --provider PerfInfo --opcode 46 gives every sample" 79528 "$n"
+n=$("$PMUKIT" etl dump "$FIX/airbus-ShutdownPerfDiagLogger.etl" --provider 3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c | wc -l)
+check_eq "dump --provider <Thread GUID> lines" 3058 "$n"
+out=$("$PMUKIT" etl dump "$FIX/perfview-net452-x64-compressed.etl" --provider ImageID --opcode 36 --limit 1)
+echo "$out" | grep -q 'pdb_guid="ec83d8df-5559-46e0-b630-133ebd979266" pdb_age=2 pdb_file="wntdll.pdb"' \
+	&& pass "DbgID_RSDS decoded" || fail "DbgID_RSDS: $out"
+out=$("$PMUKIT" etl dump "$FIX/perfview-primitive-types.etl")
+echo "$out" | grep -q 'event_name="PrimitiveTypesTest".*string_type="Jupiter"' \
+	&& pass "TraceLogging fields decoded" || fail "TraceLogging fields: $out"
+
+# 5. errors: missing file, not an .etl file, damaged file.
+"$PMUKIT" etl info "$FIX/nope.etl" 2>/dev/null; check_eq "missing file exits 1" 1 $?
+"$PMUKIT" etl info "$FIX/SOURCES.md" 2>/tmp/pmukit_etl_err.$$; check_eq "non-etl exits 1" 1 $?
+grep -q "not an .etl file" /tmp/pmukit_etl_err.$$ && pass "non-etl error says why" || fail "non-etl error text"
+tmp=$(mktemp)
+head -c 100000 "$FIX/airbus-ShutdownPerfDiagLogger.etl" > "$tmp"
+"$PMUKIT" etl info "$tmp" --json >/dev/null 2>/tmp/pmukit_etl_err.$$; check_eq "truncated file still reads" 0 $?
+grep -q "buffer 1 at offset 0x10000.*truncated" /tmp/pmukit_etl_err.$$ && pass "truncation reported with buffer and offset" \
+	|| fail "truncation report: $(cat /tmp/pmukit_etl_err.$$)"
+rm -f "$tmp" /tmp/pmukit_etl_err.$$
+"$PMUKIT" etl bogus "$FIX/airbus-lxcore_kernel.etl" 2>/dev/null; check_eq "unknown subcommand exits 2" 2 $?
+
+finish

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit etl info|threads|dump FILE: read Windows .etl traces on any OS. */
+#include "cmd.h"
+#include "etl_print.h"
+
+#include <inttypes.h>
+#include <pmukit/etl.h>
+#include <pmukit/error.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit etl info FILE [--json]\n"
+		   "       pmukit etl threads FILE [--json]\n"
+		   "       pmukit etl dump FILE [--json] [--provider GUID|NAME] [--opcode N] [--limit N]\n"
+		   "\n  info     log-file header, events per provider/opcode/version, losses\n"
+		   "  threads  every thread with its process, name and lifetime\n"
+		   "  dump     decoded events in time order\n");
+}
+
+static void on_problem(const char *msg, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "pmukit etl: warning: %s\n", msg);
+}
+
+static int open_trace(const char *path, int order, struct pmu_etl **r)
+{
+	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order, .on_problem = on_problem };
+	int err = pmu_etl_open(path, &o, r);
+
+	return err ? tool_error("etl", path, err) : 0;
+}
+
+/* Reads every event; returns 0 or the tool's exit status. */
+static int drain(struct pmu_etl *r, const char *path)
+{
+	struct pmu_etl_event ev;
+	int rc;
+
+	while ((rc = pmu_etl_next(r, &ev)) > 0)
+		;
+	return rc < 0 ? tool_error("etl", path, rc) : 0;
+}
+
+static void summary_problems(struct pmu_etl *r)
+{
+	struct pmu_etl_stats st;
+
+	pmu_etl_stats(r, &st);
+	if (st.problems)
+		fprintf(stderr, "pmukit etl: %" PRIu64 " corrupt structure(s), %" PRIu64
+			" bytes skipped\n", st.problems, st.bytes_skipped);
+}
+
+static double rel_s(const struct pmu_etl_header *h, int64_t ns)
+{
+	return (double)(ns - h->start_ns) / 1e9;
+}
+
+static int info(const char *path, int json)
+{
+	struct pmu_etl *r = NULL;
+	struct pmu_etl_stats st;
+	struct pmu_etl_stat s;
+	char g[40];
+	int rc;
+
+	if ((rc = open_trace(path, PMU_ETL_ORDER_FILE, &r)) || (rc = drain(r, path)))
+		goto out;
+	const struct pmu_etl_header *h = pmu_etl_header(r);
+	pmu_etl_stats(r, &st);
+	size_t n = pmu_etl_stat_count(r);
+	if (json) {
+		struct pmuk_json j;
+		pmuk_json_init(&j, stdout, 1);
+		pmuk_json_obj_begin(&j, NULL);
+		pmuk_json_str(&j, "file", path);
+		char v[32];
+		snprintf(v, sizeof(v), "%u.%u", h->os_major, h->os_minor);
+		pmuk_json_str(&j, "os_version", v);
+		pmuk_json_uint(&j, "os_build", h->os_build);
+		pmuk_json_uint(&j, "pointer_size", h->pointer_size);
+		pmuk_json_uint(&j, "cpus", h->cpus);
+		pmuk_json_uint(&j, "clock_type", h->clock_type);
+		pmuk_json_uint(&j, "tick_frequency", h->tick_freq);
+		pmuk_json_uint(&j, "timer_resolution_100ns", h->timer_resolution);
+		pmuk_json_int(&j, "start_ns", h->start_ns);
+		pmuk_json_int(&j, "end_ns", h->end_ns);
+		pmuk_json_uint(&j, "buffer_size", h->buffer_size);
+		pmuk_json_uint(&j, "buffers_written", h->buffers_written);
+		pmuk_json_bool(&j, "compressed", h->compressed);
+		pmuk_json_str(&j, "logger_name", h->logger_name);
+		pmuk_json_uint(&j, "events", st.events);
+		pmuk_json_uint(&j, "lost_events", h->events_lost);
+		pmuk_json_uint(&j, "lost_buffers", h->buffers_lost);
+		pmuk_json_uint(&j, "buffers", st.buffers);
+		pmuk_json_uint(&j, "problems", st.problems);
+		pmuk_json_uint(&j, "bytes_skipped", st.bytes_skipped);
+		pmuk_json_arr_begin(&j, "by_provider");
+		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
+			const char *name = pmu_etl_provider_name(&s.provider);
+			pmu_guid_format(&s.provider, g);
+			pmuk_json_obj_begin(&j, NULL);
+			pmuk_json_str(&j, "provider", g);
+			pmuk_json_str(&j, "name", name);
+			pmuk_json_str(&j, "kind", etl_kind_name(s.kind));
+			pmuk_json_uint(&j, "id", s.id);
+			pmuk_json_uint(&j, "opcode", s.opcode);
+			pmuk_json_uint(&j, "version", s.version);
+			pmuk_json_uint(&j, "count", s.count);
+			pmuk_json_obj_end(&j);
+		}
+		pmuk_json_arr_end(&j);
+		pmuk_json_obj_end(&j);
+		pmuk_json_finish(&j);
+	} else {
+		printf("file:            %s\n", path);
+		printf("os:              %u.%u build %u (log layout %u.%u)\n", h->os_major, h->os_minor,
+		       h->os_build, h->layout_major, h->layout_minor);
+		printf("pointer size:    %u\n", h->pointer_size);
+		printf("cpus:            %u\n", h->cpus);
+		printf("clock:           type %u, %" PRIu64 " ticks/s, timer resolution %.4f ms\n",
+		       h->clock_type, h->tick_freq, h->timer_resolution / 1e4);
+		printf("logger:          %s\n", h->logger_name);
+		printf("duration:        %.6f s\n", h->end_ns ? (double)(h->end_ns - h->start_ns) / 1e9 : 0.0);
+		printf("buffers:         %" PRIu64 " of %u bytes%s\n", st.buffers, h->buffer_size,
+		       h->compressed ? " (compressed)" : "");
+		printf("events:          %" PRIu64 "\n", st.events);
+		printf("lost:            %u events, %u buffers\n", h->events_lost, h->buffers_lost);
+		if (st.problems)
+			printf("corrupt:         %" PRIu64 " problems, %" PRIu64 " bytes skipped\n",
+			       st.problems, st.bytes_skipped);
+		printf("\n%-38s %-20s %-8s %5s %6s %4s %9s\n", "provider", "name", "kind", "id",
+		       "opcode", "ver", "count");
+		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
+			const char *name = pmu_etl_provider_name(&s.provider);
+			pmu_guid_format(&s.provider, g);
+			printf("%-38s %-20s %-8s %5u %6u %4u %9" PRIu64 "\n", g, name ? name : "",
+			       etl_kind_name(s.kind), s.id, s.opcode, s.version, s.count);
+		}
+	}
+out:
+	if (r && !rc)
+		summary_problems(r);
+	pmu_etl_close(r);
+	return rc;
+}
+
+static int threads(const char *path, int json)
+{
+	struct pmu_etl *r = NULL;
+	struct pmu_etl_thread t;
+	struct pmuk_json j;
+	int rc;
+
+	if ((rc = open_trace(path, PMU_ETL_ORDER_TIME, &r)) || (rc = drain(r, path)))
+		goto out;
+	const struct pmu_etl_header *h = pmu_etl_header(r);
+	size_t n = pmu_etl_thread_count(r);
+	if (json) {
+		pmuk_json_init(&j, stdout, 1);
+		pmuk_json_obj_begin(&j, NULL);
+		pmuk_json_arr_begin(&j, "threads");
+	} else {
+		printf("%7s %7s %-28s %-24s %12s %12s\n", "pid", "tid", "process", "thread name",
+		       "start_s", "end_s");
+	}
+	for (size_t i = 0; i < n && !pmu_etl_thread_at(r, i, &t); i++) {
+		if (json) {
+			pmuk_json_obj_begin(&j, NULL);
+			pmuk_json_uint(&j, "pid", t.pid);
+			pmuk_json_uint(&j, "tid", t.tid);
+			pmuk_json_str(&j, "name", t.name);
+			pmuk_json_str(&j, "process", t.process);
+			if (t.start_ns == INT64_MIN)
+				pmuk_json_null(&j, "start_ns");
+			else
+				pmuk_json_int(&j, "start_ns", t.start_ns);
+			if (t.end_ns == INT64_MAX)
+				pmuk_json_null(&j, "end_ns");
+			else
+				pmuk_json_int(&j, "end_ns", t.end_ns);
+			pmuk_json_bool(&j, "started", t.started);
+			pmuk_json_bool(&j, "ended", t.ended);
+			pmuk_json_obj_end(&j);
+			continue;
+		}
+		char s[32] = "-", e[32] = "-";
+		if (t.start_ns != INT64_MIN)
+			snprintf(s, sizeof(s), "%.6f", rel_s(h, t.start_ns));
+		if (t.end_ns != INT64_MAX)
+			snprintf(e, sizeof(e), "%.6f", rel_s(h, t.end_ns));
+		printf("%7u %7u %-28s %-24s %12s %12s\n", t.pid, t.tid, t.process, t.name, s, e);
+	}
+	if (json) {
+		pmuk_json_arr_end(&j);
+		pmuk_json_uint(&j, "processes", pmu_etl_process_count(r));
+		pmuk_json_obj_end(&j);
+		pmuk_json_finish(&j);
+	}
+out:
+	if (r && !rc)
+		summary_problems(r);
+	pmu_etl_close(r);
+	return rc;
+}
+
+struct dump_filter {
+	int by_provider;
+	struct pmu_guid provider;
+	long opcode;             /* -1: any */
+	unsigned long limit;     /* 0: all */
+};
+
+static void dump_event(struct etl_out *o, const struct pmu_etl_header *h,
+		       const struct pmu_etl_event *ev)
+{
+	char g[40];
+	const char *name = pmu_etl_provider_name(&ev->provider);
+
+	pmu_guid_format(&ev->provider, g);
+	if (o->json) {
+		pmuk_json_obj_begin(o->j, NULL);
+		pmuk_json_int(o->j, "time_ns", ev->time_ns);
+		pmuk_json_uint(o->j, "raw_time", ev->raw_time);
+		pmuk_json_uint(o->j, "cpu", ev->cpu);
+		if (ev->pid != PMU_ETL_NO_ID)
+			pmuk_json_uint(o->j, "pid", ev->pid);
+		if (ev->tid != PMU_ETL_NO_ID)
+			pmuk_json_uint(o->j, "tid", ev->tid);
+		pmuk_json_str(o->j, "provider", g);
+		pmuk_json_str(o->j, "name", name);
+		pmuk_json_str(o->j, "kind", etl_kind_name(ev->kind));
+		pmuk_json_uint(o->j, "header_type", ev->header_type);
+		pmuk_json_uint(o->j, "id", ev->id);
+		pmuk_json_uint(o->j, "opcode", ev->opcode);
+		pmuk_json_uint(o->j, "version", ev->version);
+		pmuk_json_uint(o->j, "pointer_size", ev->pointer_size);
+		pmuk_json_uint(o->j, "payload_size", ev->payload_size);
+		etl_print_fields(o, ev);
+		pmuk_json_obj_end(o->j);
+		return;
+	}
+	printf("%12.6f cpu%-3u ", rel_s(h, ev->time_ns), ev->cpu);
+	if (ev->tid != PMU_ETL_NO_ID)
+		printf("%6u/%-6u ", ev->pid, ev->tid);
+	else
+		printf("%13s ", "-");
+	printf("%s", name ? name : g);
+	if (ev->kind == PMU_ETL_EVENT)
+		printf(" id=%u", ev->id);
+	printf(" op=%u v%u", ev->opcode, ev->version);
+	etl_print_fields(o, ev);
+	putchar('\n');
+}
+
+static int dump(const char *path, int json, const struct dump_filter *flt)
+{
+	struct pmu_etl *r = NULL;
+	struct pmu_etl_event ev;
+	struct pmuk_json j;
+	struct etl_out o = { .json = json, .f = stdout, .j = &j };
+	unsigned long shown = 0;
+	int rc;
+
+	if ((rc = open_trace(path, PMU_ETL_ORDER_TIME, &r)))
+		goto out;
+	const struct pmu_etl_header *h = pmu_etl_header(r);
+	if (json) {
+		pmuk_json_init(&j, stdout, 0);
+		pmuk_json_obj_begin(&j, NULL);
+		pmuk_json_arr_begin(&j, "events");
+	}
+	while ((rc = pmu_etl_next(r, &ev)) > 0) {
+		if (flt->by_provider && memcmp(&ev.provider, &flt->provider, sizeof(ev.provider)))
+			continue;
+		if (flt->opcode >= 0 && ev.opcode != (unsigned long)flt->opcode)
+			continue;
+		dump_event(&o, h, &ev);
+		if (flt->limit && ++shown >= flt->limit)
+			break;
+	}
+	if (json) {
+		pmuk_json_arr_end(&j);
+		pmuk_json_obj_end(&j);
+		pmuk_json_finish(&j);
+	}
+	rc = rc < 0 ? tool_error("etl", path, rc) : 0;
+out:
+	if (r && !rc)
+		summary_problems(r);
+	pmu_etl_close(r);
+	return rc;
+}
+
+int cmd_etl(int argc, char **argv)
+{
+	struct dump_filter flt = { .opcode = -1 };
+	const char *sub, *path = NULL;
+	int json = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	sub = argv[1];
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if ((!strcmp(a, "--provider") || !strcmp(a, "--opcode") ||
+			    !strcmp(a, "--limit")) && i + 1 < argc) {
+			const char *v = argv[++i];
+			char *end;
+			if (a[2] == 'p') {
+				if (pmu_guid_parse(v, &flt.provider) &&
+				    pmu_etl_provider_lookup(v, &flt.provider))
+					return tool_error("etl", v, PMU_ENOENT);
+				flt.by_provider = 1;
+				continue;
+			}
+			unsigned long n = strtoul(v, &end, 0);
+			if (*end || !*v) {
+				fprintf(stderr, "pmukit etl: %s needs a number, not '%s'\n", a, v);
+				return 2;
+			}
+			if (a[2] == 'o')
+				flt.opcode = (long)n;
+			else
+				flt.limit = n;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "pmukit etl: unknown option '%s'\n", a);
+			usage(stderr);
+			return 2;
+		} else if (!path) {
+			path = a;
+		} else {
+			fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", a);
+			return 2;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "pmukit etl %s: which .etl FILE?\n", sub);
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(sub, "info"))
+		return info(path, json);
+	if (!strcmp(sub, "threads"))
+		return threads(path, json);
+	if (!strcmp(sub, "dump"))
+		return dump(path, json, &flt);
+	fprintf(stderr, "pmukit etl: unknown subcommand '%s'\n", sub);
+	usage(stderr);
+	return 2;
+}
