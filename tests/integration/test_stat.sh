@@ -79,6 +79,25 @@ py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; ass
 wait $pid
 pass "-p PID counts until the process exits"
 
+# 8b. Attach to one thread.
+"$TP" 10 -s 600 & pid=$!
+att=$("$PMUKIT" stat -t $pid -e task-clock --json) || fail "stat -t failed"
+py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert d['target']=='tid' and v>5e7, v" "$att" \
+	|| fail "-t did not count the spinning thread: $att"
+wait $pid
+pass "-t TID counts until the thread exits"
+
+# 8c. -I with --json writes one object per interval line, then the total.
+jl=$("$PMUKIT" stat -I 100 --json -e task-clock -- "$TP" 1 -s 350) || fail "stat -I --json failed"
+py "
+import json,sys
+lines=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+iv=[l for l in lines if 'interval_s' in l]
+assert len(iv)>=2 and all(l['counters'][0]['event']=='task-clock' for l in iv), lines
+assert 'interval_s' not in lines[-1] and lines[-1]['exit_status']==0
+" "$jl" || fail "-I --json lines: $jl"
+pass "-I --json prints JSON Lines"
+
 # 9. System wide and per CPU.
 if cpu=$("$PMUKIT" stat -a -A -e cpu-clock --json -- sleep 0.2); then
 	online=$(python3 -c "
