@@ -6,6 +6,7 @@
 #include "linux/target.h"
 #include "core/cpulist.h"
 #include "core/error.h"
+#include "core/event_list.h"
 #include "core/scale.h"
 #include "core/sysroot.h"
 
@@ -426,18 +427,7 @@ fail:
 int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
 		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
 {
-	size_t n = events ? pmu_event_list_count(events) : 0;
-	struct pmu_event *ev;
-	int err;
-
-	if (n == 0)
+	if (!events || events->n == 0)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs a non-empty event list");
-	ev = malloc(n * sizeof(*ev));
-	if (!ev)
-		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
-	for (size_t i = 0; i < n; i++)
-		ev[i] = *pmu_event_list_get(events, i);
-	err = pmuk_counters_open_events(ev, n, target, opts, out);
-	free(ev);
-	return err;
+	return pmuk_counters_open_events(events->ev, events->n, target, opts, out);
 }

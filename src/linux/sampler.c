@@ -10,6 +10,7 @@
 #include "linux/sampler.h"
 #include "linux/target.h"
 #include "core/error.h"
+#include "core/event_list.h"
 #include "core/sysroot.h"
 
 #include <errno.h>
@@ -290,20 +291,9 @@ fail:
 int pmu_sampler_open(const struct pmu_event_list *events, const struct pmu_target *target,
 		     const struct pmu_sampler_opts *opts, struct pmu_sampler **out)
 {
-	size_t n = events ? pmu_event_list_count(events) : 0;
-	struct pmu_event *ev;
-	int err;
-
-	if (n == 0)
+	if (!events || events->n == 0)
 		return pmuk_fail(PMU_EINVAL, "pmu_sampler_open needs a non-empty event list");
-	ev = malloc(n * sizeof(*ev));
-	if (!ev)
-		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
-	for (size_t i = 0; i < n; i++)
-		ev[i] = *pmu_event_list_get(events, i);
-	err = pmuk_sampler_open_events(ev, n, target, opts, out);
-	free(ev);
-	return err;
+	return pmuk_sampler_open_events(events->ev, events->n, target, opts, out);
 }
 
 static int ioctl_all(struct pmu_sampler *s, unsigned long req, const char *what)

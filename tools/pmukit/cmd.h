@@ -2,6 +2,8 @@
 #ifndef PMUKIT_TOOL_CMD_H
 #define PMUKIT_TOOL_CMD_H
 
+#include <stdio.h>
+
 /* One function per verb, each in its own cmd_<verb>.c. argv[0] is the verb.
  * A verb returns the process exit status. */
 int cmd_stat(int argc, char **argv);
@@ -9,6 +11,10 @@ int cmd_list(int argc, char **argv);
 int cmd_caps(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_etl(int argc, char **argv);
+
+/* For verbs whose only options are --json and --help: -1 to go on (with *json
+ * set), else the exit status to return (0 after --help, 2 after a bad option). */
+int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json);
 
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);

@@ -23,18 +23,8 @@ int cmd_caps(int argc, char **argv)
 	struct pmu_caps *caps;
 	int json = 0, err;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "pmukit caps: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		}
-	}
+	if ((err = tool_json_option(argc, argv, usage, &json)) >= 0)
+		return err;
 	err = pmu_caps_probe(&caps);
 	if (err)
 		return tool_error("caps", "probing this host", err);

@@ -22,18 +22,8 @@ int cmd_topo(int argc, char **argv)
 	struct pmu_topology *t;
 	int json = 0, err;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "pmukit topo: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		}
-	}
+	if ((err = tool_json_option(argc, argv, usage, &json)) >= 0)
+		return err;
 	err = pmu_topology_load(&t);
 	if (err)
 		return tool_error("topo", "reading the topology", err);

@@ -34,6 +34,24 @@ int tool_error(const char *verb, const char *what, int err)
 	return 1;
 }
 
+int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
+{
+	*json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			*json = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "pmukit %s: unknown option '%s'\n", argv[0], argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
