@@ -8,32 +8,11 @@
 #ifndef PMU_FIXTURE_H
 #define PMU_FIXTURE_H
 
-#include <ftw.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "fixture_tree.h"
 
 static void fx_write(const char *root, const char *rel, const char *text)
 {
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		abort();
-	}
-	fprintf(f, "%s\n", text);
-	fclose(f);
+	fixture_writeln(root, rel, "%s", text);
 }
 
 #define DEV "sys/bus/event_source/devices/"
@@ -75,10 +54,11 @@ static void fx_common(const char *root, int tracefs)
 
 static char *pmu_fixture_make(const char *kind)
 {
-	char *root = strdup("/tmp/pmukit-fixture-XXXXXX");
+	char *root = malloc(64);
 
-	if (!root || !mkdtemp(root))
+	if (!root)
 		abort();
+	fixture_create(root, 64, "fixture");
 	if (!strcmp(kind, "x86")) {
 		fx_common(root, 1);
 		fx_write(root, DEV "cpu/type", "4");
@@ -111,18 +91,10 @@ static char *pmu_fixture_make(const char *kind)
 	return root;
 }
 
-static int fx_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void pmu_fixture_free(char *root)
 {
 	if (root && !strncmp(root, "/tmp/pmukit-fixture-", 20))
-		nftw(root, fx_rm, 16, FTW_DEPTH | FTW_PHYS);
+		fixture_remove(root);
 	free(root);
 }
 

@@ -18,54 +18,15 @@
 #include <pmukit/error.h>
 #include "core/caps_model.h"
 #include "linux/caps_linux.h"
+#include "fixture_tree.h"
 
 static char root[256];
 
 /* --- fixture tree ---------------------------------------------------------- */
 
-static void mkparents(const char *path)
-{
-	char buf[1024];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + strlen(root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-}
-
-static void put(const char *rel, const char *text)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	mkparents(path);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void put_dir(const char *rel)
-{
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s%s/x", root, rel);
-	mkparents(path);
-}
-
-static void put_link(const char *rel, const char *target)
-{
-	char path[1024];
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	mkparents(path);
-	assert_int_equal(symlink(target, path), 0);
-}
+#define put(rel, text) fixture_write(root, rel, "%s", text)
+#define put_dir(rel) fixture_mkdir(root, rel)
+#define put_link(rel, target) fixture_symlink(root, rel, target)
 
 /* The fixture path of rel (one static buffer: use it before the next call). */
 static const char *at(const char *rel)
@@ -76,22 +37,12 @@ static const char *at(const char *rel)
 	return path;
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 /* A minimal non-root Linux host: paranoid 2, no capabilities, no PMU, tracefs
  * supported and mounted, one NUMA node, /proc/stat, cpuidle. Tests then change it. */
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/pmukit-caps-XXXXXX");
-	if (!mkdtemp(root))
-		return -1;
+	fixture_create(root, sizeof(root), "caps");
 	put("/proc/sys/kernel/osrelease", "6.1.0-test\n");
 	put("/proc/sys/kernel/perf_event_paranoid", "2\n");
 	put("/proc/sys/kernel/perf_event_mlock_kb", "516\n");
@@ -121,7 +72,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	pmu_sysroot_set("");
-	return nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_remove(root);
 }
 
 /* An Intel-style core PMU at /sys/bus/event_source/devices/NAME. */
@@ -473,8 +424,7 @@ static void test_tracefs(void **state)
 	(void)state;
 	/* supported, not mounted, not root */
 	put("/proc/mounts", "sysfs /sys sysfs rw 0 0\n");
-	nftw(at("/sys/kernel/tracing"), rm_one, 8,
-	     FTW_DEPTH | FTW_PHYS);
+	fixture_remove(at("/sys/kernel/tracing"));
 	c = probe(&l);
 	assert_status(c, 5, PMU_CAP_UNAVAILABLE);
 	assert_reason_has(c, 5, "needs root");
@@ -514,8 +464,7 @@ static void test_symbols(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/sys/kernel/notes", root);
-	mkparents(path);
+	fixture_path(root, "/sys/kernel/notes", path, sizeof(path));
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	fwrite(note, 1, sizeof(note), f);

@@ -16,29 +16,11 @@
 #include <pmukit/error.h>
 #include "core/topology_build.h"
 #include "linux/topology_linux.h"
+#include "fixture_tree.h"
 
 static char root[256];
 
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[1024], *p;
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-	fclose(f);
-}
+#define put(rel, ...) fixture_writeln(root, rel, __VA_ARGS__)
 
 static void cache(int cpu, int idx, int level, const char *type, const char *size, int ways,
 		  const char *shared)
@@ -73,20 +55,10 @@ static void cpu_topo(int cpu, int pkg, int die, int core)
 	put(p, "%d", core);
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/pmukit-topo-XXXXXX");
-	if (!mkdtemp(root))
-		return -1;
+	fixture_create(root, sizeof(root), "topo");
 	return 0;
 }
 
@@ -94,7 +66,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	pmu_sysroot_set("");
-	return nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return fixture_remove(root);
 }
 
 /* 2 packages x 2 cores x 2 threads; CPU n is thread n/4 of core n%2 of package (n%4)/2.
