@@ -40,26 +40,10 @@ uint64_t pmuk_scale_u64(uint64_t value, uint64_t enabled, uint64_t running)
 #endif
 }
 
-void pmuk_reading_set(struct pmu_reading *r, uint64_t value, uint64_t enabled, uint64_t running)
+double pmuk_scale_multiplexed(uint64_t value, uint64_t enabled, uint64_t running)
 {
-	uint32_t keep = r->flags & ~(uint32_t)(PMU_READING_MULTIPLEXED | PMU_READING_NOT_COUNTED);
-
-	r->value = value;
-	r->time_enabled = enabled;
-	r->time_running = running;
-	r->flags = keep;
-	if (enabled > 0 && running == 0) {
-		r->flags |= PMU_READING_NOT_COUNTED;
-		r->scaled = 0.0;
-		return;
-	}
-	if (running < enabled) {
-		r->flags |= PMU_READING_MULTIPLEXED;
-		/* In long double: exact for the ratio, no 64-bit overflow. */
-		r->scaled = (double)((long double)value * (long double)enabled / (long double)running);
-		return;
-	}
-	r->scaled = (double)value;
+	/* In long double: exact for the ratio, no 64-bit overflow. */
+	return (double)((long double)value * (long double)enabled / (long double)running);
 }
 
 double pmu_reading_running_percent(const struct pmu_reading *r)

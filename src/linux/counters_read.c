@@ -17,39 +17,55 @@ void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread
 	c->uops = ops;
 }
 
-/* Sums of the read in progress go straight into the caller's readings (value,
- * time_enabled, time_running), finished by pmuk_reading_set(). */
-static void add(struct pmu_reading *r, uint64_t val, uint64_t ena, uint64_t run)
+/* How a unit's values go into the caller's readings: the first unit of a sum sets
+ * them, later units (threads, CPUs) add, and the only unit of a read sets and finishes
+ * them in one pass (the common self/thread case, kept short: it runs on every read). */
+enum { ADD, FIRST, ONLY };
+
+static void put(struct pmu_reading *r, int how, uint64_t val, uint64_t ena, uint64_t run)
 {
-	r->value += val;
-	r->time_enabled += ena;
-	r->time_running += run;
+	if (how == ONLY) {
+		r->flags = 0;
+		pmuk_reading_set(r, val, ena, run);
+	} else if (how == FIRST) {
+		r->value = val;
+		r->time_enabled = ena;
+		r->time_running = run;
+	} else {
+		r->value += val;
+		r->time_enabled += ena;
+		r->time_running += run;
+	}
 }
 
 /* All members from their pages, or 1 to fall back to read(). c->buf is scratch. */
 static int uread_group(struct pmu_counters *c, const struct pmuk_cgroup *g,
-		       struct pmu_reading *out)
+		       struct pmu_reading *out, int how)
 {
 	uint64_t *v = c->buf, ena, run;
 
 	if (pmuk_uread_group(c->page, g->m, g->n, c->uops, v, &ena, &run) != PMUK_UREAD_OK)
 		return 1;
 	for (size_t i = 0; i < g->n; i++)
-		add(&out[g->m[i]], v[i], ena, run);
+		put(&out[g->m[i]], how, v[i], ena, run);
 	return 0;
 }
 
 static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g,
-		      struct pmu_reading *out)
+		      struct pmu_reading *out, int how)
 {
 	const uint64_t *ids = &c->id[u * c->nev];
 	int lfd = c->fd[u * c->nev + g->m[0]];
 	uint64_t nr, ena, run;
 	ssize_t r;
 
-	if (lfd < 0)
+	if (lfd < 0) {
+		/* Not opened on this unit (a hybrid PMU's group on another core type). */
+		for (size_t i = 0; how != ADD && i < g->n; i++)
+			put(&out[g->m[i]], how, 0, 0, 0);
 		return 0;
-	if (g->uread && c->uops && uread_group(c, g, out) == 0)
+	}
+	if (g->uread && c->uops && uread_group(c, g, out, how) == 0)
 		return 0;
 	do
 		r = read(lfd, c->buf, c->bufsz);
@@ -59,14 +75,17 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 				 c->ev[g->m[0]].name, strerror(errno));
 	if (r == 0) {
 		/* EOF: a pinned group lost its counters and stays in error state. */
-		for (size_t i = 0; i < g->n; i++)
+		for (size_t i = 0; i < g->n; i++) {
+			if (how != ADD)
+				put(&out[g->m[i]], how, 0, 0, 0);
 			out[g->m[i]].flags |= PMU_READING_ERROR_STATE;
+		}
 		return 0;
 	}
 	nr = c->buf[0];
-	if (nr > g->n || (size_t)r < (3 + 2 * nr) * sizeof(uint64_t))
-		return pmuk_fail(PMU_EIO, "short group read of %s: %zd bytes for %llu events",
-				 c->ev[g->m[0]].name, r, (unsigned long long)nr);
+	if (nr != g->n || (size_t)r < (3 + 2 * nr) * sizeof(uint64_t))
+		return pmuk_fail(PMU_EIO, "short group read of %s: %zd bytes for %llu of %zu events",
+				 c->ev[g->m[0]].name, r, (unsigned long long)nr, g->n);
 	ena = c->buf[1];
 	run = c->buf[2];
 	for (size_t k = 0; k < nr; k++) {
@@ -77,7 +96,7 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 			for (j = 0; j < g->n && ids[g->m[j]] != id; j++)
 				;
 		if (j < g->n)
-			add(&out[g->m[j]], val, ena, run);
+			put(&out[g->m[j]], how, val, ena, run);
 	}
 	return 0;
 }
@@ -92,10 +111,17 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 	if (n < c->nev)
 		return pmuk_fail(PMU_ERANGE, "the output array holds %zu readings but %zu events "
 				 "are counted", n, c->nev);
-	memset(out, 0, c->nev * sizeof(*out));
+	if (u1 - u0 == 1) {
+		for (size_t g = 0; g < c->ngrp; g++)
+			if ((err = read_group(c, u0, &c->grp[g], out, ONLY)) < 0)
+				return err;
+		return 0;
+	}
+	for (size_t e = 0; e < c->nev; e++)
+		out[e].flags = 0;
 	for (size_t u = u0; u < u1; u++)
 		for (size_t g = 0; g < c->ngrp; g++)
-			if ((err = read_group(c, u, &c->grp[g], out)) < 0)
+			if ((err = read_group(c, u, &c->grp[g], out, u == u0 ? FIRST : ADD)) < 0)
 				return err;
 	for (size_t e = 0; e < c->nev; e++)
 		pmuk_reading_set(&out[e], out[e].value, out[e].time_enabled, out[e].time_running);
