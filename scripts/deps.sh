@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="
   build-essential cmake pkg-config
-  libpfm4-dev libhwloc-dev libnuma-dev
+  libpfm4-dev libhwloc-dev
   libcmocka-dev python3 clang libclang-rt-14-dev
   linux-perf libpapi-dev papi-tools
 "
