@@ -2,6 +2,7 @@
 /* pmukit list [PATTERN] [--json]: the events this host understands, grouped by kind. */
 #include "cmd.h"
 #include "core/json.h"
+#include "core/wprp.h"
 
 #include <pmukit/pmukit.h>
 #include <stdio.h>
@@ -24,11 +25,23 @@ static const char *const kind_titles[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit list [PATTERN] [--json]\n\n"
+	fprintf(f, "usage: pmukit list [PATTERN] [--json]\n"
+		   "       pmukit list --windows-profile-source EVENT [--windows-model MODEL]\n\n"
 		   "Lists the events pmukit understands on this host and whether each can be\n"
 		   "counted here (with the reason when not).\n\n"
 		   "  PATTERN   case-insensitive glob (\"L1-*\", \"*miss*\") or substring (\"cache\")\n"
 		   "  --json    {\"events\": [{name, pmu, kind, description, usable, reason}]}\n"
+		   "  --windows-profile-source EVENT\n"
+		   "            print the Windows 10 1903+ raw profile-source registration of a\n"
+		   "            CPU-specific Intel event: the WPRP <MicroArchitecturalConfig>\n"
+		   "            fragment and the registry form. EVENT is one of\n"
+		   "              rNNNN                      raw event select (hex), no sysfs needed\n"
+		   "              intel:event=0x3c,umask=0x00[,cmask=N][,inv][,edge][,any]\n"
+		   "                   [,name=NAME][,interval=N]  explicit fields, no sysfs needed\n"
+		   "              cpu/event=..,umask=../ or a libpfm4 name (needs the cpu PMU)\n"
+		   "            ExtendedBits = CMask CMaskInvert AnyThread EdgeDetect, two hex\n"
+		   "            digits each (\"01000100\": cmask=1,any)\n"
+		   "  --windows-model MODEL  the <Model> registry key (exact CPU family/model)\n"
 		   "  --help    this text\n");
 }
 
@@ -85,9 +98,27 @@ static void print_json(const struct pmu_event_info *v, size_t n)
 	pmuk_json_finish(&j);
 }
 
+/* --windows-profile-source: the WPRP fragment, then the registry form. */
+static int print_profile_source(const char *event, const char *model)
+{
+	struct pmuk_wprp_source s;
+	int ret = pmuk_wprp_from_spec(event, &s);
+
+	if (ret)
+		return tool_error("list", event, ret);
+	printf("<!-- pmukit: %s as a raw profile source (Windows 10 1903+, system-global) -->\n",
+	       event);
+	if ((ret = pmuk_wprp_write_xml(stdout, &s)))
+		return tool_error("list", "writing the WPRP fragment", ret);
+	putchar('\n');
+	if ((ret = pmuk_wprp_write_registry(stdout, &s, model)))
+		return tool_error("list", "writing the registry form", ret);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	const char *pattern = NULL;
+	const char *pattern = NULL, *wps = NULL, *model = NULL;
 	struct pmu_event_info *v;
 	int json = 0, ret;
 	size_t n;
@@ -96,6 +127,17 @@ int cmd_list(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--windows-profile-source") ||
+			   !strcmp(argv[i], "--windows-model")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "pmukit list: %s needs a value\n", argv[i]);
+				usage(stderr);
+				return 2;
+			}
+			if (!strcmp(argv[i], "--windows-model"))
+				model = argv[++i];
+			else
+				wps = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -110,6 +152,12 @@ int cmd_list(int argc, char **argv)
 		} else {
 			pattern = argv[i];
 		}
+	}
+	if (wps)
+		return print_profile_source(wps, model);
+	if (model) {
+		fprintf(stderr, "pmukit list: --windows-model goes with --windows-profile-source\n");
+		return 2;
 	}
 	ret = pmu_event_catalog(pattern, &v, &n);
 	if (ret)

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/* PDH counter-type math: every worked example of shared/docs/pdh-math.md 1.2, the
+ * "Processor Information" sample of seed 004 (Windows Server 2025, instance 0,0),
+ * backward moves (windows_exporter#1383), and instance names -> flat CPU ids. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <pmukit/error.h>
+#include "core/pdh_math.h"
+#include "core/topology_build.h"
+
+#define F100NS PMUK_PDH_100NS_FREQ
+
+static double cook(uint32_t type, struct pmuk_pdh_raw a, struct pmuk_pdh_raw b, uint64_t freq)
+{
+	struct pmuk_pdh_value v;
+
+	assert_int_equal(pmuk_pdh_cook(type, &a, &b, freq, &v), 0);
+	return v.value;
+}
+
+/* 1.2.1: 100 * dN / dT; the exporter's seconds 100.0 -> 100.5. */
+static void test_100nsec_timer(void **state)
+{
+	struct pmuk_pdh_track t;
+	struct pmuk_pdh_raw a = { .value = 1000000000, .time = 5000000000 };
+	struct pmuk_pdh_raw b = { .value = 1005000000, .time = 5010000000 };
+
+	(void)state;
+	assert_float_equal(cook(PMUK_PERF_100NSEC_TIMER, a, b, F100NS), 50.0, 1e-9);
+	assert_int_equal(pmuk_pdh_track_init(&t, PMUK_PERF_100NSEC_TIMER, F100NS), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &a), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &b), 0);
+	assert_float_equal((double)a.value / 1e7, 100.0, 1e-9);
+	assert_float_equal((double)b.value / 1e7, 100.5, 1e-9);
+	/* The agent's counter grows by the same 0.5 s: rate 0.5 over the 1 s. */
+	assert_float_equal(pmuk_pdh_track_total(&t), 0.5, 1e-9);
+	assert_float_equal(t.value.value, 50.0, 1e-9);
+	assert_int_equal(t.value.unit, PMUK_PDH_PERCENT);
+}
+
+/* 1.2.2: 100 * (1 - dN/dT), N counting idle time. */
+static void test_100nsec_timer_inv(void **state)
+{
+	struct pmuk_pdh_raw a = { .value = 8000000000, .time = 1 };
+	struct pmuk_pdh_raw b = { .value = 8007500000, .time = 1 + 10000000 };
+
+	(void)state;
+	assert_float_equal(cook(PMUK_PERF_100NSEC_TIMER_INV, a, b, F100NS), 25.0, 1e-9);
+	/* The same interval in QPC ticks at 3 MHz gives the same answer. */
+	a.time = 0;
+	b.time = 3000000;
+	assert_float_equal(cook(PMUK_PERF_100NSEC_TIMER_INV, a, b, 3000000), 25.0, 1e-9);
+}
+
+/* 1.2.3: 100 * dN / dB with the provider's own time base. */
+static void test_precision_timer(void **state)
+{
+	struct pmuk_pdh_raw a = { .value = 5000000000, .base = 20000000000 };
+	struct pmuk_pdh_raw b = { .value = 5006000000, .base = 20010000000 };
+	struct pmuk_pdh_value v;
+
+	(void)state;
+	assert_float_equal(cook(PMUK_PERF_PRECISION_100NS_TIMER, a, b, F100NS), 60.0, 1e-9);
+	/* No movement of the base: no value, a sentence. */
+	assert_int_equal(pmuk_pdh_cook(PMUK_PERF_PRECISION_100NS_TIMER, &a, &a, F100NS, &v),
+			 PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "time base"));
+}
+
+/* 1.2.4: dN / (dD / F); the 32-bit wrap of PERF_COUNTER_COUNTER; bulk. */
+static void test_counter_wrap_and_bulk(void **state)
+{
+	struct pmuk_pdh_track t;
+	struct pmuk_pdh_raw a = { .value = 4294967000u, .time = 0 };
+	struct pmuk_pdh_raw b = { .value = 1704, .time = 20000000 };
+	struct pmuk_pdh_raw c = { .value = 10000, .time = 0 };
+	struct pmuk_pdh_raw d = { .value = 12500, .time = 5000000 };
+
+	(void)state;
+	assert_float_equal(cook(PMUK_PERF_COUNTER_COUNTER, a, b, 10000000), 1000.0, 1e-9);
+	/* The agent accumulates the modular delta instead of seeing a reset. */
+	assert_int_equal(pmuk_pdh_track_init(&t, PMUK_PERF_COUNTER_COUNTER, 10000000), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &a), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &b), 0);
+	assert_int_equal(t.total, 2000);
+	assert_int_equal(t.clamps, 0);
+	assert_float_equal(pmuk_pdh_track_total(&t), 2000.0, 0);
+	assert_int_equal(t.value.unit, PMUK_PDH_PER_SEC);
+	assert_float_equal(cook(PMUK_PERF_COUNTER_BULK_COUNT, c, d, 10000000), 5000.0, 1e-9);
+}
+
+/* 1.2.5: the last N. */
+static void test_rawcount(void **state)
+{
+	struct pmuk_pdh_raw f = { .value = 2995 };
+	struct pmuk_pdh_value v;
+
+	(void)state;
+	assert_int_equal(pmuk_pdh_cook(PMUK_PERF_COUNTER_RAWCOUNT, NULL, &f, F100NS, &v), 0);
+	assert_float_equal(v.value, 2995.0, 0);
+	assert_int_equal(v.unit, PMUK_PDH_GAUGE);
+	assert_float_equal(v.value * 1e6, 2.995e9, 1);
+}
+
+/* 1.2.6: dN / dB, % Processor Performance (#787) and % Processor Utility with a
+ * wrapping 32-bit base. */
+static void test_average_bulk(void **state)
+{
+	struct pmuk_pdh_track t;
+	struct pmuk_pdh_raw a = { .value = 44662434713ull, .base = 218918308 };
+	struct pmuk_pdh_raw b = { .value = 44662434713ull + 133800000, .base = 218918308 + 625000 };
+	struct pmuk_pdh_raw u0 = { .value = 1000000000, .base = 4294800000u };
+	struct pmuk_pdh_raw u1 = { .value = 1000000000 + 46875000, .base = 457704 };
+	double perf;
+
+	(void)state;
+	perf = cook(PMUK_PERF_AVERAGE_BULK, a, b, F100NS);
+	assert_float_equal(perf, 214.08, 1e-9);
+	assert_float_equal(2000.0 * perf / 100.0, 4281.6, 1e-6); /* MHz at 2000 nominal */
+	assert_float_equal(cook(PMUK_PERF_AVERAGE_BULK, u0, u1, F100NS), 75.0, 1e-9);
+	assert_int_equal(pmuk_pdh_track_init(&t, PMUK_PERF_AVERAGE_BULK, F100NS), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &u0), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &u1), 0);
+	assert_int_equal(t.base_total, 625000);   /* the exporter's rtc_total grows by this */
+	assert_int_equal(t.total, 46875000);
+	assert_float_equal((double)t.total / (double)t.base_total, 0.75 * 100, 1e-9);
+	assert_float_equal(t.value.value, 75.0, 1e-9);
+	assert_int_equal(t.value.unit, PMUK_PDH_RATIO);
+}
+
+/* Seed 004: the raw values of instance 0,0 on Windows Server 2025. */
+static void test_seed004_sample(void **state)
+{
+	static const struct { const char *name; uint32_t type; uint64_t raw, base; } c[] = {
+		{ "% C1 Time", PMUK_PERF_100NSEC_TIMER, 3366958649ull, 0 },
+		{ "% C2 Time", PMUK_PERF_100NSEC_TIMER, 21091589064ull, 0 },
+		{ "% C3 Time", PMUK_PERF_100NSEC_TIMER, 0, 0 },
+		{ "% DPC Time", PMUK_PERF_100NSEC_TIMER, 185312500ull, 0 },
+		{ "% Idle Time", PMUK_PERF_100NSEC_TIMER, 25109218750ull, 0 },
+		{ "% Interrupt Time", PMUK_PERF_100NSEC_TIMER, 257812500ull, 0 },
+		{ "% Performance Limit", PMUK_PERF_COUNTER_RAWCOUNT, 100, 0 },
+		{ "% Priority Time", PMUK_PERF_100NSEC_TIMER_INV, 26964687500ull, 0 },
+		{ "% Privileged Time", PMUK_PERF_100NSEC_TIMER, 4745937500ull, 0 },
+		{ "% Privileged Utility", PMUK_PERF_AVERAGE_BULK, 35875675583ull, 2142017948ull },
+		{ "% Processor Performance", PMUK_PERF_AVERAGE_BULK, 80044724120ull, 669031135ull },
+		{ "% Processor Time", PMUK_PERF_100NSEC_TIMER_INV, 25109218750ull, 0 },
+		{ "% Processor Utility", PMUK_PERF_AVERAGE_BULK, 80044725697ull, 2142017679ull },
+		{ "% User Time", PMUK_PERF_100NSEC_TIMER, 4394687500ull, 0 },
+		{ "C1 Transitions/sec", PMUK_PERF_COUNTER_BULK_COUNT, 2303708, 0 },
+		{ "Clock Interrupts/sec", PMUK_PERF_COUNTER_COUNTER, 1571877, 0 },
+		{ "Interrupts/sec", PMUK_PERF_COUNTER_COUNTER, 7795204, 0 },
+		{ "Parking Status", PMUK_PERF_COUNTER_RAWCOUNT, 0, 0 },
+		{ "Processor Frequency", PMUK_PERF_COUNTER_RAWCOUNT, 3700, 0 },
+	};
+	struct pmuk_pdh_track t;
+	double sec[32];
+
+	(void)state;
+	/* Every counter type the collector meets is one we cook; each first sample gives
+	 * the agent's value: seconds for timers, the gauge for RAWCOUNT. */
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct pmuk_pdh_raw r = { .value = c[i].raw, .base = c[i].base, .time = 1 };
+
+		assert_true(pmuk_pdh_type_known(c[i].type));
+		assert_int_equal(pmuk_pdh_track_init(&t, c[i].type, F100NS), 0);
+		assert_int_equal(pmuk_pdh_track_add(&t, &r), 0);
+		sec[i] = (double)c[i].raw / 1e7;
+		if (c[i].type == PMUK_PERF_COUNTER_RAWCOUNT)
+			assert_float_equal(pmuk_pdh_track_total(&t), (double)c[i].raw, 0);
+	}
+	assert_float_equal(sec[13], 439.46875, 1e-9);   /* user seconds */
+	assert_float_equal(sec[8], 474.59375, 1e-9);    /* privileged seconds */
+	assert_float_equal(sec[4], 2510.921875, 1e-9);  /* idle seconds */
+	/* % Processor Time (INV) counts idle: its raw equals % Idle Time. */
+	assert_int_equal(c[11].raw, c[4].raw);
+	assert_string_equal(pmuk_pdh_type_name(c[11].type), "PERF_100NSEC_TIMER_INV");
+	assert_string_equal(pmuk_pdh_type_name(PMUK_PERF_PRECISION_100NS_TIMER),
+			    "PERF_PRECISION_100NS_TIMER"); /* "Average Idle Time" */
+
+	/* A 2 s interval from the recorded values, with the base rates seed 004 gives
+	 * (utility ~630 000/s, performance ~330 000/s), lands on its 63.4 and 121.9. */
+	{
+		struct pmuk_pdh_raw u0 = { c[12].raw, c[12].base, 0 };
+		struct pmuk_pdh_raw u1 = { c[12].raw + 79884000, c[12].base + 1260000, 0 };
+		struct pmuk_pdh_raw p0 = { c[10].raw, c[10].base, 0 };
+		struct pmuk_pdh_raw p1 = { c[10].raw + 80454000, c[10].base + 660000, 0 };
+
+		assert_float_equal(cook(PMUK_PERF_AVERAGE_BULK, u0, u1, F100NS), 63.4, 1e-9);
+		assert_float_equal(cook(PMUK_PERF_AVERAGE_BULK, p0, p1, F100NS), 121.9, 1e-9);
+	}
+	/* Frequency gauge in MHz -> Hz as the collector exports it. */
+	assert_float_equal((double)c[18].raw * 1e6, 3.7e9, 1);
+}
+
+/* windows_exporter#1383: cumulative time stepping back by 1/64 s. The agent's total
+ * never goes down and does not count the recovery twice. */
+static void test_backward_clamp(void **state)
+{
+	struct pmuk_pdh_track t;
+	struct pmuk_pdh_raw a = { .value = 69393281250ull, .time = 0 };   /* 6939.328125 s */
+	struct pmuk_pdh_raw b = { .value = 69393125000ull, .time = 10000000 }; /* 6939.3125 s */
+	struct pmuk_pdh_raw c = { .value = 69403281250ull, .time = 20000000 }; /* 6940.328125 s */
+	struct pmuk_pdh_raw r0 = { .value = 5000000, .time = 0 };
+	struct pmuk_pdh_raw r1 = { .value = 100, .time = 10000000 };
+	struct pmuk_pdh_raw r2 = { .value = 600, .time = 20000000 };
+	struct pmuk_pdh_value v;
+
+	(void)state;
+	assert_int_equal(pmuk_pdh_cook(PMUK_PERF_100NSEC_TIMER, &a, &b, F100NS, &v), 0);
+	assert_int_equal(v.clamped, 1);
+	assert_float_equal(v.value, 0.0, 0);
+
+	assert_int_equal(pmuk_pdh_track_init(&t, PMUK_PERF_100NSEC_TIMER, F100NS), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &a), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &b), 0);
+	assert_float_equal(pmuk_pdh_track_total(&t), 0.0, 0);
+	assert_int_equal(t.clamps, 1);
+	assert_int_equal(pmuk_pdh_track_add(&t, &c), 0);
+	assert_float_equal(pmuk_pdh_track_total(&t), 1.0, 1e-9);  /* from the high-water mark */
+
+	/* A 64-bit count going back is a reset: restart from the new value. */
+	assert_int_equal(pmuk_pdh_track_init(&t, PMUK_PERF_COUNTER_BULK_COUNT, F100NS), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &r0), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &r1), 0);
+	assert_int_equal(pmuk_pdh_track_add(&t, &r2), 0);
+	assert_int_equal(t.total, 500);
+	assert_int_equal(t.clamps, 1);
+	assert_float_equal(t.value.value, 500.0, 1e-9);
+}
+
+static void test_unknown_type(void **state)
+{
+	struct pmuk_pdh_raw a = { 0 }, b = { 1, 0, 1 };
+	struct pmuk_pdh_track t;
+	struct pmuk_pdh_value v;
+
+	(void)state;
+	/* PERF_RAW_FRACTION (0x20020400) is not cooked here: say so. */
+	assert_int_equal(pmuk_pdh_cook(0x20020400u, &a, &b, F100NS, &v), PMU_ENOTSUP);
+	assert_non_null(strstr(pmu_error_detail(), "0x20020400"));
+	assert_int_equal(pmuk_pdh_track_init(&t, 0x20020400u, F100NS), PMU_ENOTSUP);
+	assert_false(pmuk_pdh_type_known(0));
+	/* Same time stamp: no rate. */
+	assert_int_equal(pmuk_pdh_cook(PMUK_PERF_COUNTER_BULK_COUNT, &a, &a, F100NS, &v),
+			 PMU_EINVAL);
+	assert_int_equal(pmuk_pdh_cook(PMUK_PERF_COUNTER_BULK_COUNT, NULL, &a, F100NS, &v),
+			 PMU_EINVAL);
+}
+
+static void test_instance_parse(void **state)
+{
+	/* The 14 instances of seed 004: _Total, 0,_Total, 0,0 .. 0,11. */
+	const char *names[] = { "_Total", "0,_Total", "0,0", "0,1", "0,10", "0,11", "0,2",
+				"0,3", "0,4", "0,5", "0,6", "0,7", "0,8", "0,9" };
+	struct pmuk_pdh_instance in;
+	int cpus = 0, totals = 0, sum = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(pmuk_pdh_instance_parse(names[i], &in), 0);
+		if (in.kind == PMUK_PDH_INST_CPU) {
+			cpus++;
+			sum += in.index;
+			assert_int_equal(in.first, 0);
+		} else {
+			totals++;
+		}
+	}
+	assert_int_equal(cpus, 12);
+	assert_int_equal(totals, 2);
+	assert_int_equal(sum, 66);
+	assert_int_equal(pmuk_pdh_instance_parse("0,_Total", &in), 0);
+	assert_int_equal(in.kind, PMUK_PDH_INST_SUBTOTAL);
+	assert_int_equal(pmuk_pdh_instance_parse("_Total", &in), 0);
+	assert_int_equal(in.kind, PMUK_PDH_INST_TOTAL);
+	assert_int_equal(pmuk_pdh_instance_parse("1,63", &in), 0);
+	assert_int_equal(in.first, 1);
+	assert_int_equal(in.index, 63);
+	assert_int_equal(pmuk_pdh_instance_parse("0", &in), PMU_EPARSE);
+	assert_int_equal(pmuk_pdh_instance_parse("a,1", &in), PMU_EPARSE);
+	assert_int_equal(pmuk_pdh_instance_parse("0,-1", &in), PMU_EPARSE);
+	assert_int_equal(pmuk_pdh_instance_parse("0,", &in), PMU_EPARSE);
+	assert_int_equal(pmuk_pdh_instance_parse("_total", &in), PMU_EPARSE);
+	assert_non_null(strstr(pmu_error_detail(), "_total"));
+}
+
+/* 2 groups of 64; NUMA node 0 = CPUs 0-31 and 64-95 (a node spanning both groups,
+ * as on the Ampere Altra of TaskManagerBitmap#4), node 1 = the rest. */
+static struct pmu_topology *two_group_topology(void)
+{
+	struct pmu_topology *t;
+	int n0[64], n1[64], k0 = 0, k1 = 0;
+
+	assert_int_equal(pmuk_topo_new(&t, "test"), 0);
+	for (int c = 0; c < 128; c++) {
+		assert_int_equal(pmuk_topo_add_cpu(t, c, 1), 0);
+		assert_int_equal(pmuk_topo_set_cpu_location(t, c, c / 64, 0, c % 64), 0);
+		if ((c % 64) < 32)
+			n0[k0++] = c;
+		else
+			n1[k1++] = c;
+	}
+	assert_int_equal(pmuk_topo_add_node(t, 0, 0, n0, 64), 0);
+	assert_int_equal(pmuk_topo_add_node(t, 1, 0, n1, 64), 0);
+	assert_int_equal(pmuk_topo_finish(t), 0);
+	return t;
+}
+
+static void test_instance_cpu(void **state)
+{
+	struct pmu_topology *t = two_group_topology();
+	struct pmuk_pdh_instance in;
+	int cpu;
+
+	(void)state;
+	/* node,index: the index-th CPU of the node in ascending flat ids. */
+	assert_int_equal(pmuk_pdh_instance_parse("0,40", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), 0);
+	assert_int_equal(cpu, 72);
+	assert_int_equal(pmuk_pdh_instance_parse("1,0", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), 0);
+	assert_int_equal(cpu, 32);
+	/* group,index: group * 64 + index. */
+	assert_int_equal(pmuk_pdh_instance_parse("1,5", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_GROUP, &in, &cpu), 0);
+	assert_int_equal(cpu, 69);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), 0);
+	assert_int_equal(cpu, 37);
+	/* Out of range and totals. */
+	assert_int_equal(pmuk_pdh_instance_parse("1,64", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), PMU_ENOENT);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_GROUP, &in, &cpu), PMU_ENOENT);
+	assert_int_equal(pmuk_pdh_instance_parse("2,0", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), PMU_ENOENT);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_GROUP, &in, &cpu), PMU_ENOENT);
+	assert_int_equal(pmuk_pdh_instance_parse("0,_Total", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), PMU_EINVAL);
+	pmu_topology_free(t);
+
+	/* No NUMA information: node 0 is the whole machine (Wine, one group). */
+	assert_int_equal(pmuk_topo_new(&t, "test"), 0);
+	for (int c = 0; c < 12; c++)
+		assert_int_equal(pmuk_topo_add_cpu(t, c, 1), 0);
+	assert_int_equal(pmuk_topo_finish(t), 0);
+	assert_int_equal(pmuk_pdh_instance_parse("0,11", &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_NODE, &in, &cpu), 0);
+	assert_int_equal(cpu, 11);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, PMUK_PDH_BY_GROUP, &in, &cpu), 0);
+	assert_int_equal(cpu, 11);
+	pmu_topology_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_100nsec_timer),
+		cmocka_unit_test(test_100nsec_timer_inv),
+		cmocka_unit_test(test_precision_timer),
+		cmocka_unit_test(test_counter_wrap_and_bulk),
+		cmocka_unit_test(test_rawcount),
+		cmocka_unit_test(test_average_bulk),
+		cmocka_unit_test(test_seed004_sample),
+		cmocka_unit_test(test_backward_clamp),
+		cmocka_unit_test(test_unknown_type),
+		cmocka_unit_test(test_instance_parse),
+		cmocka_unit_test(test_instance_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
