@@ -6,7 +6,9 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build run check check-asan fuzz bench clean hwtest
+WIN_BUILD ?= build-windows
+
+.PHONY: all deps build run check check-asan fuzz bench clean hwtest windows windows-check
 
 all: build
 
@@ -49,8 +51,20 @@ fuzz: deps
 hwtest:
 	bash scripts/hwtest.sh
 
+# The Windows cross build (mingw-w64, -Werror): pmukit.exe, pmukit.dll + import library,
+# and the test programs of tests/windows. Needs root the first time (apt-get).
+windows:
+	@sh scripts/deps-windows.sh
+	cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF
+	cmake --build $(WIN_BUILD) -j $(JOBS)
+
+# The Wine smoke tests of the Windows build (headless, a fresh prefix under $(WIN_BUILD)).
+windows-check: windows
+	BUILD=$(WIN_BUILD) bash tests/windows/smoke.sh
+
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(WIN_BUILD)

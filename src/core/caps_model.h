@@ -2,6 +2,8 @@
 #ifndef PMUK_CORE_CAPS_MODEL_H
 #define PMUK_CORE_CAPS_MODEL_H
 
+#include "core/attr.h"
+
 #include <pmukit/caps.h>
 
 /* Builders for the capability matrix, used by each OS's probe (src/linux/caps_*.c,
@@ -12,17 +14,17 @@
 struct pmu_caps *pmuk_caps_new(const char *os);
 /* Replaces status and reason. */
 void pmuk_caps_set(struct pmu_caps *c, int id, enum pmu_cap_status st, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	PMUK_PRINTF(4, 5);
 /* Appends a limit to the reason ("; "-joined): available becomes limited,
  * unavailable stays unavailable. */
 void pmuk_caps_limit(struct pmu_caps *c, int id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	PMUK_PRINTF(3, 4);
 /* Appends a step to the remedy. */
 void pmuk_caps_remedy(struct pmu_caps *c, int id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	PMUK_PRINTF(3, 4);
 /* Records a fact; value is formatted. */
 void pmuk_caps_fact(struct pmu_caps *c, int concern, const char *key, const char *explanation,
-		    const char *value_fmt, ...) __attribute__((format(printf, 5, 6)));
+		    const char *value_fmt, ...) PMUK_PRINTF(5, 6);
 void pmuk_caps_host_set(struct pmu_caps *c, const char *kernel, const char *arch, int vm,
 			const char *hypervisor);
 /* 0, or PMU_ENOMEM when a builder call could not allocate. */

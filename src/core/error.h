@@ -2,12 +2,14 @@
 #ifndef PMUK_CORE_ERROR_H
 #define PMUK_CORE_ERROR_H
 
+#include "core/attr.h"
+
 #include <pmukit/error.h>
 
 /* Records the sentence behind a failure for pmu_error_detail() and returns err,
  * so a failing path reads: return pmuk_fail(PMU_EPERM, "... because ..."); */
-int pmuk_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pmuk_fail(int err, const char *fmt, ...) PMUK_PRINTF(2, 3);
 void pmuk_clear_detail(void);
-void pmuk_log(enum pmu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pmuk_log(enum pmu_log_level level, const char *fmt, ...) PMUK_PRINTF(2, 3);
 
 #endif

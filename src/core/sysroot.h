@@ -2,6 +2,8 @@
 #ifndef PMUK_CORE_SYSROOT_H
 #define PMUK_CORE_SYSROOT_H
 
+#include "core/attr.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +11,7 @@
 /* All /sys and /proc access goes through these, prefixed by pmu_sysroot(). */
 
 /* Writes sysroot + formatted path into buf; returns 0 or PMU_ERANGE. */
-int pmuk_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int pmuk_path(char *buf, size_t size, const char *fmt, ...) PMUK_PRINTF(3, 4);
 FILE *pmuk_fopen(const char *path, const char *mode);
 /* Reads a whole small file (NUL-terminated, trailing newline removed).
  * Returns the length, or a negative PMU_E* code (PMU_ENOENT when absent). */

@@ -3,6 +3,8 @@
 #ifndef PMUK_FORMATS_ETL_INT_H
 #define PMUK_FORMATS_ETL_INT_H
 
+#include "core/attr.h"
+
 #include <pmukit/etl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,7 +93,7 @@ size_t pmuk_etl_lz77(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
 
 /* etl_file.c */
 void pmuk_etl_problem(struct pmu_etl *r, uint64_t skipped, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	PMUK_PRINTF(3, 4);
 int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev);
 int pmuk_etl_parse_logfile_header(const uint8_t *p, size_t n, unsigned psz,
 				  struct pmu_etl_header *h);

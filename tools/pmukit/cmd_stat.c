@@ -11,8 +11,18 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef _WIN32
+/* Windows keeps no per-process context-switch or migration counts. */
+#define SW_DEFAULTS "task-clock,page-faults"
+#define SW_DEFAULTS_CPUS "cpu-clock"
+#define NO_PMU_NOTE "software events only: no hardware counter source is usable here " \
+	"(see 'pmukit caps')"
+#else
 #define SW_DEFAULTS "task-clock,context-switches,cpu-migrations,page-faults"
 #define SW_DEFAULTS_CPUS "cpu-clock,context-switches,cpu-migrations,page-faults"
+#define NO_PMU_NOTE "software events only: this host has no hardware PMU " \
+	"(/sys/bus/event_source/devices lists no core PMU; see 'pmukit caps')"
+#endif
 
 static void usage(FILE *f)
 {
@@ -225,8 +235,7 @@ static const char *default_events(struct stat_config *cfg, const char **note)
 		 cfg->target.kind == PMU_TARGET_CPUS ? SW_DEFAULTS_CPUS : SW_DEFAULTS);
 	if (ncore <= 0) {
 		cfg->default_kind = 2;
-		*note = "software events only: this host has no hardware PMU "
-			"(/sys/bus/event_source/devices lists no core PMU; see 'pmukit caps')";
+		*note = NO_PMU_NOTE;
 		return spec;
 	}
 	cfg->default_kind = 1;

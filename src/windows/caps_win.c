@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* The capability matrix on Windows: the seven concerns mapped onto HCP, ETW, DbgHelp,
+ * GetLogicalProcessorInformationEx and PDH (shared/seeds/000), with what Wine lacks
+ * reported as unavailable instead of called. */
+#include "windows/win.h"
+#include "core/caps_model.h"
+#include "core/error.h"
+
+#include <cpuid.h>
+#include <pdh.h>
+#include <pmukit/caps.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef DWORD (APIENTRY *enable_tp_fn)(HANDLE, DWORD, DWORD64, HANDLE *);
+typedef DWORD (APIENTRY *read_tp_fn)(HANDLE, DWORD, PPERFORMANCE_DATA);
+typedef DWORD (APIENTRY *disable_tp_fn)(HANDLE);
+
+struct wcaps {
+	struct pmu_caps *c;
+	const char *wine;
+	struct pmuk_win_version ver;
+	struct pmuk_win_priv priv;
+	struct pmuk_etw_facts etw;
+	char hv[16];
+};
+
+/* CPUID leaf 0x40000000 signatures. */
+static const char *const hv_names[][2] = {
+	{ "KVMKVMKVM", "KVM" }, { "Microsoft Hv", "Hyper-V" }, { "VMwareVMware", "VMware" },
+	{ "XenVMMXenVMM", "Xen" }, { "TCGTCGTCGTCG", "QEMU TCG" }, { "VBoxVBoxVBox", "VirtualBox" },
+};
+
+static void host(struct wcaps *w)
+{
+	unsigned a, b, c, d, r[3];
+	SYSTEM_INFO si;
+	char kernel[128];
+	int vm = 0;
+
+	if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 31 & 1)) {
+		vm = 1;
+		__cpuid(0x40000000, a, r[0], r[1], r[2]);
+		memcpy(w->hv, r, 12);
+		for (size_t i = 0; i < sizeof(hv_names) / sizeof(hv_names[0]); i++)
+			if (!strcmp(w->hv, hv_names[i][0]))
+				snprintf(w->hv, sizeof(w->hv), "%s", hv_names[i][1]);
+	}
+	GetNativeSystemInfo(&si);
+	if (w->wine)
+		snprintf(kernel, sizeof(kernel), "Wine %s (reports Windows %lu.%lu.%lu)", w->wine,
+			 (unsigned long)w->ver.major, (unsigned long)w->ver.minor,
+			 (unsigned long)w->ver.build);
+	else
+		snprintf(kernel, sizeof(kernel), "%lu.%lu.%lu", (unsigned long)w->ver.major,
+			 (unsigned long)w->ver.minor, (unsigned long)w->ver.build);
+	pmuk_caps_host_set(w->c, kernel, si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64
+			   ? "arm64" : "x86_64", vm, w->hv);
+	pmuk_caps_fact(w->c, 0, "os_build", "RtlGetVersion", "%s", kernel);
+	if (w->wine)
+		pmuk_caps_fact(w->c, 0, "wine", "ntdll!wine_get_version: running under Wine, "
+			       "which lacks HCP, PDH Processor Information and real ETW sessions",
+			       "%s", w->wine);
+	pmuk_caps_fact(w->c, 0, "cpus_active", "GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)",
+		       "%lu", (unsigned long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
+	pmuk_caps_fact(w->c, 0, "virtual_machine", vm ? "hardware counters exist only if the "
+		       "hypervisor virtualizes the PMU" : "no hypervisor detected", "%s",
+		       vm ? (w->hv[0] ? w->hv : "yes") : "no");
+}
+
+/* HCP on the calling thread: what ReadThreadProfilingData gives without a driver. */
+static void counting_hcp(struct wcaps *w)
+{
+	enable_tp_fn en = (enable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+								      "EnableThreadProfiling");
+	read_tp_fn rd = (read_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+								  "ReadThreadProfilingData");
+	disable_tp_fn dis = (disable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+									  "DisableThreadProfiling");
+	PERFORMANCE_DATA pd = { .Size = sizeof(pd), .Version = PERFORMANCE_DATA_VERSION };
+	HANDLE h;
+	DWORD e;
+
+	if (!en || !rd || !dis) {
+		pmuk_caps_limit(w->c, 1, "HCP (EnableThreadProfiling) is missing: it needs "
+				"Windows 7 or later");
+		return;
+	}
+	e = en(GetCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH, 0, &h);
+	if (e != ERROR_SUCCESS) {
+		pmuk_caps_limit(w->c, 1, "HCP refused: %s (HCP is single-tenant: one profiling "
+				"application at a time)", pmuk_win_strerror(e));
+		return;
+	}
+	e = rd(h, READ_THREAD_PROFILING_FLAG_DISPATCHING |
+	       READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS, &pd);
+	dis(h);
+	if (e != ERROR_SUCCESS) {
+		pmuk_caps_limit(w->c, 1, "ReadThreadProfilingData failed: %s", pmuk_win_strerror(e));
+		return;
+	}
+	pmuk_caps_fact(w->c, 1, "hcp_hw_counters", "HwCounters[] ReadThreadProfilingData filled: "
+		       "a kernel driver must configure PMCs (KeSetHardwareCounterConfiguration)",
+		       "%u", (unsigned)pd.HwCountersCount);
+	if (!pd.HwCountersCount)
+		pmuk_caps_limit(w->c, 1, "HCP gives CycleTime and ContextSwitchCount only: no "
+				"driver configured hardware counters for thread profiling");
+}
+
+static void counting(struct wcaps *w)
+{
+	struct pmu_caps *c = w->c;
+
+	if (w->wine) {
+		pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "task-clock of this process's threads "
+			      "(GetThreadTimes); Wine %s reports zero CPU time and page faults for "
+			      "other processes", w->wine);
+		pmuk_caps_limit(c, 1, PMUK_WINE_LACKS "HCP (EnableThreadProfiling aborts), "
+				"QueryThreadCycleTime or ETW PMC sessions", w->wine);
+		pmuk_caps_remedy(c, 1, "run on Windows for cycles (QueryThreadCycleTime) and HCP");
+		return;
+	}
+	pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "task-clock (GetThreadTimes/GetProcessTimes) and "
+		      "page-faults (GetProcessMemoryInfo) per thread or process");
+	pmuk_caps_limit(c, 1, "cycles from QueryThreadCycleTime/QueryProcessCycleTime "
+			"(driver-free, TSC rate); context-switches of the calling thread via HCP");
+	counting_hcp(w);
+	pmuk_caps_limit(c, 1, "other hardware events need ETW PMC counting, which pmukit's "
+			"Windows counting does not use; PMCs are system-global and single-tenant");
+	if (w->etw.max_pmc > 0)
+		pmuk_caps_fact(c, 1, "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
+			       "(one fewer with sampling on)", "%d", w->etw.max_pmc);
+	if (w->etw.pmc_owners >= 0)
+		pmuk_caps_fact(c, 1, "pmc_owners", "TracePmcCounterOwners on CPU 0: counters held "
+			       "by others", "%d%s%s", w->etw.pmc_owners,
+			       w->etw.owner_list[0] ? ": " : "", w->etw.owner_list);
+}
+
+static void sampling(struct wcaps *w)
+{
+	struct pmu_caps *c = w->c;
+
+	if (w->wine) {
+		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
+		pmuk_caps_remedy(c, 2, "record on Windows (wpr/xperf) and read the .etl here "
+				 "with 'pmukit etl'");
+	} else {
+		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "ETW SampledProfile and PMC-overflow "
+			      "sampling exist (kernel logger, %s) but pmukit's sampler is not "
+			      "built for Windows", w->etw.usable ? "profile sources listed"
+			      : w->etw.why);
+		pmuk_caps_remedy(c, 2, "record with 'wpr -start CPU' or 'xperf -on PROFILE "
+				 "-stackwalk profile' and read the .etl with 'pmukit etl'");
+	}
+	pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "Windows offers no public precise data-source "
+		      "sampling: TRACE_QUERY_INFO_CLASS has no PEBS or data-address class (the "
+		      "kernel's PEBS tracing is internal); the public analogs are branch-only LBR "
+		      "(TraceLbrConfigurationInfo, Windows 10 1903+) and register capture "
+		      "(Server 23H2)");
+	pmuk_caps_fact(c, 3, "lbr_os", "TraceLbrConfigurationInfo needs Windows 10 1903 "
+		       "(build 18362)", "%s", !w->wine && pmuk_win_at_least(10, 0, 18362) ?
+		       "yes" : "no");
+}
+
+static void symbols(struct wcaps *w)
+{
+	pmuk_caps_set(w->c, 4, PMU_CAP_LIMITED, "DbgHelp (SymFromAddr, SymGetLineFromAddr64) "
+		      "resolves modules with PDBs; module identity is the PDB GUID+Age of the "
+		      "CodeView RSDS record");
+	if (w->wine)
+		pmuk_caps_limit(w->c, 4, "Wine's dbghelp reads DWARF 4 only (not DWARF 5, not "
+				"the PDBs of ld --pdb)");
+}
+
+static void tracing(struct wcaps *w)
+{
+	struct pmu_caps *c = w->c;
+	struct pmuk_win_priv *p = &w->priv;
+
+	pmuk_caps_fact(c, 5, "administrator", "member of BUILTIN\\Administrators (ETW kernel "
+		       "sessions)", "%s%s", p->admin ? "yes" : "no",
+		       p->admin && !p->elevated ? " (not elevated)" : "");
+	pmuk_caps_fact(c, 5, "performance_log_users", "member of BUILTIN\\Performance Log Users "
+		       "(may start ETW sessions)", "%s", p->perflog ? "yes" : "no");
+	pmuk_caps_fact(c, 5, "SeSystemProfilePrivilege", "needed for PMC and profile sessions",
+		       "%s", p->profile_enabled ? "enabled" : p->profile_present ?
+		       "present, disabled" : "not held");
+	pmuk_caps_fact(c, 5, "kernel_logger", "NT Kernel Logger (one system-wide; another tool "
+		       "may hold it)", "%s", w->etw.kernel_logger_owner);
+	pmuk_caps_fact(c, 5, "session_limits", "ETW allows 64 sessions, of which 8 system "
+		       "loggers", "64/8");
+	if (w->wine) {
+		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
+		return;
+	}
+	pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "ETW kernel logger and TDH; pmukit reads .etl "
+		      "files ('pmukit etl') and starts no live session");
+	if (!(p->admin && p->elevated) && !p->perflog)
+		pmuk_caps_limit(c, 5, "this user may not start ETW kernel sessions (neither an "
+				"elevated administrator nor in Performance Log Users)");
+	if (!p->profile_present)
+		pmuk_caps_limit(c, 5, "SeSystemProfilePrivilege is not held: no PMC or profile "
+				"sessions");
+	if (w->etw.kernel_logger_busy == 1)
+		pmuk_caps_limit(c, 5, "the NT Kernel Logger is already in use by another tool");
+	if (!(p->admin && p->elevated))
+		pmuk_caps_remedy(c, 5, "run from an elevated prompt");
+}
+
+static void topology(struct wcaps *w)
+{
+	ULONG node = 0;
+
+	pmuk_caps_set(w->c, 6, PMU_CAP_LIMITED, "GetLogicalProcessorInformationEx covers every "
+		      "processor group, NUMA node and cache; QueryWorkingSetEx tells the node of "
+		      "a known page only (no sampled address to attribute)");
+	pmuk_caps_fact(w->c, 6, "processor_groups", "GetActiveProcessorGroupCount", "%u",
+		       (unsigned)GetActiveProcessorGroupCount());
+	if (GetNumaHighestNodeNumber(&node))
+		pmuk_caps_fact(w->c, 6, "numa_highest_node", "GetNumaHighestNodeNumber", "%lu",
+			       (unsigned long)node);
+}
+
+static void events(struct wcaps *w)
+{
+	if (w->etw.nsources >= 0) {
+		pmuk_caps_set(w->c, 7, PMU_CAP_LIMITED, "%d curated HAL profile sources; raw "
+			      "events only through a system-global ProfileSource registration "
+			      "(Windows 10 1903+)", w->etw.nsources);
+		pmuk_caps_fact(w->c, 7, "profile_sources", "TraceProfileSourceListInfo", "%s",
+			       w->etw.sources);
+		return;
+	}
+	pmuk_caps_set(w->c, 7, PMU_CAP_LIMITED, "generic and curated profile-source names "
+		      "parse, but the host's profile-source list cannot be read: %s", w->etw.why);
+}
+
+static void oscounters(struct wcaps *w)
+{
+	PDH_HQUERY q;
+	PDH_HCOUNTER h;
+	PDH_STATUS st = PdhOpenQueryW(NULL, 0, &q);
+
+	if (st == ERROR_SUCCESS) {
+		st = PdhAddEnglishCounterW(q, L"\\Processor Information(*)\\% Processor Time", 0, &h);
+		PdhCloseQuery(q);
+	}
+	pmuk_caps_fact(w->c, 8, "pdh_processor_information", "PdhAddEnglishCounterW on "
+		       "\\Processor Information(*)", "%s%08lx", st == ERROR_SUCCESS ? "present, "
+		       "status 0x" : "missing, status 0x", (unsigned long)st);
+	pmuk_caps_set(w->c, 8, PMU_CAP_UNAVAILABLE, "pmukit reads no OS CPU counters on "
+		      "Windows (PDH \"Processor Information\" %s)", st == ERROR_SUCCESS ?
+		      "is present" : "is missing here");
+}
+
+int pmu_caps_probe(struct pmu_caps **out)
+{
+	struct wcaps w = { 0 };
+	int err;
+
+	if (!out)
+		return pmuk_fail(PMU_EINVAL, "pmu_caps_probe needs somewhere to store the matrix");
+	*out = NULL;
+	if (!(w.c = pmuk_caps_new("Windows")))
+		return pmuk_fail(PMU_ENOMEM, "out of memory building the capability matrix");
+	w.wine = pmuk_wine_version();
+	pmuk_win_version(&w.ver);
+	pmuk_win_privileges(&w.priv);
+	pmuk_etw_probe(&w.etw);
+	host(&w);
+	counting(&w);
+	sampling(&w);
+	symbols(&w);
+	tracing(&w);
+	topology(&w);
+	events(&w);
+	oscounters(&w);
+	err = pmuk_caps_failed(w.c);
+	if (err) {
+		pmu_caps_free(w.c);
+		return err;
+	}
+	*out = w.c;
+	return 0;
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* Concern 1 on Windows without a driver or an ETW session:
+ *   task-clock, cpu-clock  GetThreadTimes / GetProcessTimes (user + kernel time)
+ *   cycles, ref-cycles     QueryThreadCycleTime / QueryProcessCycleTime (the driver-free
+ *                          cycle count the kernel keeps per thread, TSC rate)
+ *   page-faults            GetProcessMemoryInfo (the whole process)
+ *   context-switches       HCP ReadThreadProfilingData ContextSwitchCount (calling thread)
+ * Values are deltas from enable; time_enabled = time_running (nothing multiplexes). */
+#include "windows/win.h"
+#include "core/error.h"
+#include "core/event_list.h"
+#include "core/scale.h"
+
+#include <pmukit/counting.h>
+#include <psapi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef DWORD (APIENTRY *enable_tp_fn)(HANDLE, DWORD, DWORD64, HANDLE *);
+typedef DWORD (APIENTRY *read_tp_fn)(HANDLE, DWORD, PPERFORMANCE_DATA);
+typedef DWORD (APIENTRY *disable_tp_fn)(HANDLE);
+
+struct win_counter {
+	struct pmu_event ev;
+	int src;
+	uint64_t base;       /* raw value at the last enable */
+	uint64_t acc;        /* counted while enabled before the last disable */
+};
+
+struct pmu_counters {
+	struct win_counter *c;
+	size_t n;
+	int kind;
+	HANDLE proc, thread; /* owned unless the calling thread/process pseudo handles */
+	HANDLE hcp;          /* HCP performance data handle */
+	int enabled;
+	LARGE_INTEGER t_enable, freq;
+	uint64_t time_acc;   /* ns enabled before the last disable */
+};
+
+int pmuk_win_count_source(int generic, int kind, char *why, size_t n)
+{
+	const char *wine = pmuk_wine_version();
+	int self = kind == PMU_TARGET_SELF, thread = self || kind == PMU_TARGET_TID;
+
+	if (kind == PMU_TARGET_CPUS) {
+		snprintf(why, n, "CPU-wide counting on Windows needs an ETW kernel session, which "
+			 "pmukit's Windows backend does not count with");
+		return PMUK_WSRC_NONE;
+	}
+	if (wine && kind == PMU_TARGET_PID &&
+	    (generic == PMU_GENERIC_TASK_CLOCK || generic == PMU_GENERIC_CPU_CLOCK ||
+	     generic == PMU_GENERIC_PAGE_FAULTS)) {
+		snprintf(why, n, "Wine %s reports zero CPU time and page faults for other "
+			 "processes (GetProcessTimes, GetProcessMemoryInfo)", wine);
+		return PMUK_WSRC_NONE;
+	}
+	switch (generic) {
+	case PMU_GENERIC_TASK_CLOCK:
+	case PMU_GENERIC_CPU_CLOCK:
+		return PMUK_WSRC_CPU_TIME;
+	case PMU_GENERIC_CYCLES:
+	case PMU_GENERIC_REF_CYCLES:
+		if (wine) {
+			snprintf(why, n, PMUK_WINE_LACKS "QueryThreadCycleTime (it returns FALSE)",
+				 wine);
+			return PMUK_WSRC_NONE;
+		}
+		return PMUK_WSRC_CYCLE_TIME;
+	case PMU_GENERIC_PAGE_FAULTS:
+		if (thread) {
+			snprintf(why, n, "Windows counts page faults per process only "
+				 "(GetProcessMemoryInfo); count a process instead");
+			return PMUK_WSRC_NONE;
+		}
+		return PMUK_WSRC_PAGE_FAULTS;
+	case PMU_GENERIC_CONTEXT_SWITCHES:
+		if (wine) {
+			snprintf(why, n, PMUK_WINE_LACKS "EnableThreadProfiling (HCP)", wine);
+			return PMUK_WSRC_NONE;
+		}
+		if (!self) {
+			snprintf(why, n, "HCP counts context switches of the calling thread only "
+				 "(EnableThreadProfiling takes the current thread)");
+			return PMUK_WSRC_NONE;
+		}
+		return PMUK_WSRC_HCP_CSWITCH;
+	default:
+		break;
+	}
+	if ((generic >= 0 && generic <= PMU_GENERIC_REF_CYCLES) || generic == PMU_GENERIC_HW_CACHE)
+		snprintf(why, n, "hardware events other than cycles need PMCs programmed for this "
+			 "thread: HCP reads only counters a kernel driver configured "
+			 "(KeSetHardwareCounterConfiguration), and ETW PMC counting (TracePmc"
+			 "CounterListInfo) is not used by pmukit's Windows counting");
+	else
+		snprintf(why, n, "Windows keeps no such count (no source for it in Win32)");
+	return PMUK_WSRC_NONE;
+}
+
+static uint64_t ft100(const FILETIME *f)
+{
+	return ((uint64_t)f->dwHighDateTime << 32 | f->dwLowDateTime);
+}
+
+static int read_raw(struct pmu_counters *p, int src, uint64_t *v)
+{
+	FILETIME a, b, k, u;
+	PROCESS_MEMORY_COUNTERS pmc = { .cb = sizeof(pmc) };
+	PERFORMANCE_DATA pd = { .Size = sizeof(pd), .Version = PERFORMANCE_DATA_VERSION };
+	ULONG64 cyc;
+	BOOL ok;
+	DWORD e;
+	read_tp_fn rd;
+
+	switch (src) {
+	case PMUK_WSRC_CPU_TIME:
+		ok = p->thread ? GetThreadTimes(p->thread, &a, &b, &k, &u)
+			       : GetProcessTimes(p->proc, &a, &b, &k, &u);
+		if (!ok)
+			break;
+		*v = (ft100(&k) + ft100(&u)) * 100;
+		return 0;
+	case PMUK_WSRC_CYCLE_TIME:
+		ok = p->thread ? QueryThreadCycleTime(p->thread, &cyc)
+			       : QueryProcessCycleTime(p->proc, &cyc);
+		if (!ok)
+			break;
+		*v = cyc;
+		return 0;
+	case PMUK_WSRC_PAGE_FAULTS:
+		if (!GetProcessMemoryInfo(p->proc, &pmc, sizeof(pmc)))
+			break;
+		*v = pmc.PageFaultCount;
+		return 0;
+	case PMUK_WSRC_HCP_CSWITCH:
+		rd = (read_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+							      "ReadThreadProfilingData");
+		e = rd ? rd(p->hcp, READ_THREAD_PROFILING_FLAG_DISPATCHING, &pd) : ERROR_PROC_NOT_FOUND;
+		if (e != ERROR_SUCCESS)
+			return pmuk_fail(PMU_EIO, "ReadThreadProfilingData failed: %s",
+					 pmuk_win_strerror(e));
+		*v = pd.ContextSwitchCount;
+		return 0;
+	}
+	return pmuk_fail(PMU_EIO, "reading the counts of the target failed: %s",
+			 pmuk_win_strerror(GetLastError()));
+}
+
+static int open_target(struct pmu_counters *p, const struct pmu_target *t)
+{
+	DWORD access = PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ | SYNCHRONIZE;
+
+	switch (t->kind) {
+	case PMU_TARGET_SELF:
+		p->thread = GetCurrentThread();
+		p->proc = GetCurrentProcess();
+		return 0;
+	case PMU_TARGET_TID:
+		p->thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)t->pid);
+		if (!p->thread)
+			break;
+		return 0;
+	case PMU_TARGET_PID:
+		p->proc = OpenProcess(access, FALSE, (DWORD)t->pid);
+		if (!p->proc) /* PROCESS_VM_READ is refused for protected processes */
+			p->proc = OpenProcess(access & ~PROCESS_VM_READ, FALSE, (DWORD)t->pid);
+		if (!p->proc)
+			break;
+		return 0;
+	default:
+		return pmuk_fail(PMU_EINVAL, "unknown target kind %d", (int)t->kind);
+	}
+	if (GetLastError() == ERROR_INVALID_PARAMETER)
+		return pmuk_fail(PMU_ESRCH, "no %s with id %d", t->kind == PMU_TARGET_TID ?
+				 "thread" : "process", t->pid);
+	return pmuk_fail(PMU_EPERM, "cannot open %s %d: %s (another user's process needs "
+			 "SeDebugPrivilege)", t->kind == PMU_TARGET_TID ? "thread" : "process",
+			 t->pid, pmuk_win_strerror(GetLastError()));
+}
+
+static int hcp_enable(struct pmu_counters *p)
+{
+	enable_tp_fn en = (enable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+								      "EnableThreadProfiling");
+	DWORD e = en ? en(GetCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH, 0, &p->hcp)
+		     : ERROR_PROC_NOT_FOUND;
+
+	if (e != ERROR_SUCCESS) {
+		p->hcp = NULL;
+		return pmuk_fail(e == ERROR_ACCESS_DENIED ? PMU_EBUSY : PMU_ENOTSUP,
+				 "EnableThreadProfiling failed: %s (one profiling application "
+				 "at a time: HCP is single-tenant)", pmuk_win_strerror(e));
+	}
+	return 0;
+}
+
+int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
+		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+{
+	struct pmu_counters *p;
+	char why[320];
+	int err = 0;
+
+	(void)opts; /* inherit is implied: process counts include every thread */
+	if (!events || !target || !out || !events->n)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->c = calloc(events->n, sizeof(*p->c)))) {
+		free(p);
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+	}
+	p->n = events->n;
+	p->kind = target->kind;
+	for (size_t i = 0; i < p->n && !err; i++) {
+		p->c[i].ev = events->ev[i];
+		p->c[i].src = pmuk_win_count_source(events->ev[i].generic, target->kind, why,
+						    sizeof(why));
+		if (p->c[i].src == PMUK_WSRC_NONE)
+			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s",
+					events->ev[i].name, why);
+	}
+	if (!err)
+		err = open_target(p, target);
+	for (size_t i = 0; i < p->n && !err; i++)
+		if (p->c[i].src == PMUK_WSRC_HCP_CSWITCH && !p->hcp)
+			err = hcp_enable(p);
+	QueryPerformanceFrequency(&p->freq);
+	for (size_t i = 0; i < p->n && !err; i++) /* proves every source reads */
+		err = read_raw(p, p->c[i].src, &p->c[i].base);
+	if (!err && !(opts && opts->sz >= sizeof(*opts) && opts->start_disabled))
+		err = pmu_counters_enable(p);
+	if (err) {
+		pmu_counters_close(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+static uint64_t elapsed_ns(const struct pmu_counters *p)
+{
+	LARGE_INTEGER now;
+
+	QueryPerformanceCounter(&now);
+	return (uint64_t)((double)(now.QuadPart - p->t_enable.QuadPart) * 1e9 /
+			  (double)p->freq.QuadPart);
+}
+
+int pmu_counters_enable(struct pmu_counters *p)
+{
+	int err = 0;
+
+	if (!p)
+		return pmuk_fail(PMU_EINVAL, "no counters");
+	if (p->enabled)
+		return 0;
+	for (size_t i = 0; i < p->n && !err; i++)
+		err = read_raw(p, p->c[i].src, &p->c[i].base);
+	if (err)
+		return err;
+	QueryPerformanceCounter(&p->t_enable);
+	p->enabled = 1;
+	return 0;
+}
+
+int pmu_counters_disable(struct pmu_counters *p)
+{
+	uint64_t v;
+	int err = 0;
+
+	if (!p)
+		return pmuk_fail(PMU_EINVAL, "no counters");
+	if (!p->enabled)
+		return 0;
+	for (size_t i = 0; i < p->n && !err; i++)
+		if (!(err = read_raw(p, p->c[i].src, &v)))
+			p->c[i].acc += v - p->c[i].base;
+	p->time_acc += elapsed_ns(p);
+	p->enabled = 0;
+	return err;
+}
+
+int pmu_counters_reset(struct pmu_counters *p)
+{
+	int err = 0;
+
+	if (!p)
+		return pmuk_fail(PMU_EINVAL, "no counters");
+	for (size_t i = 0; i < p->n && !err; i++) {
+		p->c[i].acc = 0;
+		if (p->enabled)
+			err = read_raw(p, p->c[i].src, &p->c[i].base);
+	}
+	p->time_acc = 0;
+	if (p->enabled)
+		QueryPerformanceCounter(&p->t_enable);
+	return err;
+}
+
+size_t pmu_counters_event_count(const struct pmu_counters *p)
+{
+	return p ? p->n : 0;
+}
+
+const struct pmu_event *pmu_counters_event(const struct pmu_counters *p, size_t i)
+{
+	return p && i < p->n ? &p->c[i].ev : NULL;
+}
+
+size_t pmu_counters_cpu_count(const struct pmu_counters *p)
+{
+	(void)p;
+	return 0;
+}
+
+int pmu_counters_cpu(const struct pmu_counters *p, size_t i)
+{
+	(void)p;
+	(void)i;
+	return -1;
+}
+
+int pmu_counters_read(struct pmu_counters *p, struct pmu_reading *out, size_t n)
+{
+	uint64_t t, v;
+	int err;
+
+	if (!p || !out || n < p->n)
+		return pmuk_fail(PMU_ERANGE, "pmu_counters_read needs room for %zu readings",
+				 p ? p->n : 0);
+	t = p->time_acc + (p->enabled ? elapsed_ns(p) : 0);
+	for (size_t i = 0; i < p->n; i++) {
+		v = p->c[i].acc;
+		if (p->enabled) {
+			if ((err = read_raw(p, p->c[i].src, &v)))
+				return err;
+			v = p->c[i].acc + (v - p->c[i].base);
+		}
+		pmuk_reading_set(&out[i], v, t, t);
+	}
+	return 0;
+}
+
+int pmu_counters_read_cpu(struct pmu_counters *p, size_t cpu_index, struct pmu_reading *out,
+			  size_t n)
+{
+	(void)p;
+	(void)cpu_index;
+	(void)out;
+	(void)n;
+	return pmuk_fail(PMU_EINVAL, "these counters have no CPU target");
+}
+
+void pmu_counters_close(struct pmu_counters *p)
+{
+	disable_tp_fn dis;
+
+	if (!p)
+		return;
+	if (p->hcp && (dis = (disable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
+									  "DisableThreadProfiling")))
+		dis(p->hcp);
+	if (p->thread && p->kind == PMU_TARGET_TID)
+		CloseHandle(p->thread);
+	if (p->proc && p->kind == PMU_TARGET_PID)
+		CloseHandle(p->proc);
+	free(p->c);
+	free(p);
+}

@@ -1,0 +1,136 @@
+#!/bin/bash
+# Wine smoke tests of the Windows build (`make windows-check`): the pmukit verbs run
+# to completion, say what works and why the rest does not, and pass exit codes through.
+#   BUILD=build-windows bash tests/windows/smoke.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build-windows}
+WINE=${WINE:-/usr/lib/wine/wine64}
+WINESERVER=${WINESERVER:-/usr/lib/wine/wineserver}
+export WINEPREFIX=${WINEPREFIX:-$PWD/$BUILD/wineprefix}
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
+OUT=$BUILD/smoke
+rm -rf "$WINEPREFIX"
+mkdir -p "$OUT"
+fails=0
+
+for f in pmukit.exe pmukit.dll exit_with.exe count_self.exe; do
+	[ -f "$BUILD/$f" ] || { echo "smoke: $BUILD/$f missing: run 'make windows' first" >&2; exit 1; }
+done
+command -v "$WINE" >/dev/null || { echo "smoke: $WINE missing (apt-get install wine64)" >&2; exit 1; }
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+
+# wine NAME.exe ARGS...: runs a program of the build; stdout to $OUT/NAME.out.
+run() {
+	local name=$1; shift
+	"$WINE" "$BUILD/$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+}
+
+t0=$(date +%s.%N)
+"$WINESERVER" -p 2>/dev/null
+# Creating the prefix (~8 s) happens on the first run; time it separately.
+"$WINE" "$BUILD/exit_with.exe" 0 0 >/dev/null 2>&1
+t1=$(date +%s.%N)
+
+# The DLL exports exactly the public pmu_* API (the version-script rule of the .so).
+if x86_64-w64-mingw32-objdump -p "$BUILD/pmukit.dll" |
+	awk '/\[Ordinal\/Name Pointer\] Table/ {on = 1; next} on && NF == 0 {on = 0} on {print $NF}' |
+	tee "$OUT/exports.txt" | grep -qv '^pmu_'; then
+	fail dll-exports "non-pmu_ symbols exported: $(grep -v '^pmu_' "$OUT/exports.txt" | head -5 | tr '\n' ' ')"
+elif [ "$(wc -l <"$OUT/exports.txt")" -lt 50 ]; then
+	fail dll-exports "only $(wc -l <"$OUT/exports.txt") exports"
+else
+	pass "dll-exports ($(wc -l <"$OUT/exports.txt") pmu_* symbols, nothing else)"
+fi
+
+if run caps pmukit.exe caps && grep -q 'precise data-source sampling *unavailable' "$OUT/caps.out" &&
+	grep -q 'no public precise' "$OUT/caps.out" && grep -q "Wine" "$OUT/caps.out"; then
+	pass caps
+else
+	fail caps "exit $? or the matrix lacks the concern-3 reason/Wine facts (see $OUT/caps.*)"
+fi
+if run caps_json pmukit.exe caps --json && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = {c["id"]: c["status"] for c in d["concerns"]}
+assert d["host"]["os"] == "Windows", d["host"]
+assert len(st) == 8 and st[3] == "unavailable" and st[6] != "unavailable", st
+assert all(c["reason"] for c in d["concerns"]), "a concern without a reason"
+' "$OUT/caps_json.out"; then
+	pass caps-json
+else
+	fail caps-json "see $OUT/caps_json.*"
+fi
+
+if run topo pmukit.exe topo --json && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert d["source"] == "glpi", d["source"]
+assert len(d["cpus"]) == n, "%d CPUs, host has %d" % (len(d["cpus"]), n)
+assert d["online_cpus"] == n and d["packages"] and d["cores"], d
+assert any(c["level"] >= 2 for c in d["caches"]), "no L2/L3 cache"
+' "$OUT/topo.out" "$(nproc)"; then
+	pass "topo ($(nproc) CPUs, as the host)"
+else
+	fail topo "see $OUT/topo.*"
+fi
+
+if run list pmukit.exe list && grep -q '^  task-clock' "$OUT/list.out" &&
+	grep -q 'InstructionRetired' "$OUT/list.out" &&
+	grep -q 'cycles.*not usable here: Wine' "$OUT/list.out"; then
+	pass list
+else
+	fail list "see $OUT/list.*"
+fi
+
+# Under Wine the child's CPU time reads as zero, so pmukit must say so and still run
+# the command; on Windows the counts must be real.
+run stat pmukit.exe stat -j -- "$BUILD/exit_with.exe" 3 300
+rc=$?
+if [ $rc -eq 3 ] && grep -q "cannot count 'task-clock' here: Wine .* zero CPU time" "$OUT/stat.err" &&
+	grep -q 'running the command uncounted' "$OUT/stat.err"; then
+	pass "stat (exit 3 passed through; task-clock of another process reported unavailable under Wine)"
+elif [ $rc -eq 3 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["event"]: x for x in d["counters"]}
+assert d["exit_status"] == 3, d["exit_status"]
+tc = c["task-clock"]["raw_value"]
+assert 150e6 < tc < 5e9, "task-clock %d ns for a 300 ms spin" % tc
+' "$OUT/stat.out"; then
+	pass "stat (exit 3 passed through, task-clock of the child counted)"
+else
+	fail stat "exit $rc (want 3), or neither counts nor the reason; see $OUT/stat.*"
+fi
+
+run stat_cmd pmukit.exe stat -- cmd.exe /c exit 3
+rc=$?
+if [ $rc -eq 3 ] && grep -q 'task-clock' "$OUT/stat_cmd.err" "$OUT/stat_cmd.out"; then
+	pass "stat -- cmd.exe /c exit 3"
+else
+	fail stat-cmd "exit $rc (want 3); see $OUT/stat_cmd.*"
+fi
+
+run stat_missing pmukit.exe stat -- no_such_program_pmukit.exe
+rc=$?
+if [ $rc -eq 127 ] && grep -q 'no such program' "$OUT/stat_missing.err"; then
+	pass "stat of a missing program (127)"
+else
+	fail stat-missing "exit $rc (want 127); see $OUT/stat_missing.*"
+fi
+
+if run count_self count_self.exe && grep -q '^task-clock: [0-9]' "$OUT/count_self.out" &&
+	grep -q '^cycles: not counted here: .*Wine' "$OUT/count_self.out"; then
+	pass "count_self (task-clock counted through pmukit.dll; cycles reported unavailable)"
+else
+	fail count_self "see $OUT/count_self.*"
+fi
+
+"$WINESERVER" -k 2>/dev/null
+t2=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v f="$fails" \
+	'BEGIN { printf "smoke: Wine start %.1f s, tests %.1f s, %d failed\n", b - a, c - b, f }'
+[ $fails -eq 0 ]

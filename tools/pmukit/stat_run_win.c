@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* The measurement loop of `pmukit stat` on Windows: the command is created suspended,
+ * counted from its first instruction, and its exit code is passed through. Ctrl-C
+ * reaches the child through the shared console; we print what was counted so far. */
+#include "cmd.h"
+#include "stat.h"
+
+#include "core/event_list.h"
+#include "core/scale.h"
+#include "windows/win.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static volatile LONG interrupted;
+
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT)
+		return FALSE;
+	InterlockedExchange(&interrupted, 1);
+	return TRUE;
+}
+
+static double now_ns(void)
+{
+	LARGE_INTEGER t, f;
+
+	QueryPerformanceCounter(&t);
+	QueryPerformanceFrequency(&f);
+	return (double)t.QuadPart * 1e9 / (double)f.QuadPart;
+}
+
+static void print(const struct stat_config *cfg, const struct pmu_event *ev,
+		  const struct pmu_reading *r, size_t n, double interval_s, double elapsed,
+		  int exit_status, const char *note)
+{
+	struct stat_rows rows = { .n = n, .events = ev, .r = r, .cpu = -1 };
+	struct stat_summary sum = {
+		.elapsed_ns = elapsed, .interval_s = interval_s, .runs = 1,
+		.exit_status = exit_status, .interrupted = interrupted, .note = note,
+	};
+
+	stat_print(cfg, &sum, &rows, 1);
+}
+
+/* Waits for the command (or, attached, until Ctrl-C or the process ends). */
+static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
+		     struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
+		     size_t n, double t0, const char *note)
+{
+	DWORD step = cfg->interval_ms > 0 ? (DWORD)cfg->interval_ms : 100;
+	double next = t0 + (double)cfg->interval_ms * 1e6;
+
+	for (;;) {
+		DWORD r = h ? WaitForSingleObject(h, step) : (Sleep(step), WAIT_TIMEOUT);
+		int err;
+
+		if (r == WAIT_OBJECT_0)
+			return 0;
+		if (r != WAIT_TIMEOUT)
+			return tool_error("stat", "waiting", PMU_EIO);
+		if (interrupted && !cfg->argv)
+			return 0;
+		if (cfg->interval_ms <= 0 || now_ns() < next)
+			continue;
+		next += (double)cfg->interval_ms * 1e6;
+		if ((err = pmu_counters_read(c, cur, n)))
+			return tool_error("stat", "reading counters", err);
+		for (size_t i = 0; i < n; i++) {
+			struct pmu_reading d;
+
+			pmuk_reading_set(&d, cur[i].value - prev[i].value,
+					 cur[i].time_enabled - prev[i].time_enabled,
+					 cur[i].time_running - prev[i].time_running);
+			prev[i] = cur[i];
+			cur[i] = d;
+		}
+		print(cfg, ev, cur, n, (now_ns() - t0) / 1e9, cfg->interval_ms * 1e6, -1, note);
+	}
+}
+
+/* The events of list that open on target; the others are named with the reason. */
+static int usable_events(const struct pmu_event_list *list, const struct pmu_target *t,
+			 const struct pmu_counters_opts *opts, struct pmu_event_list **out)
+{
+	struct pmu_event_list *l = calloc(1, sizeof(*l)), one = { .n = 1, .ngroups = 1 };
+	struct pmu_counters *c;
+
+	if (!l)
+		return PMU_ENOMEM;
+	for (size_t i = 0; i < list->n; i++) {
+		struct pmu_event ev = list->ev[i];
+
+		one.ev = &ev;
+		if (pmu_counters_open(&one, t, opts, &c)) {
+			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
+			continue;
+		}
+		pmu_counters_close(c);
+		ev.group = (int)l->n;
+		ev.group_leader = 1;
+		if (pmuk_event_list_add(l, &ev)) {
+			pmu_event_list_free(l);
+			return PMU_ENOMEM;
+		}
+		l->ngroups++;
+	}
+	*out = l;
+	return 0;
+}
+
+static int run_uncounted(struct pmu_command *cmd)
+{
+	int status, err = pmu_command_start(cmd);
+
+	if (!err)
+		err = pmu_command_wait(cmd, &status);
+	if (err)
+		return tool_error("stat", "running the command", err);
+	return status;
+}
+
+int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
+{
+	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1 };
+	struct pmu_target target = cfg->target;
+	struct pmu_counters *c = NULL;
+	struct pmu_command *cmd = NULL;
+	struct pmu_reading *cur = NULL, *prev = NULL;
+	struct pmu_event *ev = NULL;
+	struct pmu_event_list *usable = NULL;
+	HANDLE h = NULL;
+	double t0, elapsed;
+	int err, rc = 0, status = -1;
+	size_t n;
+
+	if (cfg->repeat > 1 || cfg->per_cpu || target.kind == PMU_TARGET_CPUS) {
+		fprintf(stderr, "pmukit stat: -r, -a, -C and --per-cpu are not available on "
+			"Windows (pmukit counts a process or thread there)\n");
+		return 2;
+	}
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+	if (cfg->argv) {
+		err = pmu_command_prepare(cfg->argv, &cmd);
+		if (err) {
+			tool_error("stat", "starting the command", err);
+			return err == PMU_ENOENT ? 127 : 126;
+		}
+		target.kind = PMU_TARGET_PID;
+		target.pid = pmu_command_pid(cmd);
+		h = pmuk_command_handle(cmd);
+	}
+	err = pmu_counters_open(list, &target, &opts, &c);
+	if (err == PMU_ENOTSUP && cmd && usable_events(list, &target, &opts, &usable) == 0) {
+		/* Count what can be counted; with nothing countable, still run the command
+		 * (its exit status matters to the caller) after saying why. */
+		err = usable->n ? pmu_counters_open(usable, &target, &opts, &c) : 0;
+		if (!err && !usable->n) {
+			fprintf(stderr, "pmukit stat: running the command uncounted\n");
+			rc = run_uncounted(cmd);
+			goto out;
+		}
+	}
+	if (err) {
+		rc = tool_error("stat", "opening counters", err);
+		goto out;
+	}
+	n = pmu_counters_event_count(c);
+	ev = calloc(n, sizeof(*ev));
+	cur = calloc(n, sizeof(*cur));
+	prev = calloc(n, sizeof(*prev));
+	if (!ev || !cur || !prev) {
+		rc = tool_error("stat", "allocating", PMU_ENOMEM);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		ev[i] = *pmu_counters_event(c, i);
+	stat_print_header(cfg);
+	if ((err = pmu_counters_enable(c))) {
+		rc = tool_error("stat", "enabling counters", err);
+		goto out;
+	}
+	t0 = now_ns();
+	if (cmd && (err = pmu_command_start(cmd))) {
+		rc = tool_error("stat", "starting the command", err);
+		goto out;
+	}
+	rc = wait_loop(cfg, c, h, ev, cur, prev, n, t0, note);
+	elapsed = now_ns() - t0;
+	if (!rc && cmd && (err = pmu_command_wait(cmd, &status)))
+		rc = tool_error("stat", "waiting for the command", err);
+	if (!rc && (err = pmu_counters_read(c, cur, n)))
+		rc = tool_error("stat", "reading counters", err);
+	if (!rc && cfg->interval_ms <= 0)
+		print(cfg, ev, cur, n, -1, elapsed, status, note);
+	if (!rc && status > 0)
+		rc = status;
+out:
+	pmu_event_list_free(usable);
+	pmu_counters_close(c);
+	pmu_command_free(cmd);
+	free(ev);
+	free(cur);
+	free(prev);
+	SetConsoleCtrlHandler(on_ctrl, FALSE);
+	return rc;
+}
