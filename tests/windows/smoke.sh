@@ -130,6 +130,12 @@ else
 	fail count_self "see $OUT/count_self.*"
 fi
 
+# Further checks live in tests/windows/smoke_<area>.sh, sourced here: they use run,
+# pass and fail, and the prefix and server started above.
+for part in tests/windows/smoke_*.sh; do
+	[ -f "$part" ] && . "$part"
+done
+
 "$WINESERVER" -k 2>/dev/null
 t2=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" \
