@@ -9,6 +9,7 @@
 #include <pmukit/events.h>
 #include <pmukit/counting.h>
 #include <pmukit/sampling.h>
+#include <pmukit/report.h>
 #include <pmukit/etl.h>
 #include <pmukit/symbols.h>
 #include <pmukit/command.h>

@@ -86,11 +86,20 @@ struct pmu_sample {
 struct pmu_comm {
 	char name[16];         /* NUL-terminated thread name */
 	int exec;              /* the name changed because the process exec'ed */
+	/* The whole name when it is longer than name[] holds (surfaces whose thread
+	 * and image names exceed 15 bytes), else NULL. Valid until the callback
+	 * returns. A COMM whose tid equals its pid names the process. */
+	const char *long_name;
 };
 
 struct pmu_task {              /* PMU_RECORD_FORK, PMU_RECORD_EXIT */
 	int32_t ppid;          /* parent process (FORK) / process (EXIT) */
 	int32_t ptid;
+};
+
+enum pmu_build_id_kind {
+	PMU_BUILD_ID_BYTES = 0, /* opaque bytes, e.g. an ELF NT_GNU_BUILD_ID note */
+	PMU_BUILD_ID_PDB = 1,   /* PE image: PDB GUID (16 bytes as stored) + Age (u32 LE) */
 };
 
 struct pmu_mmap {
@@ -102,8 +111,12 @@ struct pmu_mmap {
 	uint64_t ino, ino_generation;
 	uint8_t build_id[20];
 	uint8_t build_id_size; /* 0: no build-id in the record */
+	uint8_t build_id_kind; /* enum pmu_build_id_kind: how to read build_id */
 	int data;              /* a data (non-executable) mapping */
 	const char *path;      /* NUL-terminated; valid until the callback returns */
+	/* The debug file the module names (PE: the PDB path of its CodeView record;
+	 * ELF: its .gnu_debuglink), NULL when unknown; valid until the callback returns. */
+	const char *debug_path;
 };
 
 struct pmu_switch {
@@ -111,11 +124,19 @@ struct pmu_switch {
 	int preempt;           /* switched out while runnable */
 	int32_t other_pid;     /* CPU-wide: the thread switched to/from, else -1 */
 	int32_t other_tid;
+	/* Readings of free-running per-CPU counters taken at the switch (NULL, 0:
+	 * none). What a thread counted is the difference between the readings of
+	 * its switch in and its switch out on one CPU. The surface names them in
+	 * the same order. Valid until the callback returns. */
+	const uint64_t *pmc;
+	uint32_t nr_pmc;
 };
 
 struct pmu_lost {
 	uint64_t count;        /* how many were dropped */
 	int samples;           /* dropped samples before the ring (else whole records at a full ring) */
+	uint64_t buffers;      /* whole buffers of records lost, their record count unknown */
+	uint64_t bytes;        /* input bytes skipped as corrupt (recordings read from files) */
 };
 
 struct pmu_record {

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_REPORT_H
+#define PMUKIT_REPORT_H
+
+/* Reports over a pmu_record stream, whatever surface produced it (a live
+ * sampler, perf.data, .etl): samples per symbol, module, process, thread and
+ * CPU; CPU time and counter values per thread from SWITCH records; collapsed
+ * stacks; perf-script text. Memory grows with the distinct threads, modules,
+ * addresses and stacks seen, never with the number of samples. */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pmukit/sampling.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmu_report;
+
+/* A module mapped where a sampled address fell. */
+struct pmu_report_module {
+	const char *path;
+	uint64_t start, len, pgoff;
+	const uint8_t *build_id;
+	uint8_t build_id_size;
+	uint8_t build_id_kind;  /* enum pmu_build_id_kind */
+	const char *debug_path; /* NULL when unknown */
+};
+
+/* A symbolizer: the name of the function holding addr (mod is NULL when no
+ * module maps addr), or NULL when unknown. Called once per distinct address;
+ * the string is copied. */
+typedef const char *(*pmu_report_resolve_fn)(const struct pmu_report_module *mod,
+					     uint64_t addr, void *ctx);
+
+struct pmu_report_opts {
+	size_t sz;                        /* sizeof(struct pmu_report_opts) */
+	pmu_report_resolve_fn resolve;    /* NULL: frames are module+offset */
+	void *resolve_ctx;
+	const char *const *event_names;   /* indexed by pmu_record.event */
+	uint32_t nr_events;
+	const char *const *pmc_names;     /* names of pmu_switch.pmc[] */
+	uint32_t nr_pmc;
+	FILE *script;                     /* each sample as perf-script text, as it arrives */
+	uint64_t time_zero;               /* subtracted from times in perf-script text */
+};
+
+int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out);
+void pmu_report_free(struct pmu_report *r);
+
+/* Adds one record; a pmu_record_fn, so it can be handed to any reader.
+ * Returns 0 or PMU_ENOMEM. */
+int pmu_report_record(const struct pmu_record *rec, void *report);
+
+struct pmu_report_summary {
+	uint64_t records;
+	uint64_t samples;
+	uint64_t period;         /* sum of sample periods (samples without one count 1) */
+	uint64_t lost;           /* records or samples dropped (sum of LOST counts) */
+	uint64_t lost_buffers;
+	uint64_t lost_bytes;
+	uint64_t switches;
+	uint64_t with_callchain; /* samples that carried a stack */
+	size_t threads, processes, modules, stacks;
+};
+void pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out);
+
+enum pmu_report_sort {
+	PMU_REPORT_SYM,     /* by function (or module+offset) of the sampled address */
+	PMU_REPORT_MODULE,
+	PMU_REPORT_TID,
+	PMU_REPORT_PID,
+	PMU_REPORT_CPU,
+};
+/* "sym", "module", "tid", "pid", "cpu" into *out; PMU_EINVAL otherwise. */
+int pmu_report_sort_parse(const char *s, enum pmu_report_sort *out);
+
+struct pmu_report_row {
+	const char *name;        /* sym: "module!function" or "module!+0xoff"; module: its
+				    file name; tid/pid: thread/process name; cpu: "cpuN" */
+	const char *module;      /* sym, module: path of the module ("" when unknown) */
+	const char *build_id;    /* sym, module: printable identity ("" when none): a
+				    PDB as its symbol-server key GUIDAge, else hex */
+	int32_t pid, tid, cpu;   /* -1 where not applicable */
+	const char *process;     /* tid, pid: process name */
+	uint64_t samples, period;
+	double percent;          /* of all samples */
+	uint64_t cpu_time_ns;    /* tid, pid: from SWITCH records */
+	uint64_t switches;       /* tid, pid: times switched in */
+	const uint64_t *pmc;     /* tid, pid: counted per pmc_names (NULL when none) */
+	uint32_t nr_pmc;
+	int exited;              /* tid, pid: an EXIT was seen */
+};
+
+/* Rows sorted by samples (then CPU time), highest first; tid, pid and cpu rows
+ * include those that only ran (no samples). Strings live as long as r. */
+size_t pmu_report_count(struct pmu_report *r, enum pmu_report_sort by);
+int pmu_report_row(struct pmu_report *r, enum pmu_report_sort by, size_t i,
+		   struct pmu_report_row *out);
+
+/* A perf-report-like table of the first limit rows (0: all). */
+int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit);
+/* One JSON document: samples, period, lost, events, top (by symbol, limit rows),
+ * modules, processes, threads (with CPU time and counters), cpus. */
+int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit);
+/* Folded stacks, "process;root;...;leaf count" per line, sorted. */
+int pmu_report_write_collapsed(struct pmu_report *r, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

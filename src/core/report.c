@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* The record report: tables of threads, processes, CPUs, modules, code
+ * addresses and stacks, filled from a pmu_record stream. */
+#include "core/error.h"
+#include "core/report_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounds the per-CPU table against corrupt input. */
+#define MAX_CPUS 65536
+
+/* ---- stacks ---- */
+
+struct stack_key {
+	uint32_t proc;
+	const uint32_t *f;
+	size_t n;
+};
+
+static int stack_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct stack_key *k = key;
+	const struct rp_stack *s = &((const struct pmu_report *)ctx)->stacks[id];
+
+	return s->proc == k->proc && s->n == k->n && !memcmp(s->frames, k->f, k->n * sizeof(*k->f));
+}
+
+static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
+{
+	struct stack_key k = { proc, r->scratch, n };
+	uint64_t h = pmuk_rp_hash(r->scratch, n * sizeof(*r->scratch), proc);
+	uint32_t id = pmuk_rp_find(&r->stack_ix, h, stack_eq, &k, r);
+
+	if (id == RP_NONE) {
+		uint32_t *copy = malloc(n * sizeof(*copy));
+		if (!copy || pmuk_rp_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks,
+					  sizeof(*r->stacks)) ||
+		    (id = pmuk_rp_add(&r->stack_ix, h)) == RP_NONE) {
+			free(copy);
+			return PMU_ENOMEM;
+		}
+		memcpy(copy, r->scratch, n * sizeof(*copy));
+		r->stacks[r->n_stacks++] = (struct rp_stack){ proc, (uint32_t)n, copy, 0, 0 };
+	}
+	r->stacks[id].count++;
+	r->stacks[id].period += period;
+	return 0;
+}
+
+/* ---- records ---- */
+
+static struct rp_cpu *cpu_of(struct pmu_report *r, int32_t cpu)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS)
+		return NULL;
+	if ((size_t)cpu >= r->n_cpus) {
+		size_t n = (size_t)cpu + 1;
+		struct rp_cpu *c = realloc(r->cpus, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		for (size_t i = r->n_cpus; i < n; i++)
+			c[i] = (struct rp_cpu){ .cur = RP_NONE };
+		r->cpus = c;
+		r->n_cpus = n;
+	}
+	return &r->cpus[cpu];
+}
+
+static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
+{
+	const struct pmu_sample *s = &rec->sample;
+	uint64_t period = rec->has & PMU_HAS_PERIOD ? s->period : 1;
+	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
+	struct rp_process *p = pmuk_rp_process(r, t ? t->pid : rec->pid);
+	struct rp_cpu *c = cpu_of(r, rec->has & PMU_HAS_CPU ? rec->cpu : -1);
+	size_t n = rec->has & PMU_HAS_CALLCHAIN ? s->nr_callchain : 0;
+	int lead = !n || s->callchain[0] != s->ip;	/* the ip heads the stack */
+
+	if (!t || !p)
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
+	if (pmuk_rp_grow((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof(*r->scratch)))
+		return pmuk_fail(PMU_ENOMEM, "no memory for a stack of %zu frames", n);
+	size_t k = 0;
+	if (lead)
+		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->ip);
+	for (size_t i = 0; i < n; i++)
+		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->callchain[i]);
+	for (size_t i = 0; i < k; i++)
+		if (r->scratch[i] == RP_NONE)
+			return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
+	struct rp_frame *leaf = &r->frames[r->scratch[0]];
+	leaf->samples++;
+	leaf->period += period;
+	if (leaf->module != RP_NONE) {
+		r->mods[leaf->module].samples++;
+		r->mods[leaf->module].period += period;
+	}
+	t->samples++, t->period += period;
+	p->samples++, p->period += period;
+	if (c)
+		c->samples++, c->period += period;
+	r->sum.samples++;
+	r->sum.period += period;
+	r->sum.with_callchain += n > 0;
+	const char *proc = pmuk_rp_str(r, p->name);
+	if (!*proc)
+		proc = pmuk_rp_thread_name(r, t);
+	if (count_stack(r, pmuk_rp_intern(&r->str, proc), k, period))
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's stack table");
+	if (r->o.script)
+		pmuk_rp_script(r, rec, t, k);
+	return 0;
+}
+
+static void add_switch(struct pmu_report *r, const struct pmu_record *rec)
+{
+	struct rp_cpu *c = cpu_of(r, rec->cpu);
+	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
+	uint32_t n = rec->sw.nr_pmc < r->o.nr_pmc ? rec->sw.nr_pmc : r->o.nr_pmc;
+
+	if (!c || !t)
+		return;
+	uint32_t id = (uint32_t)(t - r->threads);
+	struct rp_process *p = pmuk_rp_process(r, t->pid);
+	if (!rec->sw.out) {
+		r->sum.switches++;
+		t->switches++;
+		if (p)
+			p->switches++;
+		c->cur = id;
+		c->t_in = rec->time;
+		c->have_pmc = n && rec->sw.pmc && (c->pmc_in || (c->pmc_in = pmuk_rp_pmc_array(r)));
+		if (c->have_pmc)
+			memcpy(c->pmc_in, rec->sw.pmc, n * sizeof(*c->pmc_in));
+		return;
+	}
+	if (c->cur == id && rec->time >= c->t_in) {
+		t->cpu_ns += rec->time - c->t_in;
+		if (p)
+			p->cpu_ns += rec->time - c->t_in;
+		for (uint32_t i = 0; c->have_pmc && rec->sw.pmc && i < n; i++) {
+			uint64_t d = rec->sw.pmc[i] >= c->pmc_in[i] ? rec->sw.pmc[i] - c->pmc_in[i] : 0;
+			t->pmc[i] += d;
+			if (p && p->pmc)
+				p->pmc[i] += d;
+		}
+	}
+	c->cur = RP_NONE;
+}
+
+static void set_name(struct pmu_report *r, const struct pmu_record *rec)
+{
+	char buf[sizeof(rec->comm.name) + 1];
+	const char *name = rec->comm.long_name;
+
+	if (!name) {
+		memcpy(buf, rec->comm.name, sizeof(rec->comm.name));
+		buf[sizeof(rec->comm.name)] = '\0';
+		name = buf;
+	}
+	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
+	uint32_t id = pmuk_rp_intern(&r->str, name);
+	if (t)
+		t->comm = id;
+	if (rec->pid >= 0 && (rec->pid == rec->tid || rec->comm.exec)) {
+		struct rp_process *p = pmuk_rp_process(r, rec->pid);
+		if (p)
+			p->name = id;
+	}
+}
+
+static void task(struct pmu_report *r, const struct pmu_record *rec)
+{
+	int process = rec->pid >= 0 && rec->pid == rec->tid;
+	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
+	struct rp_process *p = process ? pmuk_rp_process(r, rec->pid) : NULL;
+
+	if (rec->kind == PMU_RECORD_EXIT) {
+		if (t)
+			t->exited = 1;
+		if (p)
+			p->exited = 1;
+		return;
+	}
+	if (t && t->exited) {	/* the id was reused */
+		t->replaced = 1;
+		pmuk_rp_thread(r, rec->pid, rec->tid);
+	}
+	if (p && p->exited) {
+		p->replaced = 1;
+		pmuk_rp_process(r, rec->pid);
+		struct rp_mapset *s = pmuk_rp_mapset(r, rec->pid, 0);
+		if (s)
+			s->n = 0;
+	}
+}
+
+int pmu_report_record(const struct pmu_record *rec, void *report)
+{
+	struct pmu_report *r = report;
+
+	r->sum.records++;
+	r->gen++;
+	switch (rec->kind) {
+	case PMU_RECORD_SAMPLE:
+		return add_sample(r, rec);
+	case PMU_RECORD_COMM:
+		set_name(r, rec);
+		break;
+	case PMU_RECORD_FORK:
+	case PMU_RECORD_EXIT:
+		task(r, rec);
+		break;
+	case PMU_RECORD_MMAP:
+		if (!rec->mmap.data && pmuk_rp_add_map(r, rec))
+			return pmuk_fail(PMU_ENOMEM, "no memory for the report's module maps");
+		break;
+	case PMU_RECORD_SWITCH:
+		add_switch(r, rec);
+		break;
+	case PMU_RECORD_LOST:
+		r->sum.lost += rec->lost.count;
+		r->sum.lost_buffers += rec->lost.buffers;
+		r->sum.lost_bytes += rec->lost.bytes;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out)
+{
+	*out = r->sum;
+	out->threads = 0;
+	for (size_t i = 0; i < r->n_threads; i++)
+		out->threads += r->threads[i].samples || r->threads[i].switches;
+	out->processes = 0;
+	for (size_t i = 0; i < r->n_procs; i++)
+		out->processes += r->procs[i].samples || r->procs[i].switches;
+	out->modules = r->n_mods;
+	out->stacks = r->n_stacks;
+}

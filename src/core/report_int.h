@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of the record report shared by src/core/report*.c. */
+#ifndef PMUK_CORE_REPORT_INT_H
+#define PMUK_CORE_REPORT_INT_H
+
+#include <pmukit/report.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_NONE UINT32_MAX
+
+/* An open-addressing index over a dense array of elements 0..n-1: slots hold
+ * element ids, the index keeps each element's hash for growing. */
+struct rp_index {
+	uint32_t *slot;
+	size_t cap;              /* power of two (0: empty) */
+	uint64_t *hash;
+	size_t n, hcap;
+};
+
+typedef int (*rp_eq_fn)(const void *key, uint32_t id, const void *ctx);
+
+uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const void *key,
+		      const void *ctx);
+/* Adds element id ix->n with hash h; returns it, or RP_NONE without memory. */
+uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h);
+void pmuk_rp_free(struct rp_index *ix);
+uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed);
+/* Grows *v (elements of size sz) to hold n + 1; 0 or -1. */
+int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz);
+
+/* Interned strings: ids are stable, 0 is "". */
+struct rp_strings {
+	struct rp_index ix;
+	char **s;
+	size_t cap;
+};
+uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
+
+struct rp_module {
+	uint32_t path, base;     /* interned: full path, file name */
+	uint32_t debug;          /* interned debug path, 0 none */
+	uint8_t build_id[20], bid_size, bid_kind;
+	char bid_text[48];
+	uint64_t samples, period;
+};
+
+struct rp_map {
+	uint64_t start, end, pgoff;
+	uint32_t module;
+};
+
+struct rp_mapset {
+	int32_t pid;             /* -1: kernel / every process */
+	struct rp_map *v;
+	size_t n, cap;
+};
+
+struct rp_frame {                /* a distinct code address */
+	uint32_t module;         /* RP_NONE: no module maps it */
+	uint64_t addr;           /* absolute */
+	uint32_t name;           /* "module!function", "module!+0xoff" or "0xaddr" */
+	uint32_t func;           /* the resolver's name, 0 when none */
+	uint64_t samples, period;    /* as the sampled address */
+};
+
+struct rp_thread {
+	int32_t pid, tid;
+	uint32_t comm;           /* interned, 0 unnamed */
+	int exited, replaced;
+	uint64_t samples, period, cpu_ns, switches;
+	uint64_t *pmc;
+};
+
+struct rp_process {
+	int32_t pid;
+	uint32_t name;
+	int exited, replaced;
+	uint64_t samples, period, cpu_ns, switches;
+	uint64_t *pmc;
+};
+
+struct rp_cpu {
+	uint64_t samples, period;
+	uint32_t cur;            /* thread running (switched in), RP_NONE unknown */
+	uint64_t t_in;
+	uint64_t *pmc_in;
+	int have_pmc;
+};
+
+struct rp_stack {
+	uint32_t proc;           /* interned process name */
+	uint32_t n;
+	uint32_t *frames;        /* frame ids, leaf first */
+	uint64_t count, period;
+};
+
+struct pmu_report {
+	struct pmu_report_opts o;
+	struct pmu_report_summary sum;
+	struct rp_strings str;
+	struct rp_module *mods;
+	size_t n_mods, cap_mods;
+	struct rp_index mod_ix;
+	struct rp_mapset *maps;
+	size_t n_maps, cap_maps;
+	struct rp_index map_ix;
+	struct rp_frame *frames;
+	size_t n_frames, cap_frames;
+	struct rp_index frame_ix;
+	struct rp_thread *threads;
+	size_t n_threads, cap_threads;
+	struct rp_index thread_ix;
+	struct rp_process *procs;
+	size_t n_procs, cap_procs;
+	struct rp_index proc_ix;
+	struct rp_cpu *cpus;
+	size_t n_cpus;
+	struct rp_stack *stacks;
+	size_t n_stacks, cap_stacks;
+	struct rp_index stack_ix;
+	uint32_t *scratch;       /* frame ids of the sample being added */
+	size_t scratch_cap;
+	/* sorted row order per enum pmu_report_sort, rebuilt when stale */
+	uint32_t *order[5];
+	size_t order_n[5];
+	uint64_t order_gen[5], gen;
+};
+
+/* report_tab.c */
+uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r);   /* zeroed nr_pmc counts or NULL */
+struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
+int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
+/* The distinct address addr sampled in process pid: RP_NONE without memory. */
+uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr);
+struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
+struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
+const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);
+const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t);
+const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid);
+/* report_script.c: perf-script text of one sample (frame ids in r->scratch). */
+void pmuk_rp_script(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
+		    size_t nframes);
+
+#endif

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* Report rows (sorted tables) and the text, JSON and collapsed-stack writers. */
+#include "core/error.h"
+#include "core/json.h"
+#include "core/report_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pmu_report_sort_parse(const char *s, enum pmu_report_sort *out)
+{
+	static const char *const names[] = { "sym", "module", "tid", "pid", "cpu" };
+
+	for (int i = 0; i < 5; i++)
+		if (s && !strcmp(s, names[i])) {
+			*out = (enum pmu_report_sort)i;
+			return 0;
+		}
+	return pmuk_fail(PMU_EINVAL, "unknown sort key '%s': use sym, module, tid, pid or cpu",
+			 s ? s : "");
+}
+
+struct key {
+	uint64_t samples, cpu_ns;
+	uint32_t id;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Unknown-module samples: those whose address no module maps. */
+static uint64_t unmapped(const struct pmu_report *r, uint64_t *period)
+{
+	uint64_t n = 0, p = 0;
+
+	for (size_t i = 0; i < r->n_frames; i++)
+		if (r->frames[i].module == RP_NONE)
+			n += r->frames[i].samples, p += r->frames[i].period;
+	if (period)
+		*period = p;
+	return n;
+}
+
+static int build_order(struct pmu_report *r, enum pmu_report_sort by)
+{
+	size_t cap = by == PMU_REPORT_SYM ? r->n_frames : by == PMU_REPORT_MODULE ? r->n_mods + 1 :
+		     by == PMU_REPORT_TID ? r->n_threads : by == PMU_REPORT_PID ? r->n_procs : r->n_cpus;
+	struct key *k = malloc((cap + 1) * sizeof(*k));
+	size_t n = 0;
+
+	if (!k)
+		return pmuk_fail(PMU_ENOMEM, "no memory to sort the report");
+	for (size_t i = 0; i < cap; i++) {
+		struct key e = { 0, 0, (uint32_t)i };
+		if (by == PMU_REPORT_SYM) {
+			e.samples = r->frames[i].samples;
+		} else if (by == PMU_REPORT_MODULE) {
+			e.samples = i < r->n_mods ? r->mods[i].samples : unmapped(r, NULL);
+			e.id = i < r->n_mods ? (uint32_t)i : RP_NONE;
+		} else if (by == PMU_REPORT_TID) {
+			e.samples = r->threads[i].samples;
+			e.cpu_ns = r->threads[i].cpu_ns + r->threads[i].switches;
+		} else if (by == PMU_REPORT_PID) {
+			e.samples = r->procs[i].samples;
+			e.cpu_ns = r->procs[i].cpu_ns + r->procs[i].switches;
+		} else {
+			e.samples = r->cpus[i].samples;
+		}
+		if (e.samples || e.cpu_ns)
+			k[n++] = e;
+	}
+	qsort(k, n, sizeof(*k), cmp_key);
+	uint32_t *o = realloc(r->order[by], (n + 1) * sizeof(*o));
+	if (!o) {
+		free(k);
+		return pmuk_fail(PMU_ENOMEM, "no memory to sort the report");
+	}
+	for (size_t i = 0; i < n; i++)
+		o[i] = k[i].id;
+	free(k);
+	r->order[by] = o;
+	r->order_n[by] = n;
+	r->order_gen[by] = r->gen + 1;
+	return 0;
+}
+
+static int ensure(struct pmu_report *r, enum pmu_report_sort by)
+{
+	if ((unsigned)by > PMU_REPORT_CPU)
+		return pmuk_fail(PMU_EINVAL, "no such report table %d", (int)by);
+	return r->order_gen[by] == r->gen + 1 ? 0 : build_order(r, by);
+}
+
+size_t pmu_report_count(struct pmu_report *r, enum pmu_report_sort by)
+{
+	return ensure(r, by) ? 0 : r->order_n[by];
+}
+
+static double pct(const struct pmu_report *r, uint64_t n)
+{
+	return r->sum.samples ? 100.0 * (double)n / (double)r->sum.samples : 0.0;
+}
+
+int pmu_report_row(struct pmu_report *r, enum pmu_report_sort by, size_t i,
+		   struct pmu_report_row *out)
+{
+	int err = ensure(r, by);
+
+	if (err)
+		return err;
+	if (i >= r->order_n[by])
+		return pmuk_fail(PMU_ERANGE, "row %zu of %zu", i, r->order_n[by]);
+	uint32_t id = r->order[by][i];
+	memset(out, 0, sizeof(*out));
+	out->pid = out->tid = out->cpu = -1;
+	out->name = out->module = out->build_id = out->process = "";
+	if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
+		uint32_t m = by == PMU_REPORT_SYM ? r->frames[id].module : id;
+		if (m != RP_NONE) {
+			out->module = pmuk_rp_str(r, r->mods[m].path);
+			out->build_id = r->mods[m].bid_text;
+		}
+		if (by == PMU_REPORT_SYM) {
+			out->name = pmuk_rp_str(r, r->frames[id].name);
+			out->samples = r->frames[id].samples;
+			out->period = r->frames[id].period;
+		} else if (m != RP_NONE) {
+			out->name = pmuk_rp_str(r, r->mods[m].base);
+			out->samples = r->mods[m].samples;
+			out->period = r->mods[m].period;
+		} else {
+			out->name = "[unknown]";
+			out->samples = unmapped(r, &out->period);
+		}
+	} else if (by == PMU_REPORT_TID) {
+		const struct rp_thread *t = &r->threads[id];
+		out->pid = t->pid, out->tid = t->tid;
+		out->name = pmuk_rp_thread_name(r, t);
+		out->process = pmuk_rp_process_name(r, t->pid);
+		out->samples = t->samples, out->period = t->period;
+		out->cpu_time_ns = t->cpu_ns, out->switches = t->switches;
+		out->pmc = t->pmc, out->nr_pmc = t->pmc ? r->o.nr_pmc : 0;
+		out->exited = t->exited;
+	} else if (by == PMU_REPORT_PID) {
+		const struct rp_process *p = &r->procs[id];
+		out->pid = p->pid;
+		out->name = out->process = pmuk_rp_str(r, p->name);
+		out->samples = p->samples, out->period = p->period;
+		out->cpu_time_ns = p->cpu_ns, out->switches = p->switches;
+		out->pmc = p->pmc, out->nr_pmc = p->pmc ? r->o.nr_pmc : 0;
+		out->exited = p->exited;
+	} else {
+		out->cpu = (int32_t)id;
+		char name[24];
+		snprintf(name, sizeof(name), "cpu%u", id);
+		out->name = pmuk_rp_str(r, pmuk_rp_intern(&r->str, name));
+		out->samples = r->cpus[id].samples, out->period = r->cpus[id].period;
+	}
+	out->percent = pct(r, out->samples);
+	return 0;
+}
+
+static size_t rows_shown(struct pmu_report *r, enum pmu_report_sort by, size_t limit)
+{
+	size_t n = pmu_report_count(r, by);
+
+	return limit && limit < n ? limit : n;
+}
+
+int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit)
+{
+	struct pmu_report_row w;
+	size_t n = rows_shown(r, by, limit);
+	int err = ensure(r, by);
+
+	if (err)
+		return err;
+	fprintf(f, "# samples: %" PRIu64 ", period: %" PRIu64 ", lost: %" PRIu64, r->sum.samples,
+		r->sum.period, r->sum.lost);
+	if (r->sum.lost_buffers || r->sum.lost_bytes)
+		fprintf(f, " (+%" PRIu64 " buffers, %" PRIu64 " bytes skipped)", r->sum.lost_buffers,
+			r->sum.lost_bytes);
+	fprintf(f, ", with stacks: %" PRIu64 "\n", r->sum.with_callchain);
+	for (uint32_t i = 0; i < r->o.nr_events; i++)
+		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
+	fprintf(f, "#\n");
+	switch (by) {
+	case PMU_REPORT_SYM:
+		fprintf(f, "# %8s %9s  %-24s %s\n", "Overhead", "Samples", "Module", "Symbol");
+		break;
+	case PMU_REPORT_MODULE:
+		fprintf(f, "# %8s %9s  %-24s %s\n", "Overhead", "Samples", "Module", "Build id");
+		break;
+	case PMU_REPORT_TID:
+	case PMU_REPORT_PID:
+		fprintf(f, "# %8s %9s %12s %9s %7s", "Overhead", "Samples", "CPU ms", "Switches", "PID");
+		if (by == PMU_REPORT_TID)
+			fprintf(f, " %7s  %-24s", "TID", "Thread");
+		fprintf(f, "  %-24s", "Process");
+		for (uint32_t i = 0; i < r->o.nr_pmc; i++)
+			fprintf(f, " %16s", r->o.pmc_names[i] ? r->o.pmc_names[i] : "");
+		fputc('\n', f);
+		break;
+	default:
+		fprintf(f, "# %8s %9s  %s\n", "Overhead", "Samples", "CPU");
+	}
+	for (size_t i = 0; i < n && !(err = pmu_report_row(r, by, i, &w)); i++) {
+		fprintf(f, "  %7.2f%% %9" PRIu64, w.percent, w.samples);
+		if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
+			const char *m = w.module;
+			for (const char *p = m; *p; p++)
+				if (*p == '/' || *p == '\\')
+					m = p + 1;
+			fprintf(f, "  %-24s %s\n", *m ? m : "[unknown]",
+				by == PMU_REPORT_SYM ? w.name : w.build_id);
+		} else if (by == PMU_REPORT_CPU) {
+			fprintf(f, "  %" PRId32 "\n", w.cpu);
+		} else {
+			fprintf(f, " %12.3f %9" PRIu64 " %7" PRId32, (double)w.cpu_time_ns / 1e6,
+				w.switches, w.pid);
+			if (by == PMU_REPORT_TID)
+				fprintf(f, " %7" PRId32 "  %-24s", w.tid, w.name);
+			fprintf(f, "  %-24s", w.process);
+			for (uint32_t k = 0; k < w.nr_pmc; k++)
+				fprintf(f, " %16" PRIu64, w.pmc[k]);
+			fputc('\n', f);
+		}
+	}
+	return err;
+}
+
+static void json_pmc(struct pmu_report *r, struct pmuk_json *j, const struct pmu_report_row *w)
+{
+	if (!w->nr_pmc)
+		return;
+	pmuk_json_obj_begin(j, "pmc");
+	for (uint32_t k = 0; k < w->nr_pmc; k++)
+		pmuk_json_uint(j, r->o.pmc_names[k] ? r->o.pmc_names[k] : "", w->pmc[k]);
+	pmuk_json_obj_end(j);
+}
+
+static int json_table(struct pmu_report *r, struct pmuk_json *j, enum pmu_report_sort by,
+		      const char *key, size_t limit)
+{
+	struct pmu_report_row w;
+	size_t n = rows_shown(r, by, limit);
+	int err = 0;
+
+	pmuk_json_arr_begin(j, key);
+	for (size_t i = 0; i < n && !(err = pmu_report_row(r, by, i, &w)); i++) {
+		pmuk_json_obj_begin(j, NULL);
+		if (by == PMU_REPORT_SYM)
+			pmuk_json_str(j, "symbol", w.name);
+		if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
+			const char *m = w.module;
+			for (const char *p = m; *p; p++)
+				if (*p == '/' || *p == '\\')
+					m = p + 1;
+			pmuk_json_str(j, "module", *m ? m : "[unknown]");
+			pmuk_json_str(j, "path", w.module);
+			pmuk_json_str(j, "build_id", w.build_id);
+		}
+		if (by == PMU_REPORT_TID || by == PMU_REPORT_PID) {
+			pmuk_json_int(j, "pid", w.pid);
+			if (by == PMU_REPORT_TID) {
+				pmuk_json_int(j, "tid", w.tid);
+				pmuk_json_str(j, "name", w.name);
+			}
+			pmuk_json_str(j, "process", w.process);
+			pmuk_json_uint(j, "cpu_time_ns", w.cpu_time_ns);
+			pmuk_json_uint(j, "switches", w.switches);
+			pmuk_json_bool(j, "exited", w.exited);
+			json_pmc(r, j, &w);
+		}
+		if (by == PMU_REPORT_CPU)
+			pmuk_json_int(j, "cpu", w.cpu);
+		pmuk_json_uint(j, "samples", w.samples);
+		pmuk_json_uint(j, "period", w.period);
+		pmuk_json_double(j, "percent", w.percent);
+		pmuk_json_obj_end(j);
+	}
+	pmuk_json_arr_end(j);
+	return err;
+}
+
+int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
+{
+	struct pmuk_json j;
+	int err;
+
+	pmuk_json_init(&j, f, 1);
+	pmuk_json_obj_begin(&j, NULL);
+	pmuk_json_uint(&j, "samples", r->sum.samples);
+	pmuk_json_uint(&j, "period", r->sum.period);
+	pmuk_json_uint(&j, "lost", r->sum.lost);
+	pmuk_json_uint(&j, "lost_buffers", r->sum.lost_buffers);
+	pmuk_json_uint(&j, "lost_bytes", r->sum.lost_bytes);
+	pmuk_json_uint(&j, "with_callchain", r->sum.with_callchain);
+	pmuk_json_uint(&j, "switches", r->sum.switches);
+	pmuk_json_uint(&j, "stacks", r->n_stacks);
+	pmuk_json_arr_begin(&j, "events");
+	for (uint32_t i = 0; i < r->o.nr_events; i++)
+		pmuk_json_str(&j, NULL, r->o.event_names[i]);
+	pmuk_json_arr_end(&j);
+	pmuk_json_arr_begin(&j, "pmc_names");
+	for (uint32_t i = 0; i < r->o.nr_pmc; i++)
+		pmuk_json_str(&j, NULL, r->o.pmc_names[i]);
+	pmuk_json_arr_end(&j);
+	if ((err = json_table(r, &j, PMU_REPORT_SYM, "top", limit)) ||
+	    (err = json_table(r, &j, PMU_REPORT_MODULE, "modules", limit)) ||
+	    (err = json_table(r, &j, PMU_REPORT_PID, "processes", 0)) ||
+	    (err = json_table(r, &j, PMU_REPORT_TID, "threads", 0)) ||
+	    (err = json_table(r, &j, PMU_REPORT_CPU, "cpus", 0)))
+		return err;
+	pmuk_json_obj_end(&j);
+	pmuk_json_finish(&j);
+	return 0;
+}
+
+/* Frame names for folded stacks: ';' separates frames, a line ends the stack. */
+static size_t put_folded(char *o, size_t at, size_t cap, const char *s)
+{
+	for (; *s && at + 1 < cap; s++)
+		o[at++] = *s == ';' ? ':' : (unsigned char)*s < 0x20 ? ' ' : *s;
+	return at;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
+{
+	char **lines = calloc(r->n_stacks + 1, sizeof(*lines));
+
+	if (!lines)
+		return pmuk_fail(PMU_ENOMEM, "no memory for %zu folded stacks", r->n_stacks);
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		const struct rp_stack *s = &r->stacks[i];
+		size_t cap = 64 + strlen(pmuk_rp_str(r, s->proc)), at;
+		for (uint32_t k = 0; k < s->n; k++)
+			cap += 1 + strlen(pmuk_rp_str(r, r->frames[s->frames[k]].name));
+		if (!(lines[i] = malloc(cap))) {
+			for (size_t k = 0; k < i; k++)
+				free(lines[k]);
+			free(lines);
+			return pmuk_fail(PMU_ENOMEM, "no memory for folded stacks");
+		}
+		const char *proc = pmuk_rp_str(r, s->proc);
+		at = put_folded(lines[i], 0, cap, *proc ? proc : "[unknown]");
+		for (uint32_t k = s->n; k-- > 0;) {	/* root first */
+			lines[i][at++] = ';';
+			at = put_folded(lines[i], at, cap, pmuk_rp_str(r, r->frames[s->frames[k]].name));
+		}
+		snprintf(lines[i] + at, cap - at, " %" PRIu64, s->count);
+	}
+	qsort(lines, r->n_stacks, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		fprintf(f, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return 0;
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/* Tables of the record report: hashing, interned strings, threads and
+ * processes (an id reused after EXIT starts a new entry), modules with their
+ * address maps per process, and distinct code addresses with their names. */
+#include "core/error.h"
+#include "core/report_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed)
+{
+	const uint8_t *b = p;
+	uint64_t h = seed ^ 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	while (c <= n)
+		c *= 2;
+	void *p = realloc(*v, c * sz);
+	if (!p)
+		return -1;
+	memset((char *)p + *cap * sz, 0, (c - *cap) * sz);
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const void *key,
+		      const void *ctx)
+{
+	if (!ix->cap)
+		return RP_NONE;
+	for (size_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		uint32_t s = ix->slot[i];
+		if (!s)
+			return RP_NONE;
+		if (ix->hash[s - 1] == h && eq(key, s - 1, ctx))
+			return s - 1;
+	}
+}
+
+static void place(struct rp_index *ix, uint32_t id)
+{
+	size_t i = ix->hash[id] & (ix->cap - 1);
+
+	while (ix->slot[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i] = id + 1;
+}
+
+uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h)
+{
+	if (pmuk_rp_grow((void **)&ix->hash, &ix->hcap, ix->n, sizeof(*ix->hash)))
+		return RP_NONE;
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			return RP_NONE;
+		free(ix->slot);
+		ix->slot = slot;
+		ix->cap = cap;
+		for (uint32_t id = 0; id < ix->n; id++)
+			place(ix, id);
+	}
+	ix->hash[ix->n] = h;
+	place(ix, (uint32_t)ix->n);
+	return (uint32_t)ix->n++;
+}
+
+void pmuk_rp_free(struct rp_index *ix)
+{
+	free(ix->slot);
+	free(ix->hash);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static int str_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct rp_strings *t = ctx;
+
+	return !strcmp(key, t->s[id]);
+}
+
+uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
+{
+	uint64_t h = pmuk_rp_hash(s, strlen(s), 1);
+	uint32_t id = pmuk_rp_find(&t->ix, h, str_eq, s, t);
+
+	if (id != RP_NONE)
+		return id;
+	char *copy = strdup(s);
+	if (!copy || pmuk_rp_grow((void **)&t->s, &t->cap, t->ix.n, sizeof(*t->s))) {
+		free(copy);
+		return 0;	/* out of memory: the name reads "" */
+	}
+	id = pmuk_rp_add(&t->ix, h);
+	if (id == RP_NONE) {
+		free(copy);
+		return 0;
+	}
+	t->s[id] = copy;
+	return id;
+}
+
+const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id)
+{
+	return id < r->str.ix.n ? r->str.s[id] : "";
+}
+
+int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
+{
+	struct pmu_report *r;
+
+	*out = NULL;
+	if (opts && opts->sz < sizeof(size_t))
+		return pmuk_fail(PMU_EINVAL, "pmu_report_opts.sz must be sizeof(struct pmu_report_opts)");
+	if (!(r = calloc(1, sizeof(*r))))
+		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
+	if (opts)
+		memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
+	r->o.sz = sizeof(r->o);
+	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.ix.n) {
+		pmu_report_free(r);
+		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
+	}
+	*out = r;
+	return 0;
+}
+
+void pmu_report_free(struct pmu_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->str.ix.n; i++)
+		free(r->str.s[i]);
+	free(r->str.s);
+	pmuk_rp_free(&r->str.ix);
+	for (size_t i = 0; i < r->n_maps; i++)
+		free(r->maps[i].v);
+	for (size_t i = 0; i < r->n_threads; i++)
+		free(r->threads[i].pmc);
+	for (size_t i = 0; i < r->n_procs; i++)
+		free(r->procs[i].pmc);
+	for (size_t i = 0; i < r->n_cpus; i++)
+		free(r->cpus[i].pmc_in);
+	for (size_t i = 0; i < r->n_stacks; i++)
+		free(r->stacks[i].frames);
+	for (int i = 0; i < 5; i++)
+		free(r->order[i]);
+	struct rp_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->thread_ix,
+				  &r->proc_ix, &r->stack_ix };
+	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
+		pmuk_rp_free(ix[i]);
+	free(r->mods), free(r->maps), free(r->frames), free(r->threads), free(r->procs);
+	free(r->cpus), free(r->stacks), free(r->scratch);
+	free(r);
+}
+
+/* ---- threads and processes: the live entry per id; an id reused after an
+ * EXIT (or by another process) starts a new entry, the old one stays ---- */
+
+static int live_tid_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct pmu_report *r = ctx;
+
+	return r->threads[id].tid == *(const int32_t *)key && !r->threads[id].replaced;
+}
+
+static int live_pid_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct pmu_report *r = ctx;
+
+	return r->procs[id].pid == *(const int32_t *)key && !r->procs[id].replaced;
+}
+
+uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r)
+{
+	return r->o.nr_pmc ? calloc(r->o.nr_pmc, sizeof(uint64_t)) : NULL;
+}
+
+struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
+{
+	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 2);
+	uint32_t id = pmuk_rp_find(&r->proc_ix, h, live_pid_eq, &pid, r);
+
+	if (id != RP_NONE)
+		return &r->procs[id];
+	if (pmuk_rp_grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof(*r->procs)) ||
+	    (id = pmuk_rp_add(&r->proc_ix, h)) == RP_NONE)
+		return NULL;
+	struct rp_process *p = &r->procs[r->n_procs++];
+	p->pid = pid;
+	p->pmc = pmuk_rp_pmc_array(r);
+	return p;
+}
+
+struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
+{
+	uint64_t h = pmuk_rp_hash(&tid, sizeof(tid), 3);
+	uint32_t id = pmuk_rp_find(&r->thread_ix, h, live_tid_eq, &tid, r);
+
+	if (id != RP_NONE) {
+		struct rp_thread *t = &r->threads[id];
+		if (t->pid < 0 && pid >= 0)
+			t->pid = pid;
+		if (pid < 0 || t->pid == pid)
+			return t;
+		t->replaced = 1;	/* the tid now belongs to another process */
+	}
+	if (pmuk_rp_grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof(*r->threads)) ||
+	    pmuk_rp_add(&r->thread_ix, h) == RP_NONE)
+		return NULL;
+	struct rp_thread *t = &r->threads[r->n_threads++];
+	t->pid = pid;
+	t->tid = tid;
+	t->pmc = pmuk_rp_pmc_array(r);
+	return t;
+}
+
+const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
+{
+	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 2);
+	uint32_t id = pmuk_rp_find(&r->proc_ix, h, live_pid_eq, &pid, r);
+
+	return id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
+}
+
+const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t)
+{
+	return t->comm ? pmuk_rp_str(r, t->comm) : pmuk_rp_process_name(r, t->pid);
+}
+
+/* ---- modules and address maps ---- */
+
+struct mod_key {
+	uint32_t path;
+	const struct pmu_mmap *m;
+};
+
+static int mod_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct mod_key *k = key;
+	const struct rp_module *m = &((const struct pmu_report *)ctx)->mods[id];
+
+	return m->path == k->path && m->bid_size == k->m->build_id_size &&
+	       m->bid_kind == k->m->build_id_kind &&
+	       !memcmp(m->build_id, k->m->build_id, m->bid_size);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = p;
+
+	for (; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}
+
+static void build_id_text(struct rp_module *m)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const uint8_t *b = m->build_id;
+	char *o = m->bid_text;
+
+	if (m->bid_kind == PMU_BUILD_ID_PDB && m->bid_size == 20) {
+		/* symbol-server key: GUID fields as numbers, then Age in hex */
+		static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+		for (int i = 0; i < 16; i++) {
+			*o++ = hex[b[order[i]] >> 4];
+			*o++ = hex[b[order[i]] & 15];
+		}
+		uint32_t age = b[16] | b[17] << 8 | b[18] << 16 | (uint32_t)b[19] << 24;
+		snprintf(o, sizeof(m->bid_text) - 32, "%" PRIX32, age);
+		return;
+	}
+	for (unsigned i = 0; i < m->bid_size && i < 20; i++) {
+		*o++ = "0123456789abcdef"[b[i] >> 4];
+		*o++ = "0123456789abcdef"[b[i] & 15];
+	}
+	*o = '\0';
+}
+
+static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
+{
+	struct mod_key k = { pmuk_rp_intern(&r->str, mm->path ? mm->path : ""), mm };
+	uint64_t h = pmuk_rp_hash(&k.path, sizeof(k.path), 4);
+	uint8_t n = mm->build_id_size > 20 ? 20 : mm->build_id_size;
+
+	h = pmuk_rp_hash(mm->build_id, n, h);
+	uint32_t id = pmuk_rp_find(&r->mod_ix, h, mod_eq, &k, r);
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_rp_grow((void **)&r->mods, &r->cap_mods, r->n_mods, sizeof(*r->mods)) ||
+	    (id = pmuk_rp_add(&r->mod_ix, h)) == RP_NONE)
+		return RP_NONE;
+	struct rp_module *m = &r->mods[r->n_mods++];
+	m->path = k.path;
+	m->base = pmuk_rp_intern(&r->str, base_name(pmuk_rp_str(r, k.path)));
+	m->debug = mm->debug_path ? pmuk_rp_intern(&r->str, mm->debug_path) : 0;
+	memcpy(m->build_id, mm->build_id, n);
+	m->bid_size = n;
+	m->bid_kind = mm->build_id_kind;
+	build_id_text(m);
+	return id;
+}
+
+static int pid_eq(const void *key, uint32_t id, const void *ctx)
+{
+	return ((const struct pmu_report *)ctx)->maps[id].pid == *(const int32_t *)key;
+}
+
+struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
+{
+	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 5);
+	uint32_t id = pmuk_rp_find(&r->map_ix, h, pid_eq, &pid, r);
+
+	if (id != RP_NONE)
+		return &r->maps[id];
+	if (!create || pmuk_rp_grow((void **)&r->maps, &r->cap_maps, r->n_maps, sizeof(*r->maps)) ||
+	    pmuk_rp_add(&r->map_ix, h) == RP_NONE)
+		return NULL;
+	r->maps[r->n_maps].pid = pid;
+	return &r->maps[r->n_maps++];
+}
+
+/* A new mapping replaces what it overlaps; the set stays sorted by start. */
+int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec)
+{
+	const struct pmu_mmap *mm = &rec->mmap;
+	struct rp_mapset *s = pmuk_rp_mapset(r, rec->pid < 0 ? -1 : rec->pid, 1);
+	uint32_t mod = module_of(r, mm);
+
+	if (!s || mod == RP_NONE || mm->len == 0)
+		return s && mod != RP_NONE ? 0 : PMU_ENOMEM;
+	uint64_t start = mm->start, end = mm->start + mm->len;
+	size_t w = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].end <= start || s->v[i].start >= end)
+			s->v[w++] = s->v[i];
+	s->n = w;
+	if (pmuk_rp_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return PMU_ENOMEM;
+	size_t at = s->n;
+	while (at > 0 && s->v[at - 1].start > start)
+		at--;
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
+	s->v[at] = (struct rp_map){ start, end, mm->pgoff, mod };
+	s->n++;
+	return 0;
+}
+
+static const struct rp_map *find_map(const struct rp_mapset *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s ? s->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < s->v[lo - 1].end ? &s->v[lo - 1] : NULL;
+}
+
+/* ---- code addresses ---- */
+
+struct frame_key {
+	uint32_t module;
+	uint64_t addr;
+};
+
+static int frame_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct frame_key *k = key;
+	const struct rp_frame *f = &((const struct pmu_report *)ctx)->frames[id];
+
+	return f->addr == k->addr && f->module == k->module;
+}
+
+uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
+{
+	const struct rp_map *m = find_map(pmuk_rp_mapset(r, pid, 0), addr);
+
+	if (!m)
+		m = find_map(pmuk_rp_mapset(r, -1, 0), addr);
+	struct frame_key k = { m ? m->module : RP_NONE, addr };
+	uint64_t h = pmuk_rp_hash(&k.addr, sizeof(k.addr), k.module);
+	uint32_t id = pmuk_rp_find(&r->frame_ix, h, frame_eq, &k, r);
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_rp_grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(*r->frames)) ||
+	    (id = pmuk_rp_add(&r->frame_ix, h)) == RP_NONE)
+		return RP_NONE;
+	struct rp_frame *f = &r->frames[r->n_frames++];
+	char name[600];
+	const char *fn = NULL;
+	f->module = k.module;
+	f->addr = addr;
+	if (r->o.resolve) {
+		struct pmu_report_module pm = { 0 };
+		if (m) {
+			const struct rp_module *mo = &r->mods[m->module];
+			pm = (struct pmu_report_module){ pmuk_rp_str(r, mo->path), m->start,
+				m->end - m->start, m->pgoff, mo->build_id, mo->bid_size, mo->bid_kind,
+				mo->debug ? pmuk_rp_str(r, mo->debug) : NULL };
+		}
+		fn = r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
+	}
+	if (fn && *fn)
+		f->func = pmuk_rp_intern(&r->str, fn);
+	if (m && fn && *fn)
+		snprintf(name, sizeof(name), "%s!%s", pmuk_rp_str(r, r->mods[m->module].base), fn);
+	else if (m)
+		snprintf(name, sizeof(name), "%s!+0x%" PRIx64, pmuk_rp_str(r, r->mods[m->module].base),
+			 addr - m->start + m->pgoff);
+	else if (fn && *fn)
+		snprintf(name, sizeof(name), "%s", fn);
+	else
+		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+	f->name = pmuk_rp_intern(&r->str, name);
+	return id;
+}
+

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/* The .etl -> record adapter: on a synthetic trace (stacks attached by
+ * timestamp and thread, plain and cached; names of threads named late or
+ * exited; modules with PDB GUID+Age; CSwitch -> CPU time and PMC deltas;
+ * losses; time order) and on the real files of ../shared/fixtures/etl. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pmukit/error.h>
+#include <pmukit/report.h>
+#include <unistd.h>
+
+#include "etl_synth.h"
+#include "formats/etl_records.h"
+
+#define T0 1000000ull
+#define FIX PMUKIT_SOURCE_DIR "/../shared/fixtures/etl/"
+#define K1 0xfffff80000001234ull
+#define K2 0xfffff80000002000ull
+#define K3 0xfffff80000003000ull
+#define U1 0x7ff600001000ull
+#define U2 0x7ff600002000ull
+#define U5 0x7ff600005000ull
+#define U6 0x7ff600006000ull
+#define APP 0x7ff600000000ull
+
+static void thread_v3(struct syn *s, unsigned hook, uint32_t pid, uint32_t tid, uint64_t t,
+		      const char *name)
+{
+	size_t at = syn_kernel(s, 2, (uint16_t)hook, 3, 0, 0, t, NULL, 0);
+	syn_u32(s, pid), syn_u32(s, tid);
+	for (int i = 0; i < 7; i++)
+		syn_u64(s, 0x1000 * (i + 1));
+	syn_u32(s, 0);
+	syn_u8(s, 8), syn_u8(s, 5), syn_u8(s, 2), syn_u8(s, 0);
+	if (name)
+		syn_wstr(s, name);
+	syn_end(s, at);
+}
+
+static void image(struct syn *s, uint32_t pid, uint64_t base, uint64_t size, uint64_t t,
+		  const char *path)
+{
+	size_t at = syn_kernel(s, 2, 0x1403, 3, 0, 0, t, NULL, 0);
+	syn_u64(s, base), syn_u64(s, size), syn_u32(s, pid), syn_u32(s, 0), syn_u32(s, 0);
+	syn_u32(s, 0), syn_u64(s, base), syn_zero(s, 16), syn_wstr(s, path);
+	syn_end(s, at);
+}
+
+/* KernelTraceControl DbgID_RSDS in a FULL64 header, as PerfView merges it. */
+static void rsds(struct syn *s, uint32_t pid, uint64_t base, uint64_t t, const char *pdb)
+{
+	static const uint8_t task[16] = { 0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f,
+					  0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde };
+	size_t at = s->n;
+
+	syn_u16(s, 0), syn_u8(s, 20), syn_u8(s, 0xC0), syn_u8(s, 36), syn_u8(s, 0), syn_u16(s, 2);
+	syn_u32(s, 0), syn_u32(s, pid), syn_u64(s, t), syn_put(s, task, 16), syn_u64(s, 0);
+	syn_u64(s, base), syn_u32(s, pid);
+	for (int i = 0; i < 16; i++)
+		syn_u8(s, (uint8_t)(0xA0 + i));
+	syn_u32(s, 3);
+	syn_put(s, pdb, strlen(pdb) + 1);
+	syn_set16(s, at, (uint16_t)(s->n - at));
+	syn_align(s);
+}
+
+static void stack_ev(struct syn *s, unsigned op, uint64_t t, uint64_t et, uint32_t tid,
+		     const uint64_t *f, unsigned n)
+{
+	size_t at = syn_kernel(s, 17, (uint16_t)(0x1800 | op), 2, 0, 0, t, NULL, 0);
+	syn_u64(s, et), syn_u32(s, 100), syn_u32(s, tid);
+	for (unsigned i = 0; i < n; i++)
+		syn_u64(s, f[i]);
+	syn_end(s, at);
+}
+
+static void key_def(struct syn *s, unsigned op, uint64_t t, uint64_t key, const uint64_t *f,
+		    unsigned n)
+{
+	size_t at = syn_kernel(s, 17, (uint16_t)(0x1800 | op), 2, 0, 0, t, NULL, 0);
+	syn_u64(s, key);
+	for (unsigned i = 0; i < n; i++)
+		syn_u64(s, f[i]);
+	syn_end(s, at);
+}
+
+static void profile(struct syn *s, uint64_t t, uint64_t ip, uint32_t tid)
+{
+	size_t at = syn_kernel(s, 17, 0x0F2E, 2, 0, 0, t, NULL, 0);
+	syn_u64(s, ip), syn_u32(s, tid), syn_u16(s, 1), syn_u8(s, 8 << 3), syn_u8(s, 0);
+	syn_end(s, at);
+}
+
+static void cswitch(struct syn *s, uint64_t t, uint32_t new_tid, uint32_t old_tid,
+		    uint64_t p0, uint64_t p1)
+{
+	uint64_t pmc[2] = { p0, p1 };
+	size_t at = syn_kernel(s, 17, 0x0524, 4, 0, 0, t, pmc, 2);
+	syn_u32(s, new_tid), syn_u32(s, old_tid);
+	syn_u8(s, 8), syn_u8(s, 9), syn_u8(s, 0), syn_u8(s, 0);
+	syn_u8(s, 5), syn_u8(s, 1), syn_u8(s, 5), syn_u8(s, 0);
+	syn_u32(s, 0), syn_u32(s, 0);
+	syn_end(s, at);
+}
+
+static char *build(struct syn *s)
+{
+	static const uint64_t k12[] = { K1, K2 }, k3[] = { K3 }, u12[] = { U1, U2 },
+		u56[] = { U5, U6 }, u1[] = { U1 };
+	size_t at;
+
+	syn_begin(s, 8192, 8, 2);
+	syn_buffer_begin(s, 0, 0);
+	at = syn_kernel(s, 2, 0x0303, 4, 0, 0, T0 + 1, NULL, 0);	/* process rundown */
+	syn_u64(s, 0x8000), syn_u32(s, 100), syn_u32(s, 4), syn_u32(s, 1), syn_u32(s, 259);
+	syn_u64(s, 0x1AB000), syn_u32(s, 0), syn_u32(s, 0);
+	syn_put(s, "app.exe", 8), syn_wstr(s, "app.exe -x"), syn_wstr(s, ""), syn_wstr(s, "");
+	syn_end(s, at);
+	thread_v3(s, 0x0503, 100, 200, T0 + 2, NULL);
+	rsds(s, 100, APP, T0 + 3, "C:\\src\\app.pdb");
+	image(s, 100, APP, 0x10000, T0 + 4, "\\Device\\HarddiskVolume2\\app.exe");
+	image(s, 0, 0xfffff80000000000ull, 0x100000, T0 + 5, "\\SystemRoot\\system32\\ntoskrnl.exe");
+	thread_v3(s, 0x0503, 100, 300, T0 + 6, NULL);
+	thread_v3(s, 0x0503, 100, 400, T0 + 7, NULL);
+	at = syn_kernel(s, 17, 0x0F30, 2, 0, 0, T0 + 8, NULL, 0);	/* PmcCounterConfig */
+	syn_u32(s, 2), syn_wstr(s, "BranchInstructions"), syn_wstr(s, "LLCReference");
+	syn_end(s, at);
+	at = syn_kernel(s, 17, 0x0F49, 3, 0, 0, T0 + 9, NULL, 0);	/* CollectionStart */
+	syn_u32(s, 0), syn_u32(s, 10000), syn_u32(s, 10000), syn_wstr(s, "Timer");
+	syn_end(s, at);
+	at = syn_kernel(s, 2, 0x0548, 2, 300, 100, T0 + 75, NULL, 0);	/* ThreadSetName */
+	syn_u32(s, 100), syn_u32(s, 300), syn_wstr(s, "gone");
+	syn_end(s, at);
+	thread_v3(s, 0x0502, 100, 300, T0 + 80, "");
+	key_def(s, 35, T0 + 300, 0x66, k3, 1);
+	key_def(s, 36, T0 + 500, 0x55, u12, 2);
+	thread_v3(s, 0x0504, 100, 400, T0 + 501, "late-name");
+	syn_buffer_end(s);
+
+	syn_buffer_begin(s, 1, 0);
+	profile(s, T0 + 40, K1, 200);
+	stack_ev(s, 32, T0 + 41, T0 + 40, 200, k12, 2);
+	profile(s, T0 + 45, K3, 200);
+	at = syn_kernel(s, 17, 0x1825, 2, 0, 0, T0 + 46, NULL, 0);	/* StackKeyKernel */
+	syn_u64(s, T0 + 45), syn_u32(s, 100), syn_u32(s, 200), syn_u64(s, 0x66);
+	syn_end(s, at);
+	profile(s, T0 + 50, U1 + 0x99, 400);
+	at = syn_kernel(s, 17, 0x1826, 2, 0, 0, T0 + 60, NULL, 0);	/* StackKeyUser */
+	syn_u64(s, T0 + 40), syn_u32(s, 100), syn_u32(s, 200), syn_u64(s, 0x55);
+	syn_end(s, at);
+	profile(s, T0 + 70, U5, 200);
+	stack_ev(s, 32, T0 + 71, T0 + 70, 200, u56, 2);
+	profile(s, T0 + 78, U2 + 4, 300);
+	cswitch(s, T0 + 100, 200, 0, 1000, 50);
+	cswitch(s, T0 + 150, 0, 200, 1600, 80);
+	stack_ev(s, 32, T0 + 160, T0 + 999, 200, u1, 1);	/* names no sample */
+	syn_buffer_end(s);
+	return syn_write(s, "records");
+}
+
+struct seen {
+	unsigned n, samples, comms, mmaps, switches, lost, exits;
+	uint64_t last_time, lost_count, lost_buffers;
+	int ordered;
+	uint64_t chain[5][8];
+	uint32_t nchain[5], nk[5], tid[5];
+	int32_t pid[5];
+	uint64_t period;
+	char names[64][64];
+	uint32_t name_tid[64];
+	unsigned n_names;
+	int pdb_ok, kernel_map;
+	struct pmu_report *rp;
+};
+
+static int on_record(const struct pmu_record *r, void *ctx)
+{
+	struct seen *s = ctx;
+
+	s->n++;
+	if (r->time < s->last_time)
+		s->ordered = 0;
+	s->last_time = r->time;
+	if (r->kind == PMU_RECORD_SAMPLE) {
+		unsigned i = s->samples++;
+		assert_true(i < 5);
+		s->tid[i] = (uint32_t)r->tid;
+		s->pid[i] = r->pid;
+		s->period = r->sample.period;
+		if (r->has & PMU_HAS_CALLCHAIN) {
+			s->nchain[i] = r->sample.nr_callchain;
+			s->nk[i] = r->sample.nr_kernel_frames;
+			memcpy(s->chain[i], r->sample.callchain, r->sample.nr_callchain * 8);
+		}
+	} else if (r->kind == PMU_RECORD_COMM && s->n_names < 64) {
+		snprintf(s->names[s->n_names], 64, "%s", r->comm.long_name ? r->comm.long_name : r->comm.name);
+		s->name_tid[s->n_names++] = (uint32_t)r->tid;
+	} else if (r->kind == PMU_RECORD_MMAP) {
+		s->mmaps++;
+		if (r->mmap.start == APP)
+			s->pdb_ok = r->mmap.build_id_kind == PMU_BUILD_ID_PDB &&
+				    r->mmap.build_id_size == 20 && r->mmap.build_id[0] == 0xA0 &&
+				    r->mmap.build_id[16] == 3 && r->pid == 100 &&
+				    !strcmp(r->mmap.debug_path, "C:\\src\\app.pdb");
+		else
+			s->kernel_map = r->pid == -1 && r->cpumode == PMU_CPUMODE_KERNEL;
+	} else if (r->kind == PMU_RECORD_SWITCH) {
+		s->switches++;
+		assert_int_equal(r->sw.nr_pmc, 2);
+	} else if (r->kind == PMU_RECORD_LOST) {
+		s->lost++;
+		s->lost_count += r->lost.count;
+		s->lost_buffers += r->lost.buffers;
+	} else if (r->kind == PMU_RECORD_EXIT) {
+		s->exits++;
+	}
+	return s->rp ? pmu_report_record(r, s->rp) : 0;
+}
+
+static const char *name_of(const struct seen *s, uint32_t tid)
+{
+	for (unsigned i = 0; i < s->n_names; i++)
+		if (s->name_tid[i] == tid)
+			return s->names[i];
+	return NULL;
+}
+
+static void test_synthetic(void **state)
+{
+	struct syn syn;
+	struct seen s = { .ordered = 1 };
+	struct pmuk_etl_records *a;
+	struct pmuk_etl_records_stats st;
+	(void)state;
+
+	char *path = build(&syn);
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_event_count(a), 1);
+	assert_string_equal(pmuk_etl_records_event_names(a)[0], "Timer");
+	assert_int_equal(pmuk_etl_records_pmc_count(a), 2);
+	assert_string_equal(pmuk_etl_records_pmc_names(a)[1], "LLCReference");
+	struct pmu_report_opts ro = { .sz = sizeof(ro), .pmc_names = pmuk_etl_records_pmc_names(a),
+				      .nr_pmc = 2 };
+	assert_int_equal(pmu_report_new(&ro, &s.rp), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), PMU_EINVAL);
+	pmuk_etl_records_stats(a, &st);
+	unlink(path);
+
+	assert_true(s.ordered);
+	assert_int_equal(st.records, s.n);
+	assert_int_equal(s.samples, 5);
+	assert_int_equal(st.with_stack, 3);
+	assert_int_equal(st.keys_unresolved, 0);
+	assert_int_equal(st.unmatched, 1);
+	assert_int_equal(s.period, 1000000);	/* 1 ms timer interval */
+	/* kernel part (plain stack) + user part (key, defined at rundown) */
+	uint64_t c0[] = { K1, K2, U1, U2 }, c1[] = { K3, U1, U2 }, c3[] = { U5, U6 };
+	assert_int_equal(s.nchain[0], 4);
+	assert_int_equal(s.nk[0], 2);
+	assert_memory_equal(s.chain[0], c0, sizeof(c0));
+	/* kernel key; its user part is the one logged when the thread left the kernel */
+	assert_int_equal(s.nchain[1], 3);
+	assert_int_equal(s.nk[1], 1);
+	assert_memory_equal(s.chain[1], c1, sizeof(c1));
+	assert_int_equal(s.nchain[2], 0);
+	assert_int_equal(s.nchain[3], 2);
+	assert_int_equal(s.nk[3], 0);
+	assert_memory_equal(s.chain[3], c3, sizeof(c3));
+	assert_int_equal(s.nchain[4], 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(s.pid[i], 100);
+	/* names: the process, a thread named at run time that exited, one
+	 * named only by the rundown at the end of the trace */
+	assert_string_equal(name_of(&s, 100), "app.exe");
+	assert_string_equal(name_of(&s, 300), "gone");
+	assert_string_equal(name_of(&s, 400), "late-name");
+	assert_null(name_of(&s, 200));
+	assert_int_equal(s.exits, 1);
+	assert_int_equal(s.mmaps, 2);
+	assert_true(s.pdb_ok);
+	assert_true(s.kernel_map);
+	assert_int_equal(s.switches, 4);
+	assert_int_equal(st.switches, 2);
+	assert_int_equal(s.lost_count, 7);
+	assert_int_equal(s.lost_buffers, 2);
+
+	/* the report: CPU time and PMC deltas of thread 200, names, modules */
+	struct pmu_report_row w;
+	int found = 0;
+	for (size_t i = 0; i < pmu_report_count(s.rp, PMU_REPORT_TID); i++) {
+		assert_int_equal(pmu_report_row(s.rp, PMU_REPORT_TID, i, &w), 0);
+		if (w.tid == 200) {
+			found |= 1;
+			assert_int_equal(w.cpu_time_ns, 5000);
+			assert_int_equal(w.pmc[0], 600);
+			assert_int_equal(w.pmc[1], 30);
+			assert_string_equal(w.name, "app.exe");
+			assert_int_equal(w.samples, 3);
+		} else if (w.tid == 300) {
+			found |= 2;
+			assert_string_equal(w.name, "gone");
+			assert_true(w.exited);
+		}
+	}
+	assert_int_equal(found, 3);
+	assert_int_equal(pmu_report_row(s.rp, PMU_REPORT_MODULE, 0, &w), 0);
+	assert_string_equal(w.name, "app.exe");
+	assert_string_equal(w.build_id, "A3A2A1A0A5A4A7A6A8A9AAABACADAEAF3");
+	assert_int_equal(w.samples, 3);
+	pmu_report_free(s.rp);
+	pmuk_etl_records_close(a);
+	free(syn.d);
+}
+
+static int count_only(const struct pmu_record *r, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (r->time < s->last_time)
+		s->ordered = 0;
+	s->last_time = r->time;
+	s->samples += r->kind == PMU_RECORD_SAMPLE;
+	s->exits += r->kind == PMU_RECORD_SAMPLE && r->pid < 0;
+	if (r->kind == PMU_RECORD_COMM && !r->comm.name[0])
+		s->lost++;	/* no empty names */
+	if (r->kind == PMU_RECORD_COMM && r->tid != r->pid) {
+		const char *n = r->comm.long_name ? r->comm.long_name : r->comm.name;
+		unsigned i;
+		for (i = 0; i < s->n_names && strcmp(s->names[i], n); i++)
+			;
+		if (i == s->n_names && s->n_names < 64)
+			snprintf(s->names[s->n_names++], 64, "%s", n);
+		s->comms++;
+	}
+	return 0;
+}
+
+static void run_fixture(const char *file, struct seen *s, struct pmuk_etl_records_stats *st)
+{
+	struct pmuk_etl_records *a;
+
+	if (access(file, R_OK))
+		skip();
+	memset(s, 0, sizeof(*s));
+	s->ordered = 1;
+	assert_int_equal(pmuk_etl_records_open(file, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, count_only, s), 0);
+	pmuk_etl_records_stats(a, st);
+	pmuk_etl_records_close(a);
+	assert_true(s->ordered);
+}
+
+/* Samples equal the SampledProfile counts of SOURCES.md; the samples that get
+ * a stack are those a StackWalk Stack/StackKey record names by timestamp and
+ * thread (counted independently, by brute force over the reader's events). */
+static void test_net452(void **state)
+{
+	struct seen s;
+	struct pmuk_etl_records_stats st;
+	(void)state;
+
+	run_fixture(FIX "perfview-net452-x64-compressed.etl", &s, &st);
+	assert_int_equal(s.samples, 79528);
+	assert_int_equal(st.with_stack, 6318);
+	assert_int_equal(st.keys_unresolved, 0);
+	assert_int_equal(s.exits, 0);	/* every sampled thread has its process */
+	run_fixture(FIX "perfview-net452-x86-compressed.etl", &s, &st);
+	assert_int_equal(s.samples, 88809);
+	assert_int_equal(st.with_stack, 6806);
+	assert_int_equal(st.keys_unresolved, 0);
+}
+
+/* Thread names (V3 trailing names, 30 distinct) come out as COMM records,
+ * whole also when longer than pmu_comm.name holds. */
+static void test_airbus_names(void **state)
+{
+	struct seen s;
+	struct pmuk_etl_records_stats st;
+	int found = 0;
+	(void)state;
+
+	run_fixture(FIX "airbus-ShutdownPerfDiagLogger.etl", &s, &st);
+	assert_int_equal(s.samples, 0);
+	assert_int_equal(s.lost, 0);
+	assert_int_equal(s.n_names, 30);
+	for (unsigned i = 0; i < s.n_names; i++)
+		found += !strcmp(s.names[i], "Win32k Raw Input Thread") ||
+			 !strcmp(s.names[i], "DWM Compositor Thread") ||
+			 !strcmp(s.names[i], "EventLog-Security");
+	assert_int_equal(found, 3);
+}
+
+int main(void)
+{
+	(void)syn_u32_at;	/* etl_synth.h helpers this test does not need */
+	(void)syn_ptr;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_net452),
+		cmocka_unit_test(test_airbus_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

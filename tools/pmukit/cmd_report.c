@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit report -i FILE: samples by symbol, module, thread, process or CPU,
+ * CPU time and counters per thread, collapsed stacks, perf-script text, from
+ * a recording read into the portable record model (today: .etl files). */
+#include "cmd.h"
+#include "formats/etl_records.h"
+
+#include <pmukit/error.h>
+#include <pmukit/report.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum format { FMT_TEXT, FMT_COLLAPSED, FMT_SCRIPT };
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit report -i FILE.etl [--sort sym|module|tid|pid|cpu] [--json]\n"
+		   "                     [--format text|collapsed|perf-script] [--limit N]\n"
+		   "\n  -i FILE      the recording: a Windows .etl trace\n"
+		   "  --sort KEY   rows of the text table (default sym)\n"
+		   "  --json       one JSON document: samples, lost, top, modules, processes,\n"
+		   "               threads (with CPU time and counters), cpus\n"
+		   "  --format F   text (default), collapsed (folded stacks for flame graphs) or\n"
+		   "               perf-script (for Firefox Profiler, speedscope)\n"
+		   "  --limit N    rows of the table and of JSON top/modules (default 40, 0: all)\n");
+}
+
+static void on_problem(const char *msg, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "pmukit report: warning: %s\n", msg);
+}
+
+/* An .etl starts with a WMI_BUFFER_HEADER (BufferType 4: header) whose first
+ * record is a SYSTEM32/64 trace header: 0 = it is, 1 = perf.data, -1 = other. */
+static int sniff(const char *path)
+{
+	unsigned char b[0x50];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return -2;
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	if (n >= 8 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "PERFFILE", 8)))
+		return 1;
+	if (n == sizeof(b) && (b[0x36] | b[0x37] << 8) == 4 && (b[0x4A] == 1 || b[0x4A] == 2) &&
+	    b[0x4B] == 0xC0)
+		return 0;
+	return -1;
+}
+
+static int run(const char *path, enum pmu_report_sort sort, int json, enum format fmt, size_t limit)
+{
+	struct pmuk_etl_records_opts ao = { .sz = sizeof(ao), .on_problem = on_problem };
+	struct pmuk_etl_records *a = NULL;
+	struct pmu_report *rep = NULL;
+	int err, rc = 1;
+
+	if ((err = pmuk_etl_records_open(path, &ao, &a)))
+		return tool_error("report", path, err);
+	struct pmu_report_opts ro = {
+		.sz = sizeof(ro),
+		.event_names = pmuk_etl_records_event_names(a),
+		.nr_events = (uint32_t)pmuk_etl_records_event_count(a),
+		.pmc_names = pmuk_etl_records_pmc_names(a),
+		.nr_pmc = (uint32_t)pmuk_etl_records_pmc_count(a),
+		.script = fmt == FMT_SCRIPT ? stdout : NULL,
+		.time_zero = (uint64_t)pmuk_etl_records_header(a)->start_ns,
+	};
+	if ((err = pmu_report_new(&ro, &rep))) {
+		rc = tool_error("report", "creating the report", err);
+		goto out;
+	}
+	if ((err = pmuk_etl_records_read(a, pmu_report_record, rep))) {
+		rc = tool_error("report", path, err);
+		goto out;
+	}
+	if (fmt == FMT_COLLAPSED)
+		err = pmu_report_write_collapsed(rep, stdout);
+	else if (json)
+		err = pmu_report_write_json(rep, stdout, limit);
+	else if (fmt == FMT_TEXT)
+		err = pmu_report_write_text(rep, stdout, sort, limit);
+	rc = err ? tool_error("report", "writing the report", err) : 0;
+out:
+	pmu_report_free(rep);
+	pmuk_etl_records_close(a);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *path = NULL;
+	enum pmu_report_sort sort = PMU_REPORT_SYM;
+	enum format fmt = FMT_TEXT;
+	size_t limit = 40;
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(o, "--json")) {
+			json = 1;
+		} else if (v && (!strcmp(o, "-i") || !strcmp(o, "--input"))) {
+			path = argv[++i];
+		} else if (v && !strcmp(o, "--sort")) {
+			if (pmu_report_sort_parse(argv[++i], &sort))
+				return tool_error("report", "--sort", PMU_EINVAL), 2;
+		} else if (v && !strcmp(o, "--format")) {
+			v = argv[++i];
+			if (!strcmp(v, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(v, "collapsed"))
+				fmt = FMT_COLLAPSED;
+			else if (!strcmp(v, "perf-script"))
+				fmt = FMT_SCRIPT;
+			else {
+				fprintf(stderr, "pmukit report: --format is text, collapsed or "
+						"perf-script, not '%s'\n", v);
+				return 2;
+			}
+		} else if (v && !strcmp(o, "--limit")) {
+			char *end;
+			limit = strtoul(argv[++i], &end, 10);
+			if (*end || !*argv[i]) {
+				fprintf(stderr, "pmukit report: --limit needs a number, not '%s'\n", argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "pmukit report: unknown option or missing value '%s'\n", o);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "pmukit report: which recording? (-i FILE)\n");
+		usage(stderr);
+		return 2;
+	}
+	if (json && fmt != FMT_TEXT) {
+		fprintf(stderr, "pmukit report: --json goes with --format text only\n");
+		return 2;
+	}
+	switch (sniff(path)) {
+	case 0:
+		return run(path, sort, json, fmt, limit);
+	case 1:
+		fprintf(stderr, "pmukit report: %s: a perf.data file; pmukit reads only .etl "
+				"recordings so far (perf.data reading comes later)\n", path);
+		return 1;
+	case -2:
+		return run(path, sort, json, fmt, limit);	/* says why it cannot be opened */
+	default:
+		fprintf(stderr, "pmukit report: %s: not an .etl file (perf.data reading comes "
+				"later)\n", path);
+		return 1;
+	}
+}
