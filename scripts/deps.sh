@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="
   build-essential cmake pkg-config
-  libpfm4-dev libhwloc-dev
+  libpfm4-dev libhwloc-dev libdw-dev
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
   linux-perf libpapi-dev papi-tools
 "

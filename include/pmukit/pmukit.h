@@ -12,6 +12,8 @@
 #include <pmukit/report.h>
 #include <pmukit/etl.h>
 #include <pmukit/symbols.h>
+#include <pmukit/recording.h>
+#include <pmukit/oscounters.h>
 #include <pmukit/command.h>
 #include <pmukit/topology.h>
 #include <pmukit/caps.h>

@@ -32,6 +32,80 @@ int pmu_module_id_guid_string(const struct pmu_module_id *id, char *buf, size_t 
  * ("1B4E28BA2FA111D2883F0016D3CCA4271"); size >= 41. */
 int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t size);
 
+/* The symbolizer: addresses -> function, source file:line:column and the chain of
+ * inlined calls, for a live process (pid, 0 = this process) or offline, from the
+ * module maps of a recording (a perf.data MMAP record, an .etl image load).
+ * Linux reads ELF/DWARF with elfutils libdwfl; Windows uses DbgHelp. One thread at a
+ * time per symbolizer (DbgHelp is single-threaded for the whole process). */
+
+struct pmu_symbolizer;
+
+struct pmu_symbolizer_opts {
+	size_t sz;             /* sizeof(struct pmu_symbolizer_opts) */
+	int pid;               /* live: whose modules (0: this process); offline: ignored */
+	int offline;           /* modules come only from pmu_symbolizer_add_module() */
+	int no_inline;         /* one frame per address: the function the code belongs to */
+	/* Where separate debug files and PDBs are searched (Linux: a debuginfo path
+	 * like "-/usr/lib/debug:.debug", Windows: a symbol path); NULL: the default. */
+	const char *debug_path;
+};
+
+/* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
+struct pmu_symbolizer_module {
+	size_t sz;             /* sizeof(struct pmu_symbolizer_module) */
+	const char *path;      /* the file as mapped; it is read now */
+	uint64_t start;        /* first mapped address */
+	uint64_t len;          /* mapping length; 0: the whole image, its first byte at
+				* start, or where it was linked when start is 0 (the
+				* addresses addr2line -e takes) */
+	uint64_t pgoff;        /* file offset mapped at start (0 for a whole image) */
+	/* The identity the recording saw (sampling.h struct pmu_mmap: build_id,
+	 * build_id_size, build_id_kind); size 0: do not check. */
+	const uint8_t *build_id;
+	uint8_t build_id_size;
+	uint8_t build_id_kind; /* enum pmu_build_id_kind */
+};
+
+enum pmu_frame_flags {
+	PMU_FRAME_INLINED = 1, /* inlined into the next frame, which holds its call site */
+	PMU_FRAME_STALE = 2,   /* the module's file is not the one recorded: no symbols */
+	PMU_FRAME_NOFILE = 4,  /* the module's file is missing or unreadable: no symbols */
+};
+
+/* One frame; the strings stay valid until pmu_symbolizer_close(). */
+struct pmu_frame {
+	const char *function;  /* NULL when unknown */
+	const char *file;      /* source file; NULL when unknown */
+	unsigned line;         /* 0 when unknown */
+	unsigned column;       /* 0 when unknown */
+	const char *module;    /* path of the module holding the address */
+	uint64_t module_offset;/* the address as the file sees it (ELF: link-time address,
+				* what addr2line -e takes; PE: the RVA) */
+	uint64_t symbol_offset;/* address - start of the function (or inlined instance) */
+	unsigned flags;        /* enum pmu_frame_flags */
+};
+
+int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbolizer **out);
+
+/* Offline symbolizers: registers a module mapping. The module is registered in every
+ * case except PMU_EINVAL/PMU_ENOMEM; the other failures say why its addresses
+ * resolve to module + offset only: PMU_ENOENT (file missing or unreadable),
+ * PMU_EFORMAT (stale: the file's build-id or PDB GUID+Age is not the recorded one,
+ * or the file is no image this OS reads), PMU_ENOTSUP (a PE image on Linux, an ELF
+ * file on Windows). Mappings of one file at one load address are merged. */
+int pmu_symbolizer_add_module(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
+
+/* Resolves addr into frames[0..*n), innermost first: the inlined functions, each
+ * with its own source position, then the function they were inlined into (frames
+ * before the last carry PMU_FRAME_INLINED). Frames past max are dropped (the
+ * outermost function is always kept). PMU_ENOENT when no module holds the address
+ * (*n = 0); an address in a module without symbols gives one frame with function
+ * NULL and the module offset. */
+int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_frame *frames,
+			   size_t max, size_t *n);
+
+void pmu_symbolizer_close(struct pmu_symbolizer *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,9 @@
 
 #include <errno.h>
 #include <string.h>
+#ifdef PMUKIT_HAVE_DW
+#include <elfutils/libdwfl.h>
+#endif
 
 void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 {
@@ -23,8 +26,23 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 	pmuk_caps_fact(c, 4, "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
 		       "matches samples to the right vmlinux", "%s",
 		       s->kernel_build_id[0] ? s->kernel_build_id : "unreadable");
-	pmuk_caps_set(c, 4, PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (elfutils "
-		      "libdw), so user-space addresses are not resolved to functions or lines");
+#ifdef PMUKIT_HAVE_DW
+	pmuk_caps_fact(c, 4, "symbolizer", "reads ELF/DWARF of live processes (/proc/PID/maps) "
+		       "and of recorded module maps (pmu_symbolizer_*, pmukit addr2line)",
+		       "elfutils libdwfl %s", dwfl_version(NULL));
+	pmuk_caps_set(c, 4, PMU_CAP_AVAILABLE, "user-space addresses resolve through elfutils "
+		      "libdwfl to function, file:line:column and inlined calls; recorded "
+		      "build-ids are checked (a stale binary gives module + offset only)");
+	pmuk_caps_limit(c, 4, "binaries without DWARF give symbol-table names only (install "
+			"their -dbgsym packages or set a debuginfo path)");
+	pmuk_caps_limit(c, 4, "PE images of .etl recordings resolve to module + offset only "
+			"(DbgHelp and PDBs are Windows-only)");
+#else
+	pmuk_caps_set(c, 4, PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (built "
+		      "without elfutils libdw), so user-space addresses are not resolved to "
+		      "functions or lines");
+	pmuk_caps_remedy(c, 4, "rebuild with libdw-dev (elfutils) installed");
+#endif
 	if (s->kallsyms == 1)
 		pmuk_caps_limit(c, 4, "kernel symbols resolve through /proc/kallsyms "
 				"(kptr_restrict=%d)", s->kptr_restrict);
@@ -173,9 +191,10 @@ void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
 		pmuk_caps_remedy(c, 8, "mount procfs: mount -t proc proc /proc");
 		return;
 	}
-	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "CPU time from /proc/stat%s%s",
-		      s->cpufreq ? ", frequency from cpufreq" : "",
-		      s->cpuidle ? ", idle states from cpuidle" : "");
+	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "per-CPU user/nice/system/idle/iowait/irq/"
+		      "softirq/steal time from /proc/stat%s (pmu_cpustat_*, 'pmukit cpustat')%s",
+		      s->cpufreq ? " and frequency from cpufreq scaling_cur_freq" : "",
+		      s->cpuidle ? "; cpuidle residency is present but pmukit does not read it" : "");
 	if (!s->cpufreq) {
 		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
 				j->vm ? " (usual in a virtual machine)" : "");

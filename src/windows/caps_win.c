@@ -116,7 +116,9 @@ static void counting(struct wcaps *w)
 			      "(GetThreadTimes); Wine %s reports zero CPU time and page faults for "
 			      "other processes", w->wine);
 		pmuk_caps_limit(c, 1, PMUK_WINE_LACKS "HCP (EnableThreadProfiling aborts), "
-				"QueryThreadCycleTime or ETW PMC sessions", w->wine);
+				"QueryThreadCycleTime or ETW PMC-on-CSwitch counting (StartTraceW "
+				"fakes success, TraceSetInformation returns "
+				"ERROR_CALL_NOT_IMPLEMENTED)", w->wine);
 		pmuk_caps_remedy(c, 1, "run on Windows for cycles (QueryThreadCycleTime) and HCP");
 		return;
 	}
@@ -125,8 +127,15 @@ static void counting(struct wcaps *w)
 	pmuk_caps_limit(c, 1, "cycles from QueryThreadCycleTime/QueryProcessCycleTime "
 			"(driver-free, TSC rate); context-switches of the calling thread via HCP");
 	counting_hcp(w);
-	pmuk_caps_limit(c, 1, "other hardware events need ETW PMC counting, which pmukit's "
-			"Windows counting does not use; PMCs are system-global and single-tenant");
+	if (w->etw.usable)
+		pmuk_caps_limit(c, 1, "other hardware events and HAL profile sources count "
+				"through ETW PMC-on-CSwitch sessions (TracePmcCounterListInfo) per "
+				"thread, process or CPU; PMCs are system-global and single-tenant");
+	else
+		pmuk_caps_limit(c, 1, "no ETW PMC counting here: %s", w->etw.why);
+	if (!(w->priv.admin && w->priv.elevated) || !w->priv.profile_present)
+		pmuk_caps_limit(c, 1, "ETW PMC counting needs an elevated prompt with "
+				"SeSystemProfilePrivilege, which this process lacks");
 	if (w->etw.max_pmc > 0)
 		pmuk_caps_fact(c, 1, "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
 			       "(one fewer with sampling on)", "%d", w->etw.max_pmc);
@@ -142,21 +151,29 @@ static void sampling(struct wcaps *w)
 
 	if (w->wine) {
 		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
-		pmuk_caps_remedy(c, 2, "record on Windows (wpr/xperf) and read the .etl here "
-				 "with 'pmukit etl'");
+		pmuk_caps_remedy(c, 2, "record on Windows ('pmukit record', wpr or xperf) and "
+				 "read the .etl here with 'pmukit report' or 'pmukit etl'");
+	} else if (!w->etw.usable) {
+		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "ETW sampling is not usable here: %s",
+			      w->etw.why);
 	} else {
-		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "ETW SampledProfile and PMC-overflow "
-			      "sampling exist (kernel logger, %s) but pmukit's sampler is not "
-			      "built for Windows", w->etw.usable ? "profile sources listed"
-			      : w->etw.why);
-		pmuk_caps_remedy(c, 2, "record with 'wpr -start CPU' or 'xperf -on PROFILE "
-				 "-stackwalk profile' and read the .etl with 'pmukit etl'");
+		pmuk_caps_set(c, 2, PMU_CAP_LIMITED, "recordings to .etl (pmu_recording_*, "
+			      "'pmukit record'): timer SampledProfile and PMC-overflow "
+			      "(PERF_PMC_PROFILE) samples of the whole machine, with stacks; no "
+			      "live sampler (pmu_sampler_* is Linux only)");
+		if (w->etw.max_pmc > 0)
+			pmuk_caps_limit(c, 2, "%d PMCs per session, one fewer with timer "
+					"sampling on (TraceMaxPmcCounterQuery)", w->etw.max_pmc);
+		if (!(w->priv.admin && w->priv.elevated) || !w->priv.profile_present)
+			pmuk_caps_limit(c, 2, "recording needs an elevated prompt with "
+					"SeSystemProfilePrivilege, which this process lacks");
+		pmuk_caps_remedy(c, 2, "read recordings with 'pmukit report' or 'pmukit etl'");
 	}
 	pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "Windows offers no public precise data-source "
 		      "sampling: TRACE_QUERY_INFO_CLASS has no PEBS or data-address class (the "
 		      "kernel's PEBS tracing is internal); the public analogs are branch-only LBR "
 		      "(TraceLbrConfigurationInfo, Windows 10 1903+) and register capture "
-		      "(Server 23H2)");
+		      "(Server 23H2); 'pmukit record --lbr' records LBR where the OS has it");
 	pmuk_caps_fact(c, 3, "lbr_os", "TraceLbrConfigurationInfo needs Windows 10 1903 "
 		       "(build 18362)", "%s", !w->wine && pmuk_win_at_least(10, 0, 18362) ?
 		       "yes" : "no");
@@ -164,12 +181,31 @@ static void sampling(struct wcaps *w)
 
 static void symbols(struct wcaps *w)
 {
-	pmuk_caps_set(w->c, 4, PMU_CAP_LIMITED, "DbgHelp (SymFromAddr, SymGetLineFromAddr64) "
-		      "resolves modules with PDBs; module identity is the PDB GUID+Age of the "
-		      "CodeView RSDS record");
+	int inl = pmuk_win_proc(L"dbghelp.dll", "SymAddrIncludeInlineTrace") &&
+		  pmuk_win_proc(L"dbghelp.dll", "SymQueryInlineTrace") &&
+		  pmuk_win_proc(L"dbghelp.dll", "SymFromInlineContextW") &&
+		  pmuk_win_proc(L"dbghelp.dll", "SymGetLineFromInlineContextW");
+
+	pmuk_caps_fact(w->c, 4, "symbolizer", "DbgHelp for live processes (SymInitializeW) and "
+		       "recorded module maps (SymLoadModuleExW): pmu_symbolizer_*, pmukit "
+		       "addr2line", "dbghelp%s", inl ? ", inline frames" : ", no inline frames");
+	pmuk_caps_set(w->c, 4, PMU_CAP_AVAILABLE, "DbgHelp resolves addresses to function and "
+		      "file:line (SymFromAddrW, SymGetLineFromAddrW64) in live processes and "
+		      "recorded module maps; module identity is the PDB GUID+Age of the CodeView "
+		      "RSDS record (a stale image gives module + offset only)");
+	pmuk_caps_limit(w->c, 4, "DbgHelp gives no source columns");
+	if (!inl)
+		pmuk_caps_limit(w->c, 4, "this dbghelp.dll lacks the inline-frame calls "
+				"(SymQueryInlineTrace, Windows 8+): one frame per address");
 	if (w->wine)
 		pmuk_caps_limit(w->c, 4, "Wine's dbghelp reads DWARF 4 only (not DWARF 5, not "
-				"the PDBs of ld --pdb)");
+				"the PDBs of ld --pdb), and its lines inside inlined code are wrong "
+				"(function names and inline chains are right)");
+	else
+		pmuk_caps_limit(w->c, 4, "images need their PDBs (a symbol path or "
+				"_NT_SYMBOL_PATH); mingw-w64 DWARF is not read by Windows' dbghelp");
+	pmuk_caps_limit(w->c, 4, "ELF modules of Linux recordings resolve to module + offset "
+			"only (libdwfl is Linux-only)");
 }
 
 static void tracing(struct wcaps *w)
@@ -193,8 +229,9 @@ static void tracing(struct wcaps *w)
 		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
 		return;
 	}
-	pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "ETW kernel logger and TDH; pmukit reads .etl "
-		      "files ('pmukit etl') and starts no live session");
+	pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "ETW kernel sessions (a private system logger "
+		      "on Windows 8+) for PMC counting and .etl recordings; pmukit reads .etl "
+		      "files ('pmukit etl') but decodes no live event stream beyond CSwitch");
 	if (!(p->admin && p->elevated) && !p->perflog)
 		pmuk_caps_limit(c, 5, "this user may not start ETW kernel sessions (neither an "
 				"elevated administrator nor in Performance Log Users)");
@@ -248,9 +285,18 @@ static void oscounters(struct wcaps *w)
 	pmuk_caps_fact(w->c, 8, "pdh_processor_information", "PdhAddEnglishCounterW on "
 		       "\\Processor Information(*)", "%s%08lx", st == ERROR_SUCCESS ? "present, "
 		       "status 0x" : "missing, status 0x", (unsigned long)st);
-	pmuk_caps_set(w->c, 8, PMU_CAP_UNAVAILABLE, "pmukit reads no OS CPU counters on "
-		      "Windows (PDH \"Processor Information\" %s)", st == ERROR_SUCCESS ?
-		      "is present" : "is missing here");
+	if (st == ERROR_SUCCESS && !w->wine) {
+		pmuk_caps_set(w->c, 8, PMU_CAP_AVAILABLE, "per-CPU user/privileged/idle/"
+			      "interrupt/DPC time, frequency, parking and %% Processor Performance "
+			      "from PDH \"Processor Information\" (pmu_cpustat_*, 'pmukit "
+			      "cpustat')");
+		return;
+	}
+	pmuk_caps_set(w->c, 8, PMU_CAP_LIMITED, "per-CPU user/system/idle/interrupt/DPC time "
+		      "from NtQuerySystemInformation (pmu_cpustat_*, 'pmukit cpustat')");
+	pmuk_caps_limit(w->c, 8, "no frequency, parking or performance: PDH \"Processor "
+			"Information\" %s", w->wine ? "is missing under Wine (and Wine aborts "
+			"in PdhGetRawCounterArrayW)" : "is missing on this host");
 }
 
 int pmu_caps_probe(struct pmu_caps **out)

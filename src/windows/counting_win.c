@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Concern 1 on Windows without a driver or an ETW session:
+/* Concern 1 on Windows:
  *   task-clock, cpu-clock  GetThreadTimes / GetProcessTimes (user + kernel time)
  *   cycles, ref-cycles     QueryThreadCycleTime / QueryProcessCycleTime (the driver-free
  *                          cycle count the kernel keeps per thread, TSC rate)
  *   page-faults            GetProcessMemoryInfo (the whole process)
  *   context-switches       HCP ReadThreadProfilingData ContextSwitchCount (calling thread)
- * Values are deltas from enable; time_enabled = time_running (nothing multiplexes). */
+ *   other hardware events  ETW PMC-on-CSwitch counting (pmc_counting_win.c), per thread,
+ *   and HAL profile        process or CPU; cycles too on CPU targets. Needs an elevated
+ *   sources                prompt (SeSystemProfilePrivilege).
+ * Values are deltas from enable; time_enabled = time_running (nothing multiplexes:
+ * ETW gives each PMC a counter of its own or refuses the set). */
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/event_list.h"
@@ -26,6 +30,7 @@ struct win_counter {
 	int src;
 	uint64_t base;       /* raw value at the last enable */
 	uint64_t acc;        /* counted while enabled before the last disable */
+	int pmc;             /* PMUK_WSRC_ETW_PMC: index in the ETW PMC set */
 };
 
 struct pmu_counters {
@@ -34,6 +39,9 @@ struct pmu_counters {
 	int kind;
 	HANDLE proc, thread; /* owned unless the calling thread/process pseudo handles */
 	HANDLE hcp;          /* HCP performance data handle */
+	struct pmuk_etw_pmc *pmc;  /* the hardware events counted through ETW */
+	size_t ncpus;        /* PMU_TARGET_CPUS */
+	int *cpus;
 	int enabled;
 	LARGE_INTEGER t_enable, freq;
 	uint64_t time_acc;   /* ns enabled before the last disable */
@@ -44,9 +52,21 @@ int pmuk_win_count_source(int generic, int kind, char *why, size_t n)
 	const char *wine = pmuk_wine_version();
 	int self = kind == PMU_TARGET_SELF, thread = self || kind == PMU_TARGET_TID;
 
+	int hw = (generic >= 0 && generic <= PMU_GENERIC_REF_CYCLES) ||
+		 generic == PMU_GENERIC_HW_CACHE;
+
+	if (wine && hw && !((generic == PMU_GENERIC_CYCLES || generic == PMU_GENERIC_REF_CYCLES)
+			    && kind != PMU_TARGET_CPUS)) {
+		snprintf(why, n, PMUK_WINE_LACKS "ETW kernel sessions: StartTraceW returns success "
+			 "with a fake handle and TraceSetInformation(TracePmcCounterListInfo) "
+			 "returns ERROR_CALL_NOT_IMPLEMENTED", wine);
+		return PMUK_WSRC_NONE;
+	}
 	if (kind == PMU_TARGET_CPUS) {
-		snprintf(why, n, "CPU-wide counting on Windows needs an ETW kernel session, which "
-			 "pmukit's Windows backend does not count with");
+		if (hw)
+			return PMUK_WSRC_ETW_PMC;
+		snprintf(why, n, "Windows keeps no per-CPU count of software events; hardware "
+			 "events count CPU-wide through ETW");
 		return PMUK_WSRC_NONE;
 	}
 	if (wine && kind == PMU_TARGET_PID &&
@@ -89,13 +109,9 @@ int pmuk_win_count_source(int generic, int kind, char *why, size_t n)
 	default:
 		break;
 	}
-	if ((generic >= 0 && generic <= PMU_GENERIC_REF_CYCLES) || generic == PMU_GENERIC_HW_CACHE)
-		snprintf(why, n, "hardware events other than cycles need PMCs programmed for this "
-			 "thread: HCP reads only counters a kernel driver configured "
-			 "(KeSetHardwareCounterConfiguration), and ETW PMC counting (TracePmc"
-			 "CounterListInfo) is not used by pmukit's Windows counting");
-	else
-		snprintf(why, n, "Windows keeps no such count (no source for it in Win32)");
+	if (hw)  /* HCP reads only PMCs a kernel driver configured: ETW it is */
+		return PMUK_WSRC_ETW_PMC;
+	snprintf(why, n, "Windows keeps no such count (no source for it in Win32)");
 	return PMUK_WSRC_NONE;
 }
 
@@ -134,6 +150,9 @@ static int read_raw(struct pmu_counters *p, int src, uint64_t *v)
 			break;
 		*v = pmc.PageFaultCount;
 		return 0;
+	case PMUK_WSRC_ETW_PMC:
+		*v = 0;  /* counted in pmc_counting_win.c; read through pmuk_etw_pmc_read */
+		return 0;
 	case PMUK_WSRC_HCP_CSWITCH:
 		rd = (read_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
 							      "ReadThreadProfilingData");
@@ -162,6 +181,8 @@ static int open_target(struct pmu_counters *p, const struct pmu_target *t)
 		if (!p->thread)
 			break;
 		return 0;
+	case PMU_TARGET_CPUS:
+		return 0;
 	case PMU_TARGET_PID:
 		p->proc = OpenProcess(access, FALSE, (DWORD)t->pid);
 		if (!p->proc) /* PROCESS_VM_READ is refused for protected processes */
@@ -178,6 +199,52 @@ static int open_target(struct pmu_counters *p, const struct pmu_target *t)
 	return pmuk_fail(PMU_EPERM, "cannot open %s %d: %s (another user's process needs "
 			 "SeDebugPrivilege)", t->kind == PMU_TARGET_TID ? "thread" : "process",
 			 t->pid, pmuk_win_strerror(GetLastError()));
+}
+
+/* Under Wine a hardware event (cycles on threads aside) asks the ETW calls
+ * themselves, so the detail says what they answered; 0 for any other event. */
+static int wine_pmc_probe(const struct pmu_event *ev, const struct pmu_target *t)
+{
+	struct pmuk_etw_pmc *pmc;
+	char why[512];
+	int err, hw = (ev->generic >= 0 && ev->generic <= PMU_GENERIC_REF_CYCLES) ||
+		      ev->generic == PMU_GENERIC_HW_CACHE;
+
+	if (!pmuk_wine_version() || !hw || ((ev->generic == PMU_GENERIC_CYCLES ||
+	    ev->generic == PMU_GENERIC_REF_CYCLES) && t->kind != PMU_TARGET_CPUS))
+		return 0;
+	if (!(err = pmuk_etw_pmc_open(&ev, 1, t, &pmc))) {
+		pmuk_etw_pmc_close(pmc);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%s", pmu_error_detail());
+	return pmuk_fail(err, "cannot count '%s' here: %s", ev->name, why);
+}
+
+/* The hardware events go to one ETW PMC-on-CSwitch session. */
+static int open_pmc(struct pmu_counters *p, const struct pmu_target *t)
+{
+	const struct pmu_event *ev[PMUK_ETW_MAX_IDS];
+	size_t k = 0;
+	int err;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->c[i].src == PMUK_WSRC_ETW_PMC && k < PMUK_ETW_MAX_IDS) {
+			p->c[i].pmc = (int)k;
+			ev[k++] = &p->c[i].ev;
+		}
+	if (!k)
+		return 0;
+	if ((err = pmuk_etw_pmc_open(ev, k, t, &p->pmc)))
+		return err;
+	if (t->kind == PMU_TARGET_CPUS) {
+		p->ncpus = t->cpus ? t->ncpus : GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+		if (!(p->cpus = calloc(p->ncpus, sizeof(*p->cpus))))
+			return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU list");
+		for (size_t i = 0; i < p->ncpus; i++)
+			p->cpus[i] = t->cpus ? t->cpus[i] : (int)i;
+	}
+	return 0;
 }
 
 static int hcp_enable(struct pmu_counters *p)
@@ -215,15 +282,24 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 	p->n = events->n;
 	p->kind = target->kind;
 	for (size_t i = 0; i < p->n && !err; i++) {
-		p->c[i].ev = events->ev[i];
-		p->c[i].src = pmuk_win_count_source(events->ev[i].generic, target->kind, why,
-						    sizeof(why));
+		const struct pmu_event *ev = &events->ev[i];
+
+		p->c[i].ev = *ev;
+		p->c[i].pmc = -1;
+		if (ev->kind == PMU_EVENT_RAW && !strcmp(ev->pmu, "hal"))
+			p->c[i].src = PMUK_WSRC_ETW_PMC;
+		else
+			p->c[i].src = pmuk_win_count_source(ev->generic, target->kind, why,
+							    sizeof(why));
 		if (p->c[i].src == PMUK_WSRC_NONE)
-			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s",
-					events->ev[i].name, why);
+			err = wine_pmc_probe(ev, target);
+		if (p->c[i].src == PMUK_WSRC_NONE && !err)
+			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s", ev->name, why);
 	}
 	if (!err)
 		err = open_target(p, target);
+	if (!err)
+		err = open_pmc(p, target);
 	for (size_t i = 0; i < p->n && !err; i++)
 		if (p->c[i].src == PMUK_WSRC_HCP_CSWITCH && !p->hcp)
 			err = hcp_enable(p);
@@ -259,6 +335,8 @@ int pmu_counters_enable(struct pmu_counters *p)
 		return 0;
 	for (size_t i = 0; i < p->n && !err; i++)
 		err = read_raw(p, p->c[i].src, &p->c[i].base);
+	if (!err && p->pmc)
+		err = pmuk_etw_pmc_enable(p->pmc, 1);
 	if (err)
 		return err;
 	QueryPerformanceCounter(&p->t_enable);
@@ -278,6 +356,8 @@ int pmu_counters_disable(struct pmu_counters *p)
 	for (size_t i = 0; i < p->n && !err; i++)
 		if (!(err = read_raw(p, p->c[i].src, &v)))
 			p->c[i].acc += v - p->c[i].base;
+	if (!err && p->pmc)
+		err = pmuk_etw_pmc_enable(p->pmc, 0);
 	p->time_acc += elapsed_ns(p);
 	p->enabled = 0;
 	return err;
@@ -294,6 +374,8 @@ int pmu_counters_reset(struct pmu_counters *p)
 		if (p->enabled)
 			err = read_raw(p, p->c[i].src, &p->c[i].base);
 	}
+	if (p->pmc)
+		pmuk_etw_pmc_reset(p->pmc);
 	p->time_acc = 0;
 	if (p->enabled)
 		QueryPerformanceCounter(&p->t_enable);
@@ -312,46 +394,57 @@ const struct pmu_event *pmu_counters_event(const struct pmu_counters *p, size_t 
 
 size_t pmu_counters_cpu_count(const struct pmu_counters *p)
 {
-	(void)p;
-	return 0;
+	return p ? p->ncpus : 0;
 }
 
 int pmu_counters_cpu(const struct pmu_counters *p, size_t i)
 {
-	(void)p;
-	(void)i;
-	return -1;
+	return p && i < p->ncpus ? p->cpus[i] : -1;
 }
 
-int pmu_counters_read(struct pmu_counters *p, struct pmu_reading *out, size_t n)
+/* Fills out[] for all targets (cpu_index -1) or one CPU of a CPU target. */
+static int read_all(struct pmu_counters *p, int cpu_index, struct pmu_reading *out)
 {
-	uint64_t t, v;
+	uint64_t t = p->time_acc + (p->enabled ? elapsed_ns(p) : 0), v;
 	int err;
 
-	if (!p || !out || n < p->n)
-		return pmuk_fail(PMU_ERANGE, "pmu_counters_read needs room for %zu readings",
-				 p ? p->n : 0);
-	t = p->time_acc + (p->enabled ? elapsed_ns(p) : 0);
 	for (size_t i = 0; i < p->n; i++) {
-		v = p->c[i].acc;
-		if (p->enabled) {
-			if ((err = read_raw(p, p->c[i].src, &v)))
+		if (p->c[i].src == PMUK_WSRC_ETW_PMC) {
+			if ((err = pmuk_etw_pmc_read(p->pmc, (size_t)p->c[i].pmc, cpu_index, &v)))
 				return err;
-			v = p->c[i].acc + (v - p->c[i].base);
+		} else {
+			v = p->c[i].acc;
+			if (p->enabled) {
+				if ((err = read_raw(p, p->c[i].src, &v)))
+					return err;
+				v = p->c[i].acc + (v - p->c[i].base);
+			}
 		}
 		pmuk_reading_set(&out[i], v, t, t);
 	}
 	return 0;
 }
 
+int pmu_counters_read(struct pmu_counters *p, struct pmu_reading *out, size_t n)
+{
+	if (!p || !out || n < p->n)
+		return pmuk_fail(PMU_ERANGE, "pmu_counters_read needs room for %zu readings",
+				 p ? p->n : 0);
+	return read_all(p, -1, out);
+}
+
 int pmu_counters_read_cpu(struct pmu_counters *p, size_t cpu_index, struct pmu_reading *out,
 			  size_t n)
 {
-	(void)p;
-	(void)cpu_index;
-	(void)out;
-	(void)n;
-	return pmuk_fail(PMU_EINVAL, "these counters have no CPU target");
+	if (!p || !out || n < p->n)
+		return pmuk_fail(PMU_ERANGE, "pmu_counters_read_cpu needs room for %zu readings",
+				 p ? p->n : 0);
+	if (!p->ncpus)
+		return pmuk_fail(PMU_EINVAL, "these counters have no CPU target");
+	if (cpu_index >= p->ncpus)
+		return pmuk_fail(PMU_ERANGE, "CPU index %zu: the target has %zu CPUs", cpu_index,
+				 p->ncpus);
+	return read_all(p, (int)cpu_index, out);
 }
 
 void pmu_counters_close(struct pmu_counters *p)
@@ -363,6 +456,8 @@ void pmu_counters_close(struct pmu_counters *p)
 	if (p->hcp && (dis = (disable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
 									  "DisableThreadProfiling")))
 		dis(p->hcp);
+	pmuk_etw_pmc_close(p->pmc);
+	free(p->cpus);
 	if (p->thread && p->kind == PMU_TARGET_TID)
 		CloseHandle(p->thread);
 	if (p->proc && p->kind == PMU_TARGET_PID)

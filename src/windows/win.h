@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "windows/win_defs.h"
+#include "core/etw_config.h"
 
 /* "8.0" under Wine (ntdll!wine_get_version), NULL on Windows. */
 const char *pmuk_wine_version(void);
@@ -76,9 +77,61 @@ enum pmuk_win_src {
 	PMUK_WSRC_CYCLE_TIME,    /* QueryThreadCycleTime / QueryProcessCycleTime */
 	PMUK_WSRC_PAGE_FAULTS,   /* GetProcessMemoryInfo PageFaultCount (whole process) */
 	PMUK_WSRC_HCP_CSWITCH,   /* HCP ReadThreadProfilingData ContextSwitchCount */
+	PMUK_WSRC_ETW_PMC,       /* ETW PMC-on-CSwitch counting (pmc_counting_win.c) */
 };
 /* The source counting generic event `generic` on a target of kind `kind`, or
  * PMUK_WSRC_NONE with the reason in why. */
 int pmuk_win_count_source(int generic, int kind, char *why, size_t n);
+
+/* An ETW kernel session (etw_session.c): a private system logger on Windows 8+,
+ * the NT Kernel Logger before. Functions return 0 or PMU_E* with a detail. */
+struct pmuk_etw_session {
+	TRACEHANDLE h;
+	EVENT_TRACE_PROPERTIES *props;
+	ULONG props_size;
+	wchar_t name[64];        /* the session name, for OpenTraceW */
+	char path[1024];         /* the .etl file; "" for a real-time session */
+	int kernel_logger;       /* the NT Kernel Logger (before Windows 8) */
+	int running;
+	ULONG events_lost, buffers_written, buffers_lost;  /* after stop */
+};
+/* Enables SeSystemProfilePrivilege in the process token (PMC and profile sessions). */
+int pmuk_etw_profile_privilege(void);
+/* Starts a session with the classic EnableFlags `flags`: to the .etl file path, or
+ * real time when path is NULL. */
+int pmuk_etw_session_start(struct pmuk_etw_session *s, const char *path, unsigned buffer_kb,
+			   ULONG flags);
+/* TraceSetInformation(session, block); what names the class in details. */
+int pmuk_etw_session_set(struct pmuk_etw_session *s, const struct pmuk_etw_block *b,
+			 const char *what);
+/* Enables the kernel groups of a PERFINFO_GROUPMASK (mask[0]: classic EnableFlags). */
+int pmuk_etw_session_enable(struct pmuk_etw_session *s, const ULONG mask[8]);
+#define PMUK_PERF_PMC_PROFILE_MASK 1      /* PERF_PMC_PROFILE 0x20000400: mask[1] ... */
+#define PMUK_PERF_PMC_PROFILE_BIT 0x400u  /* ... bit 0x400 */
+int pmuk_etw_session_flush(struct pmuk_etw_session *s);
+int pmuk_etw_session_stop(struct pmuk_etw_session *s);
+void pmuk_etw_session_free(struct pmuk_etw_session *s);
+
+/* ETW PMC-on-CSwitch counting (pmc_counting_win.c): the hardware events of a
+ * counter set, per thread, process or CPU. */
+struct pmuk_etw_pmc;
+struct pmu_event;
+struct pmu_target;
+int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
+		      struct pmuk_etw_pmc **out);
+/* Counting on (1) or off (0); off flushes so what ran before is counted. */
+int pmuk_etw_pmc_enable(struct pmuk_etw_pmc *p, int on);
+void pmuk_etw_pmc_reset(struct pmuk_etw_pmc *p);
+/* Totals of event i: all targets (cpu_index -1) or one CPU of a CPU target. */
+int pmuk_etw_pmc_read(struct pmuk_etw_pmc *p, size_t i, int cpu_index, uint64_t *value);
+void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p);
+/* The HAL profile source ids of hardware events (generic names through the
+ * profile-source list, "hal" raw events by their id); PMU_ENOTSUP for :u/:k. */
+int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids);
+
+/* OS CPU-time counters from NtQuerySystemInformation (ntqsi_win.c): the fallback of
+ * the PDH backend (pdh_win.c) and the source under Wine. */
+struct pmuk_cpustat_backend;
+int pmuk_ntqsi_cpustat_open(struct pmuk_cpustat_backend *b);
 
 #endif

@@ -17,14 +17,17 @@ static const struct verb verbs[] = {
 	{ "caps", cmd_caps, "what this host can and cannot measure, and why" },
 	{ "topo", cmd_topo, "CPU topology: packages, cores, caches, NUMA nodes" },
 	{ "etl", cmd_etl, "read Windows .etl traces: info, threads, dump" },
+	{ "addr2line", cmd_addr2line, "addresses to functions, source lines, inlined calls" },
 	{ "report", cmd_report, "samples by symbol, module, thread, CPU; stacks (.etl)" },
+	{ "cpustat", cmd_cpustat, "per-CPU user/system/idle/interrupt time over an interval" },
+	{ "record", cmd_record, "record samples of a command to a file (Windows: .etl)" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit VERB [OPTIONS]\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-7s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n'pmukit VERB --help' shows a verb's options.\n");
 }
 

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_RECORDING_H
+#define PMUKIT_RECORDING_H
+
+/* Concerns 2 and 3 to a file: a recording of samples (with stacks and branch
+ * records where asked) and of the thread, process and module events around
+ * them, written by the OS in its native format. `pmukit report` reads it back.
+ *
+ *   OS       file       backend today
+ *   Windows  .etl       an ETW system-logger session (NT Kernel Logger before
+ *                       Windows 8): timer samples (SampledProfile, interval
+ *                       TraceSampledProfileIntervalInfo), PMC-overflow samples
+ *                       (PERF_PMC_PROFILE, TraceProfileSourceConfigInfo), stack
+ *                       walks on both (TraceStackTracingInfo), LBR on both
+ *                       (TraceLbrConfigurationInfo, Windows 10 1903+), process,
+ *                       thread and image events; read with pmu_etl_* (etl.h).
+ *                       Needs an elevated administrator (or Performance Log Users)
+ *                       and SeSystemProfilePrivilege; not under Wine.
+ *   Linux    perf.data  a later backend (a PERFILE2 writer over the perf ring);
+ *                       today pmu_recording_start() answers PMU_ENOTSUP there:
+ *                       sample live with pmu_sampler_* (sampling.h) instead.
+ *
+ * ETW kernel sessions see the whole machine: on Windows the target only says
+ * which CPUs (all of them) and which process the caller cares about; every
+ * process is recorded and `pmukit report` filters. Precise data-source sampling
+ * (data addresses, PEBS) is not public on Windows: see `pmukit caps`. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmukit/counting.h>
+#include <pmukit/events.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pmu_recording_opts {
+	size_t sz;             /* sizeof(struct pmu_recording_opts) */
+	const char *path;      /* the file to write (replaced if it exists) */
+	uint64_t period;       /* hardware events: events between samples; 0: 1000003 */
+	uint64_t freq;         /* cpu-clock/task-clock: samples per second per CPU; 0: 1000 */
+	int callchain;         /* a call stack with every sample */
+	int branches;          /* the last taken branches (LBR) with every sample */
+	int context_switch;    /* also record context switches */
+	unsigned buffer_kb;    /* size of one trace buffer; 0: 1024 */
+};
+
+struct pmu_recording_stats {
+	uint64_t events_lost;  /* events the OS dropped (buffers full) */
+	uint64_t buffers_written;
+	uint64_t buffers_lost;
+	uint64_t bytes;        /* size of the file written */
+};
+
+struct pmu_recording;
+
+/* Starts recording the events of the list (NULL: timer samples, cpu-clock).
+ * Software clock events sample on the timer, hardware events on counter
+ * overflow. PMU_EBUDGET when the hardware events exceed the PMCs the OS lends
+ * a session; PMU_EPERM without the privileges; PMU_ENOTSUP where the OS (or
+ * pmukit on this OS) cannot record, with the reason in pmu_error_detail(). */
+int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
+			const struct pmu_recording_opts *opts, struct pmu_recording **out);
+/* Stops, finishes the file and fills st (may be NULL). */
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st);
+/* The file being written. */
+const char *pmu_recording_path(const struct pmu_recording *r);
+/* Stops if still running (the file is kept) and frees. */
+void pmu_recording_close(struct pmu_recording *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_CORE_CPUSTAT_H
+#define PMUK_CORE_CPUSTAT_H
+
+/* The portable part of pmukit/oscounters.h: samples, high-water marks and
+ * percentages (core/cpustat.c); each OS supplies a backend that fills one
+ * snapshot per sample (linux/cpustat_linux.c, windows/pdh_win.c + ntqsi_win.c). */
+
+#include <pmukit/oscounters.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a backend reports for one CPU at one instant. */
+struct pmuk_cpustat_raw {
+	int cpu;
+	uint32_t has;                    /* (1u << enum pmu_cputime) bits */
+	uint64_t ns[PMU_CPUTIME_COUNT];  /* cumulative since boot */
+	double freq_mhz;                 /* 0 unknown */
+	double perf_percent;             /* 0 unknown */
+	int parked;                      /* -1 unknown */
+};
+
+struct pmuk_cpustat_snap {
+	struct pmuk_cpustat_raw *cpu;    /* sorted by cpu id by cpustat.c */
+	size_t n, cap;
+	uint64_t wall_ns;                /* monotonic time of the sample */
+};
+
+/* Appends a zeroed CPU (parked -1) to the snapshot; NULL when out of memory. */
+struct pmuk_cpustat_raw *pmuk_cpustat_add(struct pmuk_cpustat_snap *s, int cpu);
+
+/* One OS source. read fills snap (n = 0 on entry, wall_ns to set). */
+struct pmuk_cpustat_backend {
+	const char *source;
+	void *state;
+	int (*read)(void *state, struct pmuk_cpustat_snap *snap);
+	void (*close)(void *state);
+};
+
+/* Per OS: picks and opens the backend. */
+int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
+			      struct pmuk_cpustat_backend *b);
+
+/* Parses one line of /proc/stat into snap when it is a "cpuN" line (the "cpu"
+ * total is skipped): fields user nice system idle iowait irq softirq steal in
+ * USER_HZ ticks (hz per second); guest time is already inside user and nice.
+ * Returns 1 for a cpuN line, 0 for any other line, PMU_EFORMAT for a cpuN line
+ * with fewer than 4 numbers, PMU_ENOMEM. */
+int pmuk_cpustat_parse_line(const char *line, long hz, struct pmuk_cpustat_snap *snap);
+
+#endif

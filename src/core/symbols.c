@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* The symbolizer's portable half: arguments, the offline module table, the string
+ * pool behind every name a frame carries, and the inline-chain truncation rule.
+ * The OS backends (libdwfl, DbgHelp) fill s->chain. */
+#include "core/symbols_int.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK 16384
+
+struct pmuk_sym_chunk {
+	struct pmuk_sym_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+static uint64_t hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static char *pool_alloc(struct pmu_symbolizer *s, size_t n)
+{
+	struct pmuk_sym_chunk *c = s->chunks;
+
+	if (!c || c->size - c->used < n) {
+		size_t size = n > CHUNK ? n : CHUNK;
+
+		if (!(c = malloc(sizeof(*c) + size)))
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = s->chunks;
+		s->chunks = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static int slots_grow(struct pmu_symbolizer *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 256;
+	const char **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < s->nslots; i++) {
+		const char *str = s->slots[i];
+		size_t j;
+
+		if (!str)
+			continue;
+		for (j = hash(str, strlen(str)) & (n - 1); t[j]; j = (j + 1) & (n - 1))
+			;
+		t[j] = str;
+	}
+	free(s->slots);
+	s->slots = t;
+	s->nslots = n;
+	return 0;
+}
+
+const char *pmuk_sym_intern(struct pmu_symbolizer *s, const char *str, size_t len)
+{
+	size_t i;
+	char *copy;
+
+	if ((s->nstrings + 1) * 2 > s->nslots && slots_grow(s))
+		return NULL;
+	for (i = hash(str, len) & (s->nslots - 1); s->slots[i]; i = (i + 1) & (s->nslots - 1))
+		if (!strncmp(s->slots[i], str, len) && !s->slots[i][len])
+			return s->slots[i];
+	if (!(copy = pool_alloc(s, len + 1)))
+		return NULL;
+	memcpy(copy, str, len);
+	copy[len] = 0;
+	s->nstrings++;
+	return s->slots[i] = copy;
+}
+
+void pmuk_sym_hex(const uint8_t *id, size_t n, char *buf)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		buf[2 * i] = digits[id[i] >> 4];
+		buf[2 * i + 1] = digits[id[i] & 15];
+	}
+	buf[2 * n] = 0;
+}
+
+struct pmuk_sym_module *pmuk_sym_module_add(struct pmu_symbolizer *s, const char *path,
+					    uint64_t bias, uint64_t start, uint64_t end,
+					    int *merged)
+{
+	struct pmuk_sym_module *m;
+	size_t i;
+
+	*merged = 0;
+	for (i = 0; i < s->nmods; i++) {
+		m = &s->mods[i];
+		if (m->bias != bias || strcmp(m->path, path))
+			continue;
+		/* Another mapping of the same image: widen the entry, keep it sorted. */
+		*merged = 1;
+		if (start < m->start)
+			m->start = start;
+		if (end > m->end)
+			m->end = end;
+		for (; i > 0 && s->mods[i - 1].start > s->mods[i].start; i--) {
+			struct pmuk_sym_module t = s->mods[i];
+
+			s->mods[i] = s->mods[i - 1];
+			s->mods[i - 1] = t;
+		}
+		return &s->mods[i];
+	}
+	if (s->nmods == s->capmods) {
+		size_t n = s->capmods ? s->capmods * 2 : 16;
+		struct pmuk_sym_module *t = realloc(s->mods, n * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		s->mods = t;
+		s->capmods = n;
+	}
+	if (!(path = pmuk_sym_intern(s, path, strlen(path))))
+		return NULL;
+	for (i = s->nmods; i > 0 && s->mods[i - 1].start > start; i--)
+		s->mods[i] = s->mods[i - 1];
+	s->nmods++;
+	m = &s->mods[i];
+	*m = (struct pmuk_sym_module){ .start = start, .end = end, .bias = bias, .path = path };
+	return m;
+}
+
+struct pmuk_sym_module *pmuk_sym_module_at(struct pmu_symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nmods;
+
+	/* The last module starting at or below addr; a later mapping laid over an
+	 * earlier one wins, so look back past entries that end too soon. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->mods[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0)
+		if (addr < s->mods[lo].end)
+			return &s->mods[lo];
+	return NULL;
+}
+
+void pmuk_sym_module_frame(const struct pmuk_sym_module *m, uint64_t addr, struct pmu_frame *f)
+{
+	*f = (struct pmu_frame){ .module = m->path, .module_offset = addr - m->bias };
+	if (m->state == PMU_EFORMAT)
+		f->flags = PMU_FRAME_STALE;
+	else if (m->state)
+		f->flags = PMU_FRAME_NOFILE;
+}
+
+int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbolizer **out)
+{
+	struct pmu_symbolizer *s;
+	int err;
+
+	if (!out)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_open needs somewhere to store the "
+				 "symbolizer");
+	*out = NULL;
+	if (opts && opts->sz < offsetof(struct pmu_symbolizer_opts, debug_path))
+		return pmuk_fail(PMU_EINVAL, "struct pmu_symbolizer_opts: set sz to its size "
+				 "(%zu given)", opts->sz);
+	if (opts && opts->pid < 0)
+		return pmuk_fail(PMU_EINVAL, "pid %d: give a process id, or 0 for this process",
+				 opts->pid);
+	if (!(s = calloc(1, sizeof(*s))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
+	if (opts)
+		memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	s->opts.sz = sizeof(s->opts);
+	if (s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) {
+		free(s);
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
+	}
+	s->opts.debug_path = s->debug_path;
+	if ((err = pmuk_sym_backend_open(s))) {
+		free(s->debug_path);
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+int pmu_symbolizer_add_module(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+{
+	if (!s || !m || !m->path || !m->path[0])
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_add_module needs a symbolizer and "
+				 "a module with a path");
+	if (m->sz < sizeof(*m))
+		return pmuk_fail(PMU_EINVAL, "struct pmu_symbolizer_module: set sz to its size "
+				 "(%zu given)", m->sz);
+	if (!s->opts.offline)
+		return pmuk_fail(PMU_EINVAL, "modules are added to offline symbolizers only: a "
+				 "live one reads the maps of process %d", s->opts.pid);
+	if (m->start + m->len < m->start || m->build_id_size > 20 ||
+	    (m->build_id_size && !m->build_id))
+		return pmuk_fail(PMU_EINVAL, "%s: the mapping wraps around the address space or "
+				 "its build-id is longer than 20 bytes", m->path);
+	return pmuk_sym_backend_add(s, m);
+}
+
+int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_frame *frames,
+			   size_t max, size_t *n)
+{
+	int k;
+
+	if (n)
+		*n = 0;
+	if (!s || !frames || !max || !n)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve needs a symbolizer, room "
+				 "for at least one frame and a count");
+	k = pmuk_sym_backend_resolve(s, addr);
+	if (k < 0)
+		return k;
+	if (s->opts.no_inline)
+		max = 1;
+	/* Keep the innermost frames (the exact source position) and always the
+	 * function that owns the code, which is outermost. */
+	if ((size_t)k > max) {
+		s->chain[max - 1] = s->chain[k - 1];
+		k = (int)max;
+	}
+	if (k == 1)
+		s->chain[0].flags &= ~(unsigned)PMU_FRAME_INLINED;
+	memcpy(frames, s->chain, (size_t)k * sizeof(*frames));
+	*n = (size_t)k;
+	return 0;
+}
+
+void pmu_symbolizer_close(struct pmu_symbolizer *s)
+{
+	if (!s)
+		return;
+	pmuk_sym_backend_close(s);
+	while (s->chunks) {
+		struct pmuk_sym_chunk *c = s->chunks;
+
+		s->chunks = c->next;
+		free(c);
+	}
+	free(s->slots);
+	free(s->mods);
+	free(s->debug_path);
+	free(s);
+}

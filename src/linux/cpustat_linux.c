@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* OS CPU-time counters on Linux: /proc/stat "cpuN" lines and, when the cpufreq
+ * driver exposes it, cpuN/cpufreq/scaling_cur_freq (kHz). Both through the sysroot,
+ * so tests point them at fixture trees. */
+#include "core/cpustat.h"
+#include "core/error.h"
+#include "core/sysroot.h"
+
+#include <pmukit/error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+struct linux_state {
+	long hz;               /* USER_HZ: ticks per second of /proc/stat */
+};
+
+static void frequency(struct pmuk_cpustat_raw *r)
+{
+	char path[512];
+	uint64_t khz;
+
+	if (pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/"
+		      "scaling_cur_freq", r->cpu) == 0 && pmuk_read_u64(path, &khz) == 0)
+		r->freq_mhz = (double)khz / 1000.0;
+}
+
+static int linux_read(void *state, struct pmuk_cpustat_snap *snap)
+{
+	struct linux_state *st = state;
+	struct timespec ts;
+	char path[512], *line = NULL;
+	size_t cap = 0;
+	int err = 0, ncpu = 0;
+	FILE *f;
+
+	if ((err = pmuk_path(path, sizeof(path), "/proc/stat")))
+		return err;
+	if (!(f = pmuk_fopen(path, "r")))
+		return pmuk_fail(PMU_ENOENT, "cannot read %s: mount procfs (mount -t proc proc "
+				 "/proc)", path);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snap->wall_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	while (!err && getline(&line, &cap, f) > 0) {
+		int r = pmuk_cpustat_parse_line(line, st->hz, snap);
+
+		if (r < 0)
+			err = r;
+		ncpu += r > 0;
+	}
+	free(line);
+	fclose(f);
+	if (!err && !ncpu)
+		err = pmuk_fail(PMU_EFORMAT, "%s has no cpuN lines", path);
+	for (size_t i = 0; !err && i < snap->n; i++)
+		frequency(&snap->cpu[i]);
+	return err;
+}
+
+static void linux_close(void *state)
+{
+	free(state);
+}
+
+int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
+			      struct pmuk_cpustat_backend *b)
+{
+	struct linux_state *st;
+
+	(void)opts;
+	if (!(st = calloc(1, sizeof(*st))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening /proc/stat");
+	st->hz = sysconf(_SC_CLK_TCK);
+	if (st->hz <= 0)
+		st->hz = 100;
+	b->source = "/proc/stat";
+	b->state = st;
+	b->read = linux_read;
+	b->close = linux_close;
+	return 0;
+}

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/* The symbolizer on Linux: elfutils libdwfl. A live process is reported from its
+ * /proc/PID/maps (dwfl_linux_proc_report); an offline module with dwfl_report_elf at
+ * the load bias its mapping implies. The symbol table names the function; the DWARF
+ * scope tree below the compile unit gives the inlined calls (DW_TAG_inlined_subroutine
+ * with DW_AT_call_file/line/column) and the line table the innermost position. */
+#include "core/symbols_int.h"
+#include "core/error.h"
+
+#ifdef PMUKIT_HAVE_DW
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The functions of a compile unit by address range, built on the first lookup in it:
+ * a binary search replaces walking every top-level DIE of the unit per address. */
+struct fn_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Die die;
+};
+
+struct cu_index {
+	Dwarf_Die cu;
+	struct fn_range *r;
+	size_t n;
+};
+
+struct dw {
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb;
+	int refreshed;          /* live: maps re-read since the last hit */
+	struct cu_index *cus;   /* sorted by the address of the unit's DIE */
+	size_t ncus, capcus;
+};
+
+int pmuk_sym_backend_open(struct pmu_symbolizer *s)
+{
+	struct dw *d = calloc(1, sizeof(*d));
+	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
+	int err;
+
+	if (!d)
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
+	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	d->cb.debuginfo_path = s->debug_path ? &s->debug_path : NULL;
+	d->cb.find_elf = s->opts.offline ? dwfl_build_id_find_elf : dwfl_linux_proc_find_elf;
+	d->cb.section_address = dwfl_offline_section_address;
+	if (!(d->dwfl = dwfl_begin(&d->cb))) {
+		free(d);
+		return pmuk_fail(PMU_ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
+	}
+	s->backend = d;
+	if (s->opts.offline)
+		return 0;
+	dwfl_report_begin(d->dwfl);
+	err = dwfl_linux_proc_report(d->dwfl, pid);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!err)
+		return 0;
+	dwfl_end(d->dwfl);
+	free(d);
+	s->backend = NULL;
+	if (err < 0)
+		return pmuk_fail(PMU_EIO, "libdwfl could not report the modules of process %d: "
+				 "%s", (int)pid, dwfl_errmsg(-1));
+	return pmuk_fail(err == ENOENT || err == ESRCH ? PMU_ESRCH : err == EACCES ||
+			 err == EPERM ? PMU_EPERM : PMU_EIO, "cannot read /proc/%d/maps: %s%s",
+			 (int)pid, strerror(err), err == EACCES || err == EPERM ? " (another "
+			 "user's process: run as that user or as root)" : "");
+}
+
+void pmuk_sym_backend_close(struct pmu_symbolizer *s)
+{
+	struct dw *d = s->backend;
+
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->ncus; i++)
+		free(d->cus[i].r);
+	free(d->cus);
+	dwfl_end(d->dwfl);
+	free(d);
+}
+
+/* The load bias of a mapping: the file offset pgoff of the PT_LOAD segment holding it
+ * sits at link-time address p_vaddr - p_offset + pgoff. A whole image (len 0) has its
+ * lowest segment at start, or where it was linked when start is 0. */
+static int load_bias(Elf *elf, const struct pmu_symbolizer_module *m, uint64_t *bias,
+		     uint64_t *first, uint64_t *size)
+{
+	size_t n;
+	GElf_Phdr ph;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int found = 0;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+		off = ph.p_offset & ~(uint64_t)0xfff;
+		if (!found && m->len && m->pgoff >= off && m->pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+			found = 1;
+		}
+	}
+	if (lo == UINT64_MAX)
+		return -1;
+	lo &= ~(uint64_t)0xfff;
+	*size = hi - lo;
+	if (!m->len) {
+		*first = m->start ? m->start : lo;
+		*bias = *first - lo;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+/* Reads the file's identity; 0 or why it cannot be symbolized. */
+static int inspect(const struct pmu_symbolizer_module *m, uint64_t *bias, uint64_t *first,
+		   uint64_t *size)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC), err = 0;
+	const void *id;
+	ssize_t idn;
+	Elf *elf;
+
+	*bias = m->start - m->pgoff;
+	*first = m->start;
+	*size = m->len ? m->len : 4096;
+	if (m->build_id_size && m->build_id_kind != 0)
+		return pmuk_fail(PMU_ENOTSUP, "%s: a PE image (PDB GUID+Age identity) is "
+				 "symbolized by DbgHelp on Windows; here it resolves to module + "
+				 "offset only", m->path);
+	if (fd < 0)
+		return pmuk_fail(PMU_ENOENT, "cannot open %s: "
+				 "%s; its addresses resolve to module + offset only", m->path,
+				 strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		err = pmuk_fail(PMU_EFORMAT, "%s is not an ELF file; its addresses resolve to "
+				"module + offset only", m->path);
+		goto out;
+	}
+	if (load_bias(elf, m, bias, first, size)) {
+		err = pmuk_fail(PMU_EFORMAT, "%s: no loadable segment holds file offset 0x%llx "
+				"of the mapping at 0x%llx; its addresses resolve to module + "
+				"offset only", m->path,
+				(unsigned long long)m->pgoff, (unsigned long long)m->start);
+		goto out;
+	}
+	if (m->len)
+		*size = m->len;
+	idn = dwelf_elf_gnu_build_id(elf, &id);
+	if (m->build_id_size && (idn != m->build_id_size || memcmp(id, m->build_id, m->build_id_size))) {
+		char want[41], have[41] = "none";
+
+		pmuk_sym_hex(m->build_id, m->build_id_size, want);
+		if (idn > 0 && idn <= 20)
+			pmuk_sym_hex(id, (size_t)idn, have);
+		err = pmuk_fail(PMU_EFORMAT, "stale binary: %s has build-id %s but the recording "
+				"saw %s (rebuilt or replaced since); its symbols would be wrong, so "
+				"its addresses resolve to module + offset only: find the matching "
+				"file (debuginfod-find executable %s)", m->path, have, want, want);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+{
+	struct dw *d = s->backend;
+	struct pmuk_sym_module *mod;
+	uint64_t bias, first, size;
+	Dwfl_Module *dm;
+	int err = inspect(m, &bias, &first, &size), merged;
+
+	mod = pmuk_sym_module_add(s, m->path, bias, first, first + size, &merged);
+	if (!mod)
+		return pmuk_fail(PMU_ENOMEM, "out of memory adding module %s", m->path);
+	if (merged || err) {
+		if (!merged)
+			mod->state = err;
+		return err;
+	}
+	/* add_p_vaddr: base is the bias, the image lands at its own p_vaddr + bias. */
+	dwfl_report_begin_add(d->dwfl);
+	dm = dwfl_report_elf(d->dwfl, mod->path, mod->path, -1, bias, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!dm) {
+		mod = pmuk_sym_module_at(s, first);
+		mod->state = PMU_EFORMAT;
+		return pmuk_fail(PMU_EFORMAT, "libdwfl cannot load %s at bias 0x%llx: %s; its "
+				 "addresses resolve to module + offset only", m->path,
+				 (unsigned long long)bias, dwfl_errmsg(-1));
+	}
+	mod->handle = dm;
+	return 0;
+}
+
+/* The subprogram holding pc and the inlined instances nested in it, outermost first.
+ * Lexical blocks are looked through; namespaces (C++) searched. */
+static int scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain, int *k, int depth)
+{
+	Dwarf_Die d;
+
+	if (depth > 2 * PMUK_SYM_DEPTH || dwarf_child(parent, &d) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&d)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+			if (dwarf_haspc(&d, pc) != 1)
+				break;
+			if (*k < PMUK_SYM_DEPTH)
+				chain[(*k)++] = d;
+			scopes(&d, pc, chain, k, depth + 1);
+			return 1;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (dwarf_haspc(&d, pc) == 1)
+				return scopes(&d, pc, chain, k, depth + 1);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			if (scopes(&d, pc, chain, k, depth + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+static int add_ranges(struct cu_index *c, size_t *cap, Dwarf_Die *parent)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off;
+	Dwarf_Die d;
+
+	if (dwarf_child(parent, &d) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&d);
+
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			if (add_ranges(c, cap, &d))
+				return -1;
+			continue;
+		}
+		if (tag != DW_TAG_subprogram)
+			continue;
+		for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
+			if (c->n == *cap) {
+				size_t n = *cap ? *cap * 2 : 64;
+				struct fn_range *r = realloc(c->r, n * sizeof(*r));
+
+				if (!r)
+					return -1;
+				c->r = r;
+				*cap = n;
+			}
+			c->r[c->n++] = (struct fn_range){ lo, hi, d };
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The index of cu (NULL when out of memory: the caller walks the unit). */
+static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = d->ncus, cap = 0;
+	struct cu_index *c;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].cu.addr == cu->addr)
+			return &d->cus[mid];
+		if ((uintptr_t)d->cus[mid].cu.addr < (uintptr_t)cu->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (d->ncus == d->capcus) {
+		size_t n = d->capcus ? d->capcus * 2 : 64;
+
+		if (!(c = realloc(d->cus, n * sizeof(*c))))
+			return NULL;
+		d->cus = c;
+		d->capcus = n;
+	}
+	memmove(&d->cus[lo + 1], &d->cus[lo], (d->ncus - lo) * sizeof(*c));
+	d->ncus++;
+	c = &d->cus[lo];
+	*c = (struct cu_index){ .cu = *cu };
+	if (add_ranges(c, &cap, cu))
+		c->n = 0;   /* partial: the lookup misses and the caller walks */
+	qsort(c->r, c->n, sizeof(*c->r), range_cmp);
+	return c;
+}
+
+/* scopes() from the unit's function index. */
+static void cu_scopes(struct dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
+{
+	struct cu_index *c = cu_index(d, cu);
+	size_t lo = 0, hi = c ? c->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && pc < c->r[lo - 1].hi) {
+		chain[(*k)++] = c->r[lo - 1].die;
+		scopes(&c->r[lo - 1].die, pc, chain, k, 1);
+		return;
+	}
+	if (!c || !c->n)
+		scopes(cu, pc, chain, k, 0);
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a)) && (n = dwarf_formstring(&a)))
+		return n;
+	return dwarf_diename(d);
+}
+
+static unsigned udata(Dwarf_Die *d, int name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	return dwarf_attr(d, name, &a) && !dwarf_formudata(&a, &w) && w <= 0xffffffffu ?
+		(unsigned)w : 0;
+}
+
+static uint64_t die_offset(Dwarf_Die *d, Dwarf_Addr pc)
+{
+	Dwarf_Addr entry;
+
+	return !dwarf_entrypc(d, &entry) && entry <= pc ? pc - entry : 0;
+}
+
+/* frames from the DWARF scopes of pc (module-relative); the count. */
+static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, int k,
+			Dwarf_Die *chain)
+{
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int n = 0;
+
+	dwarf_getsrcfiles(cu, &files, &nfiles);
+	/* chain[k - 1] is innermost; frame i + 1 holds the call site of frame i. */
+	for (int i = k - 1; i >= 0; i--, n++) {
+		struct pmu_frame *f = &s->chain[n];
+
+		f->function = die_name(&chain[i]);
+		f->symbol_offset = die_offset(&chain[i], pc);
+		if (i > 0)
+			f->flags |= PMU_FRAME_INLINED;
+		if (n + 1 < PMUK_SYM_DEPTH && i > 0) {
+			struct pmu_frame *caller = &s->chain[n + 1];
+			unsigned file = udata(&chain[i], DW_AT_call_file);
+
+			*caller = (struct pmu_frame){ .module = f->module,
+						      .module_offset = f->module_offset };
+			caller->file = files && file < nfiles ? dwarf_filesrc(files, file, NULL,
+									      NULL) : NULL;
+			caller->line = udata(&chain[i], DW_AT_call_line);
+			caller->column = udata(&chain[i], DW_AT_call_column);
+		}
+	}
+	return n;
+}
+
+static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
+		      uint64_t addr)
+{
+	struct pmu_frame *f = &s->chain[0];
+	Dwarf_Die chain[PMUK_SYM_DEPTH], *cu;
+	Dwarf_Addr bias = 0, start;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	const char *name;
+	int k = 0, n = 1, col = 0, lineno = 0;
+
+	dwfl_module_info(dm, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	*f = (struct pmu_frame){ .module = path };
+	if (!dwfl_module_getelf(dm, &bias)) {
+		f->module_offset = addr - start;
+		f->flags = PMU_FRAME_NOFILE;
+		return 1;
+	}
+	f->module_offset = addr - bias;
+	if ((line = dwfl_module_getsrc(dm, addr))) {
+		f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+		f->line = lineno > 0 ? (unsigned)lineno : 0;
+		f->column = col > 0 ? (unsigned)col : 0;
+	}
+	if ((cu = dwfl_module_addrdie(dm, addr, &bias))) {
+		cu_scopes(s->backend, cu, addr - bias, chain, &k);
+		if (k)
+			n = inline_chain(s, cu, addr - bias, k, chain);
+	}
+	if (!k && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL))) {
+		/* No DWARF scope: the symbol table names the function (a linear
+		 * search in libdwfl, so only when DWARF has no answer). */
+		s->chain[0].function = name;
+		s->chain[0].symbol_offset = off;
+	}
+	return n;
+}
+
+int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
+{
+	struct dw *d = s->backend;
+	struct pmuk_sym_module *m;
+	Dwfl_Module *dm;
+	const char *path;
+
+	if (s->opts.offline) {
+		if (!(m = pmuk_sym_module_at(s, addr)))
+			return pmuk_fail(PMU_ENOENT, "0x%llx lies in no module added to this "
+					 "symbolizer", (unsigned long long)addr);
+		if (m->state || !m->handle) {
+			pmuk_sym_module_frame(m, addr, &s->chain[0]);
+			return 1;
+		}
+		return resolve_in(s, m->handle, m->path, addr);
+	}
+	dm = dwfl_addrmodule(d->dwfl, addr);
+	if (!dm && !d->refreshed) {
+		/* The process may have loaded a library since: read its maps again. */
+		d->refreshed = 1;
+		dwfl_report_begin(d->dwfl);
+		dwfl_linux_proc_report(d->dwfl, s->opts.pid ? s->opts.pid : getpid());
+		dwfl_report_end(d->dwfl, NULL, NULL);
+		dm = dwfl_addrmodule(d->dwfl, addr);
+	}
+	if (!dm)
+		return pmuk_fail(PMU_ENOENT, "0x%llx lies in no file-backed mapping of process "
+				 "%d (unmapped, or anonymous memory such as JIT code or the "
+				 "stack)", (unsigned long long)addr,
+				 s->opts.pid ? s->opts.pid : (int)getpid());
+	d->refreshed = 0;
+	path = dwfl_module_info(dm, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	return resolve_in(s, dm, path, addr);
+}
+
+#else /* !PMUKIT_HAVE_DW */
+
+#define NO_DW "this pmukit was built without elfutils libdw, so it reads no ELF/DWARF: " \
+	"rebuild with libdw-dev installed"
+
+int pmuk_sym_backend_open(struct pmu_symbolizer *s)
+{
+	(void)s;
+	return pmuk_fail(PMU_ENOTSUP, NO_DW);
+}
+
+int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+{
+	(void)s;
+	(void)m;
+	return pmuk_fail(PMU_ENOTSUP, NO_DW);
+}
+
+int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
+{
+	(void)s;
+	(void)addr;
+	return pmuk_fail(PMU_ENOTSUP, NO_DW);
+}
+
+void pmuk_sym_backend_close(struct pmu_symbolizer *s)
+{
+	(void)s;
+}
+
+#endif

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* OS CPU-time counters from PDH "\Processor Information(*)": every counter read raw
+ * (PdhGetRawCounterArrayW), its type taken at run time (PdhGetCounterInfoW), gauges
+ * and % Processor Performance cooked by core/pdh_math.c, instance names "node,index"
+ * mapped to flat CPU ids through the topology. The times are cumulative 100 ns
+ * ticks (PERF_100NSEC_TIMER, PERF_PRECISION_100NS_TIMER); core/cpustat.c takes the
+ * interval percentages from their deltas. % Privileged Time includes interrupt and
+ * DPC time: system is privileged less both. Wine lacks the object (the counters
+ * answer PDH_CSTATUS_NO_COUNTER) and aborts in PdhGetRawCounterArrayW: under Wine,
+ * and wherever the object is missing, NtQuerySystemInformation serves (ntqsi_win.c). */
+#include "windows/win.h"
+#include "core/cpustat.h"
+#include "core/error.h"
+#include "core/pdh_math.h"
+
+#include <pdh.h>
+#include <pdhmsg.h>
+#include <pmukit/topology.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_USER, C_PRIV, C_IDLE, C_IRQ, C_DPC, C_FREQ, C_PARK, C_PERF, NCOUNTERS };
+
+static const struct {
+	const wchar_t *path;
+	int required;
+} counters[NCOUNTERS] = {
+	[C_USER] = { L"\\Processor Information(*)\\% User Time", 1 },
+	[C_PRIV] = { L"\\Processor Information(*)\\% Privileged Time", 1 },
+	[C_IDLE] = { L"\\Processor Information(*)\\% Idle Time", 1 },
+	[C_IRQ] = { L"\\Processor Information(*)\\% Interrupt Time", 0 },
+	[C_DPC] = { L"\\Processor Information(*)\\% DPC Time", 0 },
+	[C_FREQ] = { L"\\Processor Information(*)\\Processor Frequency", 0 },
+	[C_PARK] = { L"\\Processor Information(*)\\Parking Status", 0 },
+	[C_PERF] = { L"\\Processor Information(*)\\% Processor Performance", 0 },
+};
+
+struct prev_perf {
+	int cpu;
+	struct pmuk_pdh_raw raw;
+};
+
+struct pdh_state {
+	PDH_HQUERY q;
+	PDH_HCOUNTER h[NCOUNTERS];   /* NULL: the counter is absent */
+	DWORD type[NCOUNTERS];
+	struct pmu_topology *topo;
+	PDH_RAW_COUNTER_ITEM_W *items;
+	DWORD items_size;
+	struct prev_perf *perf;      /* last % Processor Performance raw sample per CPU */
+	size_t nperf;
+};
+
+static void pdh_close(void *state)
+{
+	struct pdh_state *st = state;
+
+	if (!st)
+		return;
+	if (st->q)
+		PdhCloseQuery(st->q);
+	pmu_topology_free(st->topo);
+	free(st->items);
+	free(st->perf);
+	free(st);
+}
+
+static int is_timer(DWORD type)
+{
+	return type == PMUK_PERF_100NSEC_TIMER || type == PMUK_PERF_PRECISION_100NS_TIMER;
+}
+
+/* The flat CPU id of an instance name; -1 for totals and names the topology lacks. */
+static int instance_cpu(const struct pdh_state *st, const wchar_t *w)
+{
+	struct pmuk_pdh_instance inst;
+	char name[64];
+	size_t i;
+	int cpu;
+
+	for (i = 0; w[i] && i + 1 < sizeof(name); i++)
+		name[i] = w[i] < 128 ? (char)w[i] : '?';
+	name[i] = '\0';
+	if (pmuk_pdh_instance_parse(name, &inst) || inst.kind != PMUK_PDH_INST_CPU)
+		return -1;
+	if (!pmuk_pdh_instance_cpu(st->topo, PMUK_PDH_BY_NODE, &inst, &cpu) ||
+	    !pmuk_pdh_instance_cpu(st->topo, PMUK_PDH_BY_GROUP, &inst, &cpu))
+		return cpu;
+	return -1;
+}
+
+static struct pmuk_cpustat_raw *cpu_of(struct pmuk_cpustat_snap *snap, int cpu)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		if (snap->cpu[i].cpu == cpu)
+			return &snap->cpu[i];
+	return pmuk_cpustat_add(snap, cpu);
+}
+
+/* % Processor Performance of the interval: dN/dB against this CPU's last sample. */
+static int perf(struct pdh_state *st, struct pmuk_cpustat_raw *r, const struct pmuk_pdh_raw *raw)
+{
+	struct pmuk_pdh_value v;
+	struct prev_perf *p = NULL;
+
+	for (size_t i = 0; i < st->nperf; i++)
+		if (st->perf[i].cpu == r->cpu)
+			p = &st->perf[i];
+	if (!p) {
+		if (!(p = realloc(st->perf, (st->nperf + 1) * sizeof(*p))))
+			return pmuk_fail(PMU_ENOMEM, "out of memory reading PDH counters");
+		st->perf = p;
+		p = &st->perf[st->nperf++];
+		p->cpu = r->cpu;
+	} else if (!pmuk_pdh_cook(st->type[C_PERF], &p->raw, raw, PMUK_PDH_100NS_FREQ, &v)) {
+		r->perf_percent = v.value;
+	}
+	pmuk_clear_detail();
+	p->raw = *raw;
+	return 0;
+}
+
+static int put(struct pdh_state *st, int c, struct pmuk_cpustat_raw *r,
+	       const PDH_RAW_COUNTER *rc)
+{
+	struct pmuk_pdh_raw raw = {
+		.value = (uint64_t)rc->FirstValue, .base = (uint64_t)rc->SecondValue,
+		.time = (uint64_t)rc->TimeStamp.dwHighDateTime << 32 | rc->TimeStamp.dwLowDateTime,
+	};
+	static const int kind[] = {
+		[C_USER] = PMU_CPUTIME_USER, [C_PRIV] = PMU_CPUTIME_SYSTEM,
+		[C_IDLE] = PMU_CPUTIME_IDLE, [C_IRQ] = PMU_CPUTIME_IRQ, [C_DPC] = PMU_CPUTIME_SOFTIRQ,
+	};
+	struct pmuk_pdh_value v;
+
+	if (c <= C_DPC) {
+		r->ns[kind[c]] = raw.value * 100;
+		r->has |= 1u << kind[c];
+		return 0;
+	}
+	if (c == C_PERF)
+		return perf(st, r, &raw);
+	if (pmuk_pdh_cook(st->type[c], NULL, &raw, PMUK_PDH_100NS_FREQ, &v))
+		return 0;  /* not a gauge on this host: leave it unknown */
+	if (c == C_FREQ)
+		r->freq_mhz = v.value;
+	else
+		r->parked = v.value != 0;
+	return 0;
+}
+
+static int read_counter(struct pdh_state *st, int c, struct pmuk_cpustat_snap *snap)
+{
+	DWORD size = st->items_size, count = 0;
+	PDH_STATUS s = PdhGetRawCounterArrayW(st->h[c], &size, &count, st->items);
+	int err = 0;
+
+	if (s == (PDH_STATUS)PDH_MORE_DATA) {
+		free(st->items);
+		if (!(st->items = malloc(size)))
+			return pmuk_fail(PMU_ENOMEM, "out of memory reading PDH counters");
+		st->items_size = size;
+		s = PdhGetRawCounterArrayW(st->h[c], &size, &count, st->items);
+	}
+	if (s != ERROR_SUCCESS)
+		return pmuk_fail(PMU_EIO, "PdhGetRawCounterArrayW(%ls) failed: PDH status 0x%08lx",
+				 counters[c].path, (unsigned long)s);
+	for (DWORD i = 0; i < count && !err; i++) {
+		const PDH_RAW_COUNTER_ITEM_W *it = &st->items[i];
+		struct pmuk_cpustat_raw *r;
+		int cpu = instance_cpu(st, it->szName);
+
+		if (cpu < 0 || it->RawValue.CStatus > PDH_CSTATUS_NEW_DATA)
+			continue;
+		if (!(r = cpu_of(snap, cpu)))
+			return pmuk_fail(PMU_ENOMEM, "out of memory reading PDH counters");
+		err = put(st, c, r, &it->RawValue);
+	}
+	return err;
+}
+
+static int pdh_read(void *state, struct pmuk_cpustat_snap *snap)
+{
+	struct pdh_state *st = state;
+	LARGE_INTEGER now, freq;
+	PDH_STATUS s = PdhCollectQueryData(st->q);
+	int err = 0;
+
+	if (s != ERROR_SUCCESS)
+		return pmuk_fail(PMU_EIO, "PdhCollectQueryData failed: PDH status 0x%08lx",
+				 (unsigned long)s);
+	QueryPerformanceCounter(&now);
+	QueryPerformanceFrequency(&freq);
+	snap->wall_ns = (uint64_t)((double)now.QuadPart * 1e9 / (double)freq.QuadPart);
+	for (int c = 0; c < NCOUNTERS && !err; c++)
+		if (st->h[c])
+			err = read_counter(st, c, snap);
+	for (size_t i = 0; i < snap->n; i++) {
+		struct pmuk_cpustat_raw *r = &snap->cpu[i];
+		uint64_t rest = r->ns[PMU_CPUTIME_IRQ] + r->ns[PMU_CPUTIME_SOFTIRQ];
+
+		r->ns[PMU_CPUTIME_SYSTEM] = r->ns[PMU_CPUTIME_SYSTEM] > rest
+					    ? r->ns[PMU_CPUTIME_SYSTEM] - rest : 0;
+	}
+	return err;
+}
+
+/* Opens the PDH query; PMU_ENOENT (detail set) when the object or a time counter
+ * is missing or of a type pmukit does not read as time. */
+static int pdh_open(struct pdh_state *st)
+{
+	PDH_STATUS s = PdhOpenQueryW(NULL, 0, &st->q);
+	int err;
+
+	if (s != ERROR_SUCCESS)
+		return pmuk_fail(PMU_ENOENT, "PdhOpenQuery failed: PDH status 0x%08lx",
+				 (unsigned long)s);
+	for (int c = 0; c < NCOUNTERS; c++) {
+		PDH_COUNTER_INFO_W info;
+		DWORD size = sizeof(info);
+
+		s = PdhAddEnglishCounterW(st->q, counters[c].path, 0, &st->h[c]);
+		if (s == ERROR_SUCCESS)
+			s = PdhGetCounterInfoW(st->h[c], FALSE, &size, &info);
+		if (s == ERROR_SUCCESS)
+			st->type[c] = info.dwType;
+		if (s == ERROR_SUCCESS && (c > C_DPC || is_timer(info.dwType)))
+			continue;
+		if (counters[c].required)
+			return pmuk_fail(PMU_ENOENT, "PDH %ls: %s 0x%08lx", counters[c].path,
+					 s == ERROR_SUCCESS ? "a counter type pmukit does not read "
+					 "as time:" : "missing, PDH status", s == ERROR_SUCCESS ?
+					 (unsigned long)info.dwType : (unsigned long)s);
+		if (st->h[c])
+			PdhRemoveCounter(st->h[c]);
+		st->h[c] = NULL;
+	}
+	if ((err = pmu_topology_load(&st->topo)))
+		return err;
+	return 0;
+}
+
+int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
+			      struct pmuk_cpustat_backend *b)
+{
+	struct pdh_state *st;
+	int err;
+
+	/* PdhGetRawCounterArrayW aborts the process under Wine: never reach it there. */
+	if (pmuk_wine_version() || (opts && opts->windows_ntqsi))
+		return pmuk_ntqsi_cpustat_open(b);
+	if (!(st = calloc(1, sizeof(*st))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening PDH");
+	if ((err = pdh_open(st))) {
+		pmuk_log(PMU_LOG_DEBUG, "cpustat: %s; using NtQuerySystemInformation",
+			 pmu_error_detail());
+		pdh_close(st);
+		return pmuk_ntqsi_cpustat_open(b);
+	}
+	b->source = "pdh";
+	b->state = st;
+	b->read = pdh_read;
+	b->close = pdh_close;
+	return 0;
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* ETW PMC-on-CSwitch counting (concern 1 for hardware events on Windows). A real-time
+ * kernel session logs the free-running PMC values of each CPU with every context
+ * switch (TracePmcCounterListInfo: which profile sources, TracePmcEventListInfo:
+ * on Thread/CSwitch, type 36). What a CPU counted between two switches belongs to
+ * the thread switched out at the second one (CSwitch OldThreadId), so each switch
+ * credits the delta since the previous switch on that CPU to that thread's target.
+ * Thread start and rundown events map threads to processes. Counts reach the
+ * consumer when ETW flushes its buffers: reads flush first and wait for it.
+ *
+ * Wine: StartTraceW reports success with a fake handle and TraceSetInformation
+ * answers ERROR_CALL_NOT_IMPLEMENTED; the profile-source query (TraceQuery-
+ * Information) would abort, so the Wine probe goes straight to TraceSetInformation. */
+#include "windows/win.h"
+#include "core/error.h"
+
+#include <evntcons.h>
+#include <pmukit/counting.h>
+#include <pmukit/events.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PMC 8
+#define PMC_MASK ((1ull << 48) - 1)  /* PMCs are 48 bits wide on x86 and arm64 */
+#define TID_SLOTS 4096              /* thread -> process cache, open addressing */
+
+#define ETW_OP_THREAD_START 1
+#define ETW_OP_THREAD_DCSTART 3
+
+struct tid_pid {
+	DWORD tid, pid;        /* tid 0: free slot (tid 0 is the idle thread: pid 0) */
+};
+
+struct pmuk_etw_pmc {
+	struct pmuk_etw_session s;
+	TRACEHANDLE consumer;
+	HANDLE thread;
+	CRITICAL_SECTION lock;
+	size_t n;                       /* counters */
+	int kind;
+	DWORD pid, tid;                 /* PMU_TARGET_PID / TID / SELF */
+	int *cpus;                      /* PMU_TARGET_CPUS: flat CPU ids */
+	size_t ncpus;
+	int on;
+	size_t nproc;                   /* processor indexes */
+	uint64_t (*last)[MAX_PMC];      /* [nproc]: PMC values at the last switch */
+	uint8_t *have_last;
+	uint64_t total[MAX_PMC];
+	uint64_t (*per_cpu)[MAX_PMC];   /* [ncpus] */
+	struct tid_pid map[TID_SLOTS];
+	volatile LONG64 last_ts;        /* QPC time stamp of the newest event seen */
+	volatile LONG events;
+};
+
+static struct tid_pid *slot(struct pmuk_etw_pmc *p, DWORD tid)
+{
+	size_t i = (tid * 2654435761u) % TID_SLOTS;
+
+	for (size_t k = 0; k < TID_SLOTS; k++, i = (i + 1) % TID_SLOTS)
+		if (p->map[i].tid == tid || !p->map[i].tid)
+			return &p->map[i];
+	return &p->map[tid % TID_SLOTS];  /* full: overwrite */
+}
+
+static void map_put(struct pmuk_etw_pmc *p, DWORD tid, DWORD pid)
+{
+	struct tid_pid *e;
+
+	if (!tid)
+		return;
+	e = slot(p, tid);
+	e->tid = tid;
+	e->pid = pid;
+}
+
+static DWORD pid_of(struct pmuk_etw_pmc *p, DWORD tid)
+{
+	struct tid_pid *e;
+	HANDLE h;
+	DWORD pid = 0;
+
+	if (!tid)
+		return 0;
+	e = slot(p, tid);
+	if (e->tid == tid)
+		return e->pid;
+	/* A thread older than the session and not in its rundown yet. */
+	if ((h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, tid))) {
+		pid = GetProcessIdOfThread(h);
+		CloseHandle(h);
+	}
+	map_put(p, tid, pid);
+	return pid;
+}
+
+static int counted_cpu(const struct pmuk_etw_pmc *p, int cpu)
+{
+	for (size_t i = 0; i < p->ncpus; i++)
+		if (p->cpus[i] == cpu)
+			return (int)i;
+	return -1;
+}
+
+static void cswitch(struct pmuk_etw_pmc *p, const EVENT_RECORD *r, const uint64_t *v, size_t nv)
+{
+	ULONG cpu = GetEventProcessorIndex(r);
+	DWORD old_tid;
+	uint64_t d[MAX_PMC];
+	int credit = 0, ci = -1;
+
+	if (r->UserDataLength < 8 || cpu >= p->nproc || nv < p->n)
+		return;
+	memcpy(&old_tid, (const char *)r->UserData + 4, 4);
+	for (size_t k = 0; k < p->n; k++)
+		d[k] = (v[k] - p->last[cpu][k]) & PMC_MASK;
+	if (p->on && p->have_last[cpu]) {
+		switch (p->kind) {
+		case PMU_TARGET_CPUS:
+			credit = (ci = counted_cpu(p, (int)cpu)) >= 0;
+			break;
+		case PMU_TARGET_PID:
+			credit = old_tid && pid_of(p, old_tid) == p->pid;
+			break;
+		default:
+			credit = old_tid == p->tid;
+			break;
+		}
+	}
+	for (size_t k = 0; credit && k < p->n; k++) {
+		p->total[k] += d[k];
+		if (ci >= 0)
+			p->per_cpu[ci][k] += d[k];
+	}
+	memcpy(p->last[cpu], v, p->n * sizeof(*v));
+	p->have_last[cpu] = 1;
+}
+
+static void WINAPI on_event(PEVENT_RECORD r)
+{
+	struct pmuk_etw_pmc *p = r->UserContext;
+	const EVENT_HEADER *h = &r->EventHeader;
+	const struct pmuk_guid *g = &pmuk_etw_thread_guid;
+	const uint64_t *v = NULL;
+	size_t nv = 0;
+
+	InterlockedExchange64(&p->last_ts, h->TimeStamp.QuadPart);
+	InterlockedIncrement(&p->events);
+	if (h->ProviderId.Data1 != g->d1 || h->ProviderId.Data2 != g->d2 ||
+	    h->ProviderId.Data3 != g->d3 || memcmp(h->ProviderId.Data4, g->d4, 8))
+		return;
+	if ((h->EventDescriptor.Opcode == ETW_OP_THREAD_START ||
+	     h->EventDescriptor.Opcode == ETW_OP_THREAD_DCSTART) && r->UserDataLength >= 8) {
+		DWORD ids[2];  /* ProcessId, TThreadId */
+
+		memcpy(ids, r->UserData, 8);
+		EnterCriticalSection(&p->lock);
+		map_put(p, ids[1], ids[0]);
+		LeaveCriticalSection(&p->lock);
+		return;
+	}
+	if (h->EventDescriptor.Opcode != PMUK_ETW_TYPE_CSWITCH)
+		return;
+	for (USHORT i = 0; i < r->ExtendedDataCount; i++)
+		if (r->ExtendedData[i].ExtType == EVENT_HEADER_EXT_TYPE_PMC_COUNTERS) {
+			v = (const uint64_t *)(uintptr_t)r->ExtendedData[i].DataPtr;
+			nv = r->ExtendedData[i].DataSize / sizeof(uint64_t);
+		}
+	if (!v)
+		return;
+	EnterCriticalSection(&p->lock);
+	cswitch(p, r, v, nv);
+	LeaveCriticalSection(&p->lock);
+}
+
+static DWORD WINAPI consume(void *arg)
+{
+	struct pmuk_etw_pmc *p = arg;
+
+	ProcessTrace(&p->consumer, 1, NULL, NULL);
+	return 0;
+}
+
+/* Under Wine: the calls that answer, to report what they answered. */
+static int wine_probe(void)
+{
+	struct pmuk_etw_session s;
+	struct pmuk_etw_block b;
+	uint32_t id = 2;  /* KPROFILE_SOURCE ProfileTotalIssues */
+	int err = pmuk_etw_session_start(&s, NULL, 64, 0);
+
+	if (!err && !(err = pmuk_etw_source_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, &id, 1)))
+		err = pmuk_etw_session_set(&s, &b, "TracePmcCounterListInfo");
+	pmuk_etw_session_free(&s);
+	if (!err)
+		err = pmuk_fail(PMU_ENOTSUP, PMUK_WINE_LACKS "TraceQueryInformation (it aborts): "
+				"the profile sources cannot be resolved", pmuk_wine_version());
+	return err;
+}
+
+int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids)
+{
+	struct pmuk_win_source src[64];
+	struct pmuk_etw_source v[64];
+	int ns = pmuk_etw_sources(src, 64);
+
+	if (ns < 0)
+		return ns;
+	for (int i = 0; i < ns; i++) {
+		memset(&v[i], 0, sizeof(v[i]));
+		memcpy(v[i].name, src[i].name, sizeof(v[i].name));
+		v[i].id = src[i].id;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pmuk_etw_source *s;
+		char name[128], *colon;
+
+		if (ev[i]->exclude_user || ev[i]->exclude_kernel)
+			return pmuk_fail(PMU_ENOTSUP, "'%s': ETW PMCs count user and kernel mode "
+					 "together; drop the :u/:k modifier", ev[i]->name);
+		if (ev[i]->kind == PMU_EVENT_RAW && !strcmp(ev[i]->pmu, "hal")) {
+			ids[i] = (uint32_t)ev[i]->config;
+			continue;
+		}
+		memcpy(name, ev[i]->name, sizeof(name));
+		if ((colon = strchr(name, ':')))
+			*colon = '\0';
+		if (!(s = pmuk_etw_source_find(v, (size_t)ns, name)))
+			return PMU_ENOENT;
+		ids[i] = s->id;
+	}
+	return 0;
+}
+
+static int setup(struct pmuk_etw_pmc *p, const uint32_t *ids)
+{
+	static const struct pmuk_etw_event_id on_cswitch = {
+		.guid = { 0x3d6fa8d1, 0xfe05, 0x11d0,
+			  { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c } },
+		.type = PMUK_ETW_TYPE_CSWITCH,
+	};
+	EVENT_TRACE_LOGFILEW lf;
+	struct pmuk_etw_block b;
+	ULONG mask[8] = { EVENT_TRACE_FLAG_THREAD | EVENT_TRACE_FLAG_CSWITCH };
+	int err;
+
+	if ((err = pmuk_etw_profile_privilege()) ||
+	    (err = pmuk_etw_session_start(&p->s, NULL, 256, EVENT_TRACE_FLAG_THREAD)) ||
+	    (err = pmuk_etw_source_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, ids, p->n)) ||
+	    (err = pmuk_etw_session_set(&p->s, &b, "TracePmcCounterListInfo")) ||
+	    (err = pmuk_etw_event_ids(&b, PMUK_TRACE_PMC_EVENT_LIST_INFO, &on_cswitch, 1)) ||
+	    (err = pmuk_etw_session_set(&p->s, &b, "TracePmcEventListInfo")))
+		return err;
+	memset(&lf, 0, sizeof(lf));
+	lf.LoggerName = p->s.name;
+	lf.ProcessTraceMode = PROCESS_TRACE_MODE_REAL_TIME | PROCESS_TRACE_MODE_EVENT_RECORD |
+			      PROCESS_TRACE_MODE_RAW_TIMESTAMP;
+	lf.EventRecordCallback = on_event;
+	lf.Context = p;
+	p->consumer = OpenTraceW(&lf);
+	if (p->consumer == INVALID_PROCESSTRACE_HANDLE)
+		return pmuk_fail(PMU_EIO, "OpenTraceW on the real-time session failed: %s",
+				 pmuk_win_strerror(GetLastError()));
+	if (!(p->thread = CreateThread(NULL, 0, consume, p, 0, NULL)))
+		return pmuk_fail(PMU_EIO, "CreateThread for the ETW consumer failed: %s",
+				 pmuk_win_strerror(GetLastError()));
+	return pmuk_etw_session_enable(&p->s, mask);
+}
+
+static int target(struct pmuk_etw_pmc *p, const struct pmu_target *t)
+{
+	size_t n = t->cpus ? t->ncpus : p->nproc;
+
+	p->kind = t->kind;
+	p->pid = t->kind == PMU_TARGET_PID ? (DWORD)t->pid : 0;
+	p->tid = t->kind == PMU_TARGET_TID ? (DWORD)t->pid : GetCurrentThreadId();
+	if (t->kind != PMU_TARGET_CPUS)
+		return 0;
+	if (!(p->cpus = calloc(n, sizeof(*p->cpus))) ||
+	    !(p->per_cpu = calloc(n, sizeof(*p->per_cpu))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU list");
+	for (size_t i = 0; i < n; i++)
+		p->cpus[i] = t->cpus ? t->cpus[i] : (int)i;
+	p->ncpus = n;
+	return 0;
+}
+
+int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
+		      struct pmuk_etw_pmc **out)
+{
+	struct pmuk_etw_facts f;
+	struct pmuk_etw_pmc *p;
+	uint32_t ids[MAX_PMC];
+	int err;
+
+	*out = NULL;
+	if (pmuk_wine_version())
+		return wine_probe();
+	if (!pmuk_win_at_least(6, 2, 0))
+		return pmuk_fail(PMU_ENOTSUP, "ETW PMC counting (TracePmcCounterListInfo) needs "
+				 "Windows 8 or later");
+	pmuk_etw_probe(&f);
+	if ((err = pmuk_etw_pmc_check(n, 0, f.max_pmc)))
+		return err;
+	if (n > MAX_PMC)
+		return pmuk_fail(PMU_EBUDGET, "%zu hardware counters; ETW sessions take %d", n,
+				 MAX_PMC);
+	if ((err = pmuk_etw_resolve(ev, n, ids)))
+		return err;
+	if (!(p = calloc(1, sizeof(*p))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory for ETW PMC counting");
+	InitializeCriticalSection(&p->lock);
+	p->n = n;
+	p->nproc = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+	p->consumer = INVALID_PROCESSTRACE_HANDLE;
+	if (!(p->last = calloc(p->nproc, sizeof(*p->last))) ||
+	    !(p->have_last = calloc(p->nproc, 1)))
+		err = pmuk_fail(PMU_ENOMEM, "out of memory for ETW PMC counting");
+	if (!err)
+		err = target(p, t);
+	if (!err)
+		err = setup(p, ids);
+	if (err) {
+		pmuk_etw_pmc_close(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* Flushes the session and waits (up to 2 s) until the consumer saw it through. */
+static void sync_consumer(struct pmuk_etw_pmc *p)
+{
+	LARGE_INTEGER now;
+
+	QueryPerformanceCounter(&now);
+	if (pmuk_etw_session_flush(&p->s))
+		return;
+	for (int i = 0; i < 200 && InterlockedCompareExchange64(&p->last_ts, 0, 0) < now.QuadPart;
+	     i++)
+		Sleep(10);
+}
+
+int pmuk_etw_pmc_enable(struct pmuk_etw_pmc *p, int on)
+{
+	if (!on)
+		sync_consumer(p);
+	EnterCriticalSection(&p->lock);
+	if (on && !p->on)  /* count from each CPU's next switch on */
+		memset(p->have_last, 0, p->nproc);
+	p->on = on;
+	LeaveCriticalSection(&p->lock);
+	return 0;
+}
+
+void pmuk_etw_pmc_reset(struct pmuk_etw_pmc *p)
+{
+	EnterCriticalSection(&p->lock);
+	memset(p->total, 0, sizeof(p->total));
+	if (p->per_cpu)
+		memset(p->per_cpu, 0, p->ncpus * sizeof(*p->per_cpu));
+	LeaveCriticalSection(&p->lock);
+}
+
+int pmuk_etw_pmc_read(struct pmuk_etw_pmc *p, size_t i, int cpu_index, uint64_t *value)
+{
+	if (i >= p->n || (cpu_index >= 0 && (size_t)cpu_index >= p->ncpus))
+		return pmuk_fail(PMU_ERANGE, "no PMC counter %zu / CPU index %d", i, cpu_index);
+	if (p->on && i == 0 && cpu_index <= 0)
+		sync_consumer(p);
+	EnterCriticalSection(&p->lock);
+	*value = cpu_index >= 0 ? p->per_cpu[cpu_index][i] : p->total[i];
+	LeaveCriticalSection(&p->lock);
+	return 0;
+}
+
+void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p)
+{
+	if (!p)
+		return;
+	pmuk_etw_session_free(&p->s);  /* stopping the session ends ProcessTrace */
+	if (p->thread) {
+		WaitForSingleObject(p->thread, 5000);
+		CloseHandle(p->thread);
+	}
+	if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
+		CloseTrace(p->consumer);
+	DeleteCriticalSection(&p->lock);
+	free(p->last);
+	free(p->have_last);
+	free(p->cpus);
+	free(p->per_cpu);
+	free(p);
+}

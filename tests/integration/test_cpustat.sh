@@ -1,0 +1,84 @@
+#!/bin/bash
+# pmukit cpustat against /proc/stat sampled by this script around it: every CPU's
+# cumulative times lie between the script's two readings, percentages add up, and a
+# fixture tree (PMUKIT_SYSROOT) comes out exactly.
+set -u
+. "$(dirname "$0")/lib.sh"
+[ -r /proc/stat ] || skip "/proc/stat is not readable here"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+hz=$(getconf CLK_TCK)
+
+cat /proc/stat >"$tmp/before"
+"$PMUKIT" cpustat -i 0.3 --json >"$tmp/out.json" 2>"$tmp/err"
+rc=$?
+cat /proc/stat >"$tmp/after"
+check_eq "cpustat --json exits 0 ($(head -c 200 "$tmp/err"))" 0 "$rc"
+check "cumulative times lie between /proc/stat before and after; percentages add up" py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+hz = int(sys.argv[4])
+kinds = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+def stat(path):
+    out = {}
+    for line in open(path):
+        f = line.split()
+        if f[0].startswith("cpu") and f[0] != "cpu":
+            out[int(f[0][3:])] = [int(x) * 10**9 // hz for x in f[1:9]]
+    return out
+a, b = stat(sys.argv[2]), stat(sys.argv[3])
+assert d["source"] == "/proc/stat", d["source"]
+assert 0.25 < d["interval_s"] < 5, d["interval_s"]
+assert [c["cpu"] for c in d["cpus"]] == sorted(b), ([c["cpu"] for c in d["cpus"]], sorted(b))
+tick = 10**9 // hz
+for c in d["cpus"]:
+    for k, name in enumerate(kinds):
+        v = c["ns"][name]
+        assert a[c["cpu"]][k] - tick <= v <= b[c["cpu"]][k] + tick, (c["cpu"], name, a[c["cpu"]][k], v, b[c["cpu"]][k])
+    s = sum(c["percent"].values())
+    assert c["interval_ns"] == 0 or abs(s - 100) < 0.01, (c["cpu"], s)
+    busy = 100 - c["percent"]["idle"] - c["percent"]["iowait"]
+    assert c["interval_ns"] == 0 or abs(c["busy_percent"] - max(busy, 0)) < 0.01, c
+    # 0.3 s of wall time is about 0.3 s of CPU time per CPU (ticks are coarse).
+    assert c["interval_ns"] <= 5 * 10**9, c["interval_ns"]
+t = d["total"]
+for name in kinds:
+    assert t["ns"][name] == sum(c["ns"][name] for c in d["cpus"]), name
+assert abs(sum(t["percent"].values()) - 100) < 0.01 or t["interval_ns"] == 0
+' "$tmp/out.json" "$tmp/before" "$tmp/after" "$hz"
+
+"$PMUKIT" cpustat -i 0.05 >"$tmp/out.txt" 2>&1
+check "the text table has a row per CPU and the total" py '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+n = sum(1 for l in open("/proc/stat") if l.startswith("cpu") and not l.startswith("cpu "))
+assert lines[0].startswith("CPU time over"), lines[0]
+head = lines[2].split()
+assert head[:4] == ["cpu", "busy", "user", "nice"] and "steal" in head, head
+rows = [l.split() for l in lines[3:]]
+assert len(rows) == n + 1 and rows[-1][0] == "all", rows
+' "$tmp/out.txt"
+
+"$PMUKIT" cpustat -i nope >/dev/null 2>"$tmp/bad.err"
+check_eq "a bad interval is a usage error" 2 $?
+
+# A fixture tree: the values come out exactly (one sample repeated: no interval).
+mkdir -p "$tmp/root/proc" "$tmp/root/sys/devices/system/cpu/cpu1/cpufreq"
+printf 'cpu  3 0 3 6 0 0 0 0 0 0\ncpu0 1 0 2 3 0 0 0 0 0 0\ncpu1 2 0 1 3 1 0 0 0 0 0\nintr 5\n' \
+	>"$tmp/root/proc/stat"
+echo 1500000 >"$tmp/root/sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq"
+PMUKIT_SYSROOT=$tmp/root "$PMUKIT" cpustat -i 0.01 --json >"$tmp/fix.json" 2>"$tmp/fix.err"
+check_eq "cpustat on a fixture tree exits 0 ($(head -c 200 "$tmp/fix.err"))" 0 $?
+check "fixture values come out exactly" py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+hz = int(sys.argv[2])
+c0, c1 = d["cpus"]
+assert (c0["cpu"], c1["cpu"]) == (0, 1)
+assert c0["ns"]["system"] == 2 * 10**9 // hz and c1["ns"]["iowait"] == 10**9 // hz, d
+assert c0["freq_mhz"] is None and c1["freq_mhz"] == 1500, d
+assert c0["interval_ns"] == 0 and c0["busy_percent"] == 0, c0
+assert d["total"]["ns"]["idle"] == 6 * 10**9 // hz, d["total"]
+' "$tmp/fix.json" "$hz"
+finish

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* OS CPU-time counters on Linux against fixture /proc/stat trees: USER_HZ ticks to
+ * ns, percentages of an interval (the pdh-math.md 1.3 example), backward steps kept
+ * at the high-water mark, cpufreq, CPUs appearing, malformed files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include <pmukit/error.h>
+#include <pmukit/oscounters.h>
+#include <pmukit/topology.h>
+#include "core/cpustat.h"
+#include "fixture_tree.h"
+
+
+static char root[128];
+static long hz;
+
+static int setup(void **state)
+{
+	(void)state;
+	hz = sysconf(_SC_CLK_TCK);
+	fixture_create(root, sizeof(root), "cpustat");
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	pmu_sysroot_set("");
+	return fixture_remove(root);
+}
+
+static uint64_t ns(uint64_t ticks)
+{
+	return ticks * 1000000000ull / (uint64_t)hz;
+}
+
+static void proc_stat(const char *cpu_lines)
+{
+	fixture_write(root, "proc/stat", "cpu  1 2 3 4 5 6 7 8 0 0\n%s"
+		      "intr 1234 5 6 7 8\nctxt 99\nbtime 1700000000\nprocesses 5\n", cpu_lines);
+}
+
+/* shared/docs/pdh-math.md 1.3: idle 37368 -> 37418 over 100 ticks is 50 % idle. */
+static void test_interval(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c, t;
+
+	(void)state;
+	proc_stat("cpu0 9889 0 5130 37368 197 0 51 369 0 0\n"
+		  "cpu1 100 10 200 1000 0 5 5 0 0 0\n");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_string_equal(pmu_cpustat_source(s), "/proc/stat");
+	assert_int_equal(pmu_cpustat_cpu_count(s), 2);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_int_equal(c.cpu, 0);
+	assert_int_equal(c.ns[PMU_CPUTIME_USER], ns(9889));
+	assert_int_equal(c.ns[PMU_CPUTIME_SYSTEM], ns(5130));
+	assert_int_equal(c.ns[PMU_CPUTIME_IDLE], ns(37368));
+	assert_int_equal(c.ns[PMU_CPUTIME_STEAL], ns(369));
+	assert_int_equal(c.has, (1u << PMU_CPUTIME_COUNT) - 1);
+	assert_int_equal(c.parked, -1);
+	assert_true(c.freq_mhz == 0);
+	/* Since boot after one sample. */
+	assert_int_equal(c.interval_ns, ns(9889 + 5130 + 37368 + 197 + 51 + 369));
+
+	/* One second later: +25 user, +15 system, +50 idle, +10 steal. */
+	proc_stat("cpu0 9914 0 5145 37418 197 0 51 379 0 0\n"
+		  "cpu1 100 10 200 1100 0 5 5 0 0 0\n");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_int_equal(c.interval_ns, ns(100));
+	assert_true(c.percent[PMU_CPUTIME_IDLE] > 49.999 && c.percent[PMU_CPUTIME_IDLE] < 50.001);
+	assert_true(c.percent[PMU_CPUTIME_USER] > 24.999 && c.percent[PMU_CPUTIME_USER] < 25.001);
+	assert_true(c.busy_percent > 49.999 && c.busy_percent < 50.001);
+	assert_int_equal(pmu_cpustat_read(s, 1, &c), 0);
+	assert_true(c.percent[PMU_CPUTIME_IDLE] > 99.999 && c.busy_percent < 0.001);
+	/* Both CPUs: 200 ticks, 150 idle. */
+	assert_int_equal(pmu_cpustat_total(s, &t), 0);
+	assert_int_equal(t.cpu, -1);
+	assert_int_equal(t.interval_ns, ns(200));
+	assert_true(t.percent[PMU_CPUTIME_IDLE] > 74.999 && t.percent[PMU_CPUTIME_IDLE] < 75.001);
+	assert_int_equal(t.ns[PMU_CPUTIME_IDLE], ns(37418 + 1100));
+	assert_int_equal(pmu_cpustat_read(s, 2, &c), PMU_ERANGE);
+	pmu_cpustat_close(s);
+}
+
+/* A counter stepping back keeps its high-water mark; old kernels give 4 fields. */
+static void test_backwards_and_short(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c;
+
+	(void)state;
+	proc_stat("cpu0 100 0 100 1000\n");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_int_equal(c.has, 0xfu);
+	proc_stat("cpu0 150 0 100 990\n");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_int_equal(c.ns[PMU_CPUTIME_IDLE], ns(1000));
+	assert_true(c.percent[PMU_CPUTIME_USER] > 99.999);
+	assert_int_equal(c.interval_ns, ns(50));
+	pmu_cpustat_close(s);
+}
+
+/* CPUs sorted by id; a CPU coming online has no interval yet: since boot. */
+static void test_cpus_and_freq(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c, t;
+
+	(void)state;
+	proc_stat("cpu2 10 0 10 80 0 0 0 0 0 0\ncpu0 10 0 10 80 0 0 0 0 0 0\n");
+	fixture_writeln(root, "sys/devices/system/cpu/cpu2/cpufreq/scaling_cur_freq", "2995000");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_int_equal(pmu_cpustat_cpu_count(s), 2);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_int_equal(c.cpu, 0);
+	assert_true(c.freq_mhz == 0);
+	assert_int_equal(pmu_cpustat_read(s, 1, &c), 0);
+	assert_int_equal(c.cpu, 2);
+	assert_true(c.freq_mhz > 2994.9 && c.freq_mhz < 2995.1);
+	proc_stat("cpu0 20 0 10 170 0 0 0 0 0 0\ncpu1 5 0 5 10 0 0 0 0 0 0\n"
+		  "cpu2 60 0 10 130 0 0 0 0 0 0\n");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_cpu_count(s), 3);
+	assert_int_equal(pmu_cpustat_read(s, 1, &c), 0);
+	assert_int_equal(c.cpu, 1);
+	assert_int_equal(c.interval_ns, ns(20));
+	/* The total leaves the new CPU out: cpu0 100 ticks (10 busy), cpu2 100 (50 busy). */
+	assert_int_equal(pmu_cpustat_total(s, &t), 0);
+	assert_int_equal(t.interval_ns, ns(200));
+	assert_true(t.busy_percent > 29.999 && t.busy_percent < 30.001);
+	assert_true(t.freq_mhz > 2994.9 && t.freq_mhz < 2995.1);
+	pmu_cpustat_close(s);
+}
+
+static void test_bad_files(void **state)
+{
+	struct pmu_cpustat *s = (void *)1;
+
+	(void)state;
+	assert_int_equal(pmu_cpustat_open(NULL, &s), PMU_ENOENT);
+	assert_null(s);
+	assert_non_null(strstr(pmu_error_detail(), "proc"));
+	proc_stat("");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "no cpuN lines"));
+	proc_stat("cpu0 1 2\n");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "at least 4"));
+	proc_stat("cpu0x 1 2 3 4\n");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), PMU_EFORMAT);
+	/* A failed sample keeps the last good one. */
+	proc_stat("cpu0 1 2 3 4\n");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	proc_stat("cpu0 1\n");
+	assert_int_equal(pmu_cpustat_sample(s), PMU_EFORMAT);
+	assert_int_equal(pmu_cpustat_cpu_count(s), 1);
+	proc_stat("cpu0 2 2 3 4\n");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	pmu_cpustat_close(s);
+	assert_null(pmu_cputime_name(PMU_CPUTIME_COUNT));
+	assert_string_equal(pmu_cputime_name(PMU_CPUTIME_SOFTIRQ), "softirq");
+}
+
+/* The live host: every CPU of /proc/stat, percentages summing to 100. */
+static void test_live(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c;
+	double sum;
+
+	(void)state;
+	pmu_sysroot_set("");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	usleep(50000);
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_true(pmu_cpustat_elapsed_ns(s) >= 50000000);
+	assert_int_equal((long)pmu_cpustat_cpu_count(s), sysconf(_SC_NPROCESSORS_ONLN));
+	for (size_t i = 0; i < pmu_cpustat_cpu_count(s); i++) {
+		assert_int_equal(pmu_cpustat_read(s, i, &c), 0);
+		sum = 0;
+		for (int k = 0; k < PMU_CPUTIME_COUNT; k++)
+			sum += c.percent[k];
+		if (c.interval_ns)
+			assert_true(sum > 99.99 && sum < 100.01);
+	}
+	pmu_cpustat_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backwards_and_short, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpus_and_freq, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit addr2line: addresses -> function, file:line:column and the inlined calls,
+ * of a live process (-p) or of a file (-e, addresses as linked unless --base). */
+#include "cmd.h"
+#include "core/json.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <pmukit/pmukit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FRAMES 32
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit addr2line (-p PID | -e FILE [--base ADDR]) [--no-inline] "
+		   "[--json] [ADDR...]\n\n"
+		   "Resolves each address (hex, 0x optional; read from stdin when none is\n"
+		   "given) to its function, source file:line:column and the functions inlined\n"
+		   "there, innermost first, as 'addr2line -f -i' does.\n\n"
+		   "  -p, --pid PID      addresses in a running process (0: pmukit itself)\n"
+		   "  -e, --exe FILE     addresses in FILE as linked (what addr2line -e takes)\n"
+		   "      --base ADDR    FILE's first byte is loaded at ADDR (PE: the image base)\n"
+		   "      --build-id HEX the identity a recording saw (ELF: the build-id; PE: the\n"
+		   "                     PDB GUID as stored + Age, little-endian): a FILE that\n"
+		   "                     differs is stale and gives module + offset only\n"
+		   "  -s, --no-inline    one frame per address: the function owning the code\n"
+		   "  -j, --json         {\"addresses\": [{address, module, module_offset,\n"
+		   "                     frames: [{function, file, line, column, symbol_offset,\n"
+		   "                     inlined}], error}]}\n"
+		   "  -h, --help         this text\n\n"
+		   "Exit status: 0 when every address lies in a module, 1 otherwise, 2 on bad\n"
+		   "usage.\n");
+}
+
+static void print_text(uint64_t addr, const struct pmu_frame *f, size_t n)
+{
+	const char *mod = n ? f[0].module : NULL;
+
+	printf("0x%" PRIx64 " %s+0x%" PRIx64 "%s\n", addr, mod ? mod : "??",
+	       n ? f[0].module_offset : 0, !n ? "" : f[0].flags & PMU_FRAME_STALE ?
+	       " (stale: not the file the recording saw, no symbols)" :
+	       f[0].flags & PMU_FRAME_NOFILE ? " (file unreadable, no symbols)" : "");
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].function && !f[i].file)
+			continue;
+		printf("  %s", f[i].function ? f[i].function : "??");
+		if (f[i].function && f[i].symbol_offset)
+			printf("+0x%" PRIx64, f[i].symbol_offset);
+		printf(" at %s:%u", f[i].file ? f[i].file : "??", f[i].line);
+		if (f[i].column)
+			printf(":%u", f[i].column);
+		printf("%s\n", f[i].flags & PMU_FRAME_INLINED ? " (inlined)" : "");
+	}
+}
+
+static void print_json(struct pmuk_json *j, uint64_t addr, const struct pmu_frame *f,
+		       size_t n, const char *error)
+{
+	pmuk_json_obj_begin(j, NULL);
+	pmuk_json_uint(j, "address", addr);
+	pmuk_json_str(j, "module", n ? f[0].module : NULL);
+	if (n)
+		pmuk_json_uint(j, "module_offset", f[0].module_offset);
+	else
+		pmuk_json_null(j, "module_offset");
+	pmuk_json_bool(j, "stale", n && (f[0].flags & PMU_FRAME_STALE));
+	pmuk_json_arr_begin(j, "frames");
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].function && !f[i].file)
+			continue;
+		pmuk_json_obj_begin(j, NULL);
+		pmuk_json_str(j, "function", f[i].function);
+		pmuk_json_str(j, "file", f[i].file);
+		pmuk_json_uint(j, "line", f[i].line);
+		pmuk_json_uint(j, "column", f[i].column);
+		pmuk_json_uint(j, "symbol_offset", f[i].symbol_offset);
+		pmuk_json_bool(j, "inlined", (f[i].flags & PMU_FRAME_INLINED) != 0);
+		pmuk_json_obj_end(j);
+	}
+	pmuk_json_arr_end(j);
+	pmuk_json_str(j, "error", error);
+	pmuk_json_obj_end(j);
+}
+
+static int parse_hex_bytes(const char *s, uint8_t *out, uint8_t *n)
+{
+	size_t len = strlen(s);
+
+	if (len % 2 || len == 0 || len > 40)
+		return -1;
+	for (size_t i = 0; i < len; i += 2) {
+		char byte[3] = { s[i], s[i + 1], 0 }, *end;
+
+		out[i / 2] = (uint8_t)strtoul(byte, &end, 16);
+		if (*end)
+			return -1;
+	}
+	*n = (uint8_t)(len / 2);
+	return 0;
+}
+
+/* PE images carry PDB GUID+Age identities, the rest ELF build-ids. */
+static int is_pe(const char *path)
+{
+	char magic[2] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	if (f) {
+		if (fread(magic, 1, 2, f) != 2)
+			magic[0] = 0;
+		fclose(f);
+	}
+	return magic[0] == 'M' && magic[1] == 'Z';
+}
+
+static int parse_addr(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s[0] || s[0] == '-')
+		return -1;
+	*out = strtoull(s, &end, 16);
+	return *end ? -1 : 0;
+}
+
+/* Resolves one address; 1 when it lies in no module. */
+static int one(struct pmu_symbolizer *s, const char *arg, struct pmuk_json *j)
+{
+	struct pmu_frame f[MAX_FRAMES];
+	uint64_t addr;
+	size_t n = 0;
+	int err;
+
+	if (parse_addr(arg, &addr)) {
+		fprintf(stderr, "pmukit addr2line: '%s' is not a hex address\n", arg);
+		if (j)
+			print_json(j, 0, f, 0, "not a hex address");
+		return 1;
+	}
+	err = pmu_symbolizer_resolve(s, addr, f, MAX_FRAMES, &n);
+	if (j)
+		print_json(j, addr, f, n, err ? pmu_error_detail() : NULL);
+	else if (err)
+		printf("0x%" PRIx64 " ??: %s\n", addr, pmu_error_detail());
+	else
+		print_text(addr, f, n);
+	return err != 0;
+}
+
+int cmd_addr2line(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' }, { "exe", required_argument, NULL, 'e' },
+		{ "base", required_argument, NULL, 'b' }, { "no-inline", no_argument, NULL, 's' },
+		{ "build-id", required_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pmu_symbolizer_opts o = { .sz = sizeof(o) };
+	struct pmuk_json json, *j = NULL;
+	struct pmu_symbolizer *s;
+	const char *exe = NULL;
+	uint64_t base = 0;
+	uint8_t id[20];
+	uint8_t idn = 0;
+	int opt, pid = -1, bad = 0, err;
+	char line[256];
+
+	while ((opt = getopt_long(argc, argv, "+p:e:sjh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			pid = atoi(optarg);
+			break;
+		case 'e':
+			exe = optarg;
+			break;
+		case 'b':
+			if (parse_addr(optarg, &base)) {
+				fprintf(stderr, "pmukit addr2line: --base '%s' is not a hex "
+					"address\n", optarg);
+				return 2;
+			}
+			break;
+		case 'B':
+			if (parse_hex_bytes(optarg, id, &idn)) {
+				fprintf(stderr, "pmukit addr2line: --build-id '%s' is not 1 to 20 "
+					"hex bytes\n", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			o.no_inline = 1;
+			break;
+		case 'j':
+			j = &json;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if ((pid >= 0) == (exe != NULL)) {
+		fprintf(stderr, "pmukit addr2line: give either -p PID or -e FILE\n");
+		usage(stderr);
+		return 2;
+	}
+	o.pid = pid > 0 ? pid : 0;
+	o.offline = exe != NULL;
+	if ((err = pmu_symbolizer_open(&o, &s)))
+		return tool_error("addr2line", exe ? "opening a symbolizer" :
+				  "reading the process's modules", err);
+	if (exe) {
+		struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = exe, .start = base,
+						   .build_id = id, .build_id_size = idn };
+
+		m.build_id_kind = idn && is_pe(exe);   /* PMU_BUILD_ID_PDB : _BYTES */
+
+		err = pmu_symbolizer_add_module(s, &m);
+		if (err == PMU_EINVAL || err == PMU_ENOMEM) {
+			pmu_symbolizer_close(s);
+			return tool_error("addr2line", exe, err);
+		}
+		if (err)
+			fprintf(stderr, "pmukit addr2line: %s: %s\n", exe, pmu_error_detail());
+	}
+	if (j) {
+		pmuk_json_init(j, stdout, 1);
+		pmuk_json_obj_begin(j, NULL);
+		pmuk_json_arr_begin(j, "addresses");
+	}
+	if (optind < argc) {
+		for (int i = optind; i < argc; i++)
+			bad |= one(s, argv[i], j);
+	} else {
+		while (fgets(line, sizeof(line), stdin)) {
+			line[strcspn(line, " \t\r\n")] = 0;
+			if (line[0])
+				bad |= one(s, line, j);
+		}
+	}
+	if (j) {
+		pmuk_json_arr_end(j);
+		pmuk_json_obj_end(j);
+		pmuk_json_finish(j);
+	}
+	pmu_symbolizer_close(s);
+	if (fflush(stdout))
+		return tool_error("addr2line", "writing the output", PMU_EIO);
+	return bad;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit cpustat: where each CPU's time went over an interval, by the OS's own
+ * accounting (/proc/stat on Linux, PDH or NtQuerySystemInformation on Windows). */
+#include "cmd.h"
+
+#include "core/json.h"
+
+#include <pmukit/pmukit.h>
+#include <pmukit/oscounters.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit cpustat [-i SECONDS] [--json]\n\n"
+		   "Samples the OS CPU-time counters twice, SECONDS apart (default 1), and\n"
+		   "shows per CPU how the interval split into user, system, idle, interrupt\n"
+		   "... time, with the busy share and the frequency where the OS gives it.\n\n"
+		   "  -i, --interval SECONDS  the interval (0.01 to 3600)\n"
+		   "  --ntqsi                 Windows: read NtQuerySystemInformation, not PDH\n"
+		   "  --json                  one JSON object: source, interval_s, cpus, total\n"
+		   "  --help                  this text\n\n"
+		   "Linux reads /proc/stat (PMUKIT_SYSROOT=DIR reads DIR/proc/stat).\n");
+}
+
+static void pause_for(double s)
+{
+#ifdef _WIN32
+	Sleep((DWORD)(s * 1000));
+#else
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts))
+		;
+#endif
+}
+
+static void json_cpu(struct pmuk_json *j, const char *key, const struct pmu_cpustat_cpu *c)
+{
+	pmuk_json_obj_begin(j, key);
+	if (c->cpu >= 0)
+		pmuk_json_int(j, "cpu", c->cpu);
+	pmuk_json_double(j, "busy_percent", c->busy_percent);
+	pmuk_json_uint(j, "interval_ns", c->interval_ns);
+	pmuk_json_obj_begin(j, "percent");
+	for (int k = 0; k < PMU_CPUTIME_COUNT; k++)
+		if (c->has & 1u << k)
+			pmuk_json_double(j, pmu_cputime_name(k), c->percent[k]);
+	pmuk_json_obj_end(j);
+	pmuk_json_obj_begin(j, "ns");
+	for (int k = 0; k < PMU_CPUTIME_COUNT; k++)
+		if (c->has & 1u << k)
+			pmuk_json_uint(j, pmu_cputime_name(k), c->ns[k]);
+	pmuk_json_obj_end(j);
+	if (c->freq_mhz > 0)
+		pmuk_json_double(j, "freq_mhz", c->freq_mhz);
+	else
+		pmuk_json_null(j, "freq_mhz");
+	if (c->perf_percent > 0)
+		pmuk_json_double(j, "perf_percent", c->perf_percent);
+	if (c->parked >= 0)
+		pmuk_json_int(j, "parked", c->parked);
+	pmuk_json_obj_end(j);
+}
+
+static void text_row(const struct pmu_cpustat_cpu *c, uint32_t has, int freq)
+{
+	if (c->cpu >= 0)
+		printf("%5d %6.1f", c->cpu, c->busy_percent);
+	else
+		printf("%5s %6.1f", "all", c->busy_percent);
+	for (int k = 0; k < PMU_CPUTIME_COUNT; k++)
+		if (has & 1u << k)
+			printf(" %*.1f", k == PMU_CPUTIME_SOFTIRQ ? 8 : 7, c->percent[k]);
+	if (freq && c->freq_mhz > 0)
+		printf(" %7.0f", c->freq_mhz);
+	printf("\n");
+}
+
+static int print(struct pmu_cpustat *s, double interval, int json)
+{
+	struct pmu_cpustat_cpu c, total;
+	size_t n = pmu_cpustat_cpu_count(s);
+	double elapsed = (double)pmu_cpustat_elapsed_ns(s) / 1e9;
+	struct pmuk_json j;
+	int err;
+
+	if ((err = pmu_cpustat_total(s, &total)))
+		return err;
+	if (json) {
+		pmuk_json_init(&j, stdout, 1);
+		pmuk_json_obj_begin(&j, NULL);
+		pmuk_json_str(&j, "source", pmu_cpustat_source(s));
+		pmuk_json_double(&j, "interval_s", elapsed > 0 ? elapsed : interval);
+		pmuk_json_arr_begin(&j, "cpus");
+		for (size_t i = 0; i < n; i++) {
+			if ((err = pmu_cpustat_read(s, i, &c)))
+				return err;
+			json_cpu(&j, NULL, &c);
+		}
+		pmuk_json_arr_end(&j);
+		json_cpu(&j, "total", &total);
+		pmuk_json_obj_end(&j);
+		pmuk_json_finish(&j);
+		return 0;
+	}
+	printf("CPU time over %.2f s, %zu CPUs (from %s), percent of each CPU's time\n\n",
+	       elapsed > 0 ? elapsed : interval, n, pmu_cpustat_source(s));
+	printf("%5s %6s", "cpu", "busy");
+	for (int k = 0; k < PMU_CPUTIME_COUNT; k++)
+		if (total.has & 1u << k)
+			printf(" %*s", k == PMU_CPUTIME_SOFTIRQ ? 8 : 7, pmu_cputime_name(k));
+	if (total.freq_mhz > 0)
+		printf(" %7s", "MHz");
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		if ((err = pmu_cpustat_read(s, i, &c)))
+			return err;
+		text_row(&c, total.has, total.freq_mhz > 0);
+	}
+	text_row(&total, total.has, total.freq_mhz > 0);
+	return 0;
+}
+
+int cmd_cpustat(int argc, char **argv)
+{
+	struct pmu_cpustat_opts opts = { .sz = sizeof(opts) };
+	struct pmu_cpustat *s;
+	double interval = 1;
+	int json = 0, err;
+	char *end;
+
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--interval")) && i + 1 < argc) {
+			interval = strtod(argv[++i], &end);
+			if (*end || !(interval >= 0.01 && interval <= 3600)) {
+				fprintf(stderr, "pmukit cpustat: interval '%s' is not a number of "
+					"seconds from 0.01 to 3600\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "--ntqsi")) {
+			opts.windows_ntqsi = 1;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "pmukit cpustat: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if ((err = pmu_cpustat_open(&opts, &s)))
+		return tool_error("cpustat", "opening the OS CPU-time counters", err);
+	pause_for(interval);
+	err = pmu_cpustat_sample(s);
+	if (!err)
+		err = print(s, interval, json);
+	pmu_cpustat_close(s);
+	if (err)
+		return tool_error("cpustat", "sampling the OS CPU-time counters", err);
+	return fflush(stdout) ? tool_error("cpustat", "writing the output", PMU_EIO) : 0;
+}

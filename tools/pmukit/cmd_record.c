@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit record: samples of a command to a file in the OS's native format
+ * (pmukit/recording.h: .etl on Windows; Linux has no file writer yet and says so). */
+#include "cmd.h"
+
+#include <pmukit/pmukit.h>
+#include <pmukit/recording.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pmukit record -o FILE [-e EVENTS] [-F HZ | -c PERIOD] [-g] [--lbr]\n"
+		   "                     [--switch] -- COMMAND [ARGS...]\n\n"
+		   "Records samples of the whole machine while COMMAND runs (Windows: an ETW\n"
+		   "kernel session writing FILE as .etl), then passes COMMAND's exit status\n"
+		   "through. Read the file with 'pmukit report' or 'pmukit etl'.\n\n"
+		   "  -o FILE        the output file (required)\n"
+		   "  -e EVENTS      cpu-clock samples on the timer (the default); hardware\n"
+		   "                 events (instructions, cycles, ...) on counter overflow\n"
+		   "  -F HZ          timer samples per second per CPU (default 1000)\n"
+		   "  -c PERIOD      events between hardware-event samples (default 1000003)\n"
+		   "  -g             a call stack with every sample\n"
+		   "  --lbr          the last taken branches with every sample (LBR)\n"
+		   "  --switch       also record context switches\n"
+		   "  --help         this text\n\n"
+		   "Windows needs an elevated prompt (SeSystemProfilePrivilege). Linux: no\n"
+		   "perf.data writer yet; pmukit says so.\n");
+}
+
+static int number(const char *s, uint64_t *v)
+{
+	char *end;
+
+	*v = strtoull(s, &end, 10);
+	return *s && !*end && *v;
+}
+
+static int exit_code(int status)
+{
+#ifdef _WIN32
+	return status;
+#else
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+#endif
+}
+
+static int run(char **argv, struct pmu_recording *r, int *status)
+{
+	struct pmu_command *cmd;
+	int err = pmu_command_prepare(argv, &cmd);
+
+	if (err)
+		return tool_error("record", "preparing the command", err);
+	if (!(err = pmu_command_start(cmd)))
+		err = pmu_command_wait(cmd, status);
+	pmu_command_free(cmd);
+	if (err) {
+		pmu_recording_close(r);
+		return tool_error("record", "running the command", err);
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct pmu_recording_opts o = { .sz = sizeof(o) };
+	struct pmu_target target = { .kind = PMU_TARGET_CPUS };
+	struct pmu_recording_stats st;
+	struct pmu_event_list *events = NULL;
+	struct pmu_recording *r;
+	const char *spec = NULL;
+	int i, err, status = 0;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-o") && v) {
+			o.path = argv[++i];
+		} else if (!strcmp(a, "-e") && v) {
+			spec = argv[++i];
+		} else if (!strcmp(a, "-F") && v && number(v, &o.freq)) {
+			i++;
+		} else if (!strcmp(a, "-c") && v && number(v, &o.period)) {
+			i++;
+		} else if (!strcmp(a, "-g")) {
+			o.callchain = 1;
+		} else if (!strcmp(a, "--lbr")) {
+			o.branches = 1;
+		} else if (!strcmp(a, "--switch")) {
+			o.context_switch = 1;
+		} else {
+			fprintf(stderr, "pmukit record: bad option '%s'%s\n", a,
+				v ? "" : " (or its value is missing)");
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!o.path || i + 1 >= argc) {
+		fprintf(stderr, "pmukit record: %s\n", o.path ? "no command after '--'"
+			: "no output file (-o FILE)");
+		usage(stderr);
+		return 2;
+	}
+	if (spec && (err = pmu_event_parse(spec, &events)))
+		return tool_error("record", "parsing the events", err);
+	err = pmu_recording_start(events, &target, &o, &r);
+	pmu_event_list_free(events);
+	if (err)
+		return tool_error("record", "starting the recording", err);
+	if ((err = run(argv + i + 1, r, &status)))
+		return err;
+	err = pmu_recording_stop(r, &st);
+	pmu_recording_close(r);
+	if (err)
+		return tool_error("record", "finishing the recording", err);
+	fprintf(stderr, "pmukit record: wrote %s: %llu bytes, %llu buffers, %llu events lost\n",
+		o.path, (unsigned long long)st.bytes, (unsigned long long)st.buffers_written,
+		(unsigned long long)st.events_lost);
+	return exit_code(status);
+}
