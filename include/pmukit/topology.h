@@ -119,6 +119,11 @@ int pmu_topology_is_hybrid(const struct pmu_topology *t);
 /* Which discovery filled it: "hwloc", "sysfs", ... */
 const char *pmu_topology_source(const struct pmu_topology *t);
 
+/* Which NUMA node backs each page of the calling process (Linux: move_pages in query
+ * mode; Windows: QueryWorkingSetEx). nodes[i] gets the node id of the page holding
+ * addrs[i], or -1 when that page is not resident (never touched, swapped out). */
+int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes);
+
 /* "0-3,8" style list of ids into buf (truncated lists end in "..."). */
 int pmu_cpulist_format(const int *ids, size_t n, char *buf, size_t size);
 const char *pmu_core_type_name(enum pmu_core_type type);   /* "uniform", "performance", ... */
