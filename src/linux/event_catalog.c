@@ -3,13 +3,13 @@
  * whether it can be counted here. */
 #include "linux/event_resolve.h"
 #include "linux/pmu_sysfs.h"
+#include "core/catalog.h"
 #include "core/error.h"
 #include "core/event_table.h"
 #include "core/sysroot.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -23,51 +23,18 @@
 #endif
 
 struct cat {
-	const char *pattern;
-	struct pmu_event_info *v;
-	size_t n, cap;
+	struct pmuk_catalog list;
 	struct pmu_device *pmus;
 	int npmus;
 	const struct pmu_device *core; /* first core PMU, NULL when none */
 	int ncores;
 	char cores[32];                /* "cpu" or "cpu_core,cpu_atom" */
-	int oom;
 };
-
-static int matches(const char *pattern, const char *name)
-{
-	if (!pattern || !*pattern)
-		return 1;
-	if (strpbrk(pattern, "*?["))
-		return !fnmatch(pattern, name, FNM_CASEFOLD);
-	return strcasestr(name, pattern) != NULL;
-}
 
 static struct pmu_event_info *add(struct cat *c, const char *name, const char *pmu,
 				  enum pmu_event_kind kind)
 {
-	struct pmu_event_info *e;
-
-	if (c->oom || !matches(c->pattern, name))
-		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct pmu_event_info *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v) {
-			c->oom = 1;
-			return NULL;
-		}
-		c->v = v;
-		c->cap = cap;
-	}
-	e = &c->v[c->n++];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	snprintf(e->pmu, sizeof(e->pmu), "%s", pmu);
-	e->kind = kind;
-	e->usable = 1;
-	return e;
+	return pmuk_catalog_add(&c->list, name, pmu, kind);
 }
 
 /* With a core PMU, asks the kernel whether it can count the event (user space only,
@@ -256,14 +223,14 @@ static void add_tracepoints(struct cat *c)
 
 	if (pmuk_tracefs_events(dir, sizeof(dir))) {
 		/* Said when asked for, or when nothing else matched ("pmukit list sched"). */
-		if (c->pattern && *c->pattern && !strchr(c->pattern, ':') && c->n &&
-		    !matches(c->pattern, "subsystem:event"))
+		if (c->list.pattern && *c->list.pattern && !strchr(c->list.pattern, ':') && c->list.n &&
+		    !pmuk_catalog_matches(c->list.pattern, "subsystem:event"))
 			return;
-		const char *save = c->pattern;
+		const char *save = c->list.pattern;
 
-		c->pattern = NULL;
+		c->list.pattern = NULL;
 		e = add(c, "subsystem:event", "tracepoint", PMU_EVENT_TRACEPOINT);
-		c->pattern = save;
+		c->list.pattern = save;
 		if (e) {
 			e->usable = 0;
 			snprintf(e->desc, sizeof(e->desc), "kernel tracepoints");
@@ -306,7 +273,7 @@ static int info_cmp(const void *a, const void *b)
 
 int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
 {
-	struct cat c = { .pattern = pattern };
+	struct cat c = { .list.pattern = pattern };
 	size_t off = 0;
 	int ret;
 
@@ -333,21 +300,21 @@ int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *
 	add_pfm(&c);
 	add_tracepoints(&c);
 	free(c.pmus);
-	if (c.oom) {
-		free(c.v);
+	if (c.list.oom) {
+		free(c.list.v);
 		return pmuk_fail(PMU_ENOMEM, "out of memory listing events");
 	}
 	/* Stable order: by kind, tables in their order, listed names sorted. */
-	for (size_t i = 1; i < c.n; i++) {
-		struct pmu_event_info t = c.v[i];
+	for (size_t i = 1; i < c.list.n; i++) {
+		struct pmu_event_info t = c.list.v[i];
 		size_t j = i;
 
-		for (; j > 0 && info_cmp(&c.v[j - 1], &t) > 0; j--)
-			c.v[j] = c.v[j - 1];
-		c.v[j] = t;
+		for (; j > 0 && info_cmp(&c.list.v[j - 1], &t) > 0; j--)
+			c.list.v[j] = c.list.v[j - 1];
+		c.list.v[j] = t;
 	}
-	*out = c.v;
-	*n = c.n;
+	*out = c.list.v;
+	*n = c.list.n;
 	return 0;
 }
 

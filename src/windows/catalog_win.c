@@ -3,90 +3,28 @@
  * source names, and the profile sources this host's HAL lists; usable means countable
  * for a process (what `pmukit stat COMMAND` counts). */
 #include "windows/win.h"
+#include "core/catalog.h"
 #include "core/error.h"
 #include "core/event_table.h"
 
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct cat {
-	const char *pattern;
-	struct pmu_event_info *v;
-	size_t n, cap;
-	int oom;
+	struct pmuk_catalog list;
 };
-
-/* Case-insensitive glob (*, ?, [set]) as fnmatch(FNM_CASEFOLD) does on Linux. */
-static int glob(const char *p, const char *s)
-{
-	for (; *p; p++, s++) {
-		if (*p == '*') {
-			for (; *s; s++)
-				if (glob(p + 1, s))
-					return 1;
-			return glob(p + 1, s);
-		}
-		if (!*s)
-			return 0;
-		if (*p == '[' && strchr(p + 1, ']')) {
-			const char *q = p + 1;
-			int hit = 0;
-
-			for (; *q != ']'; q++)
-				hit |= tolower((unsigned char)*q) == tolower((unsigned char)*s);
-			if (!hit)
-				return 0;
-			p = q;
-		} else if (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)) {
-			return 0;
-		}
-	}
-	return !*s;
-}
-
-static int matches(const char *pattern, const char *name)
-{
-	size_t n;
-
-	if (!pattern || !*pattern)
-		return 1;
-	if (strpbrk(pattern, "*?["))
-		return glob(pattern, name);
-	n = strlen(pattern);
-	for (const char *s = name; *s; s++)
-		if (!strncasecmp(s, pattern, n))
-			return 1;
-	return 0;
-}
 
 static struct pmu_event_info *add(struct cat *c, const char *name, const char *pmu,
 				  enum pmu_event_kind kind, int generic)
 {
-	struct pmu_event_info *e;
+	struct pmu_event_info *e = pmuk_catalog_add(&c->list, name, pmu, kind);
 	char why[320];
 
-	if (c->oom || !matches(c->pattern, name))
+	if (!e)
 		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 128;
-		struct pmu_event_info *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v) {
-			c->oom = 1;
-			return NULL;
-		}
-		c->v = v;
-		c->cap = cap;
-	}
-	e = &c->v[c->n++];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	snprintf(e->pmu, sizeof(e->pmu), "%s", pmu);
-	e->kind = kind;
 	e->usable = pmuk_win_count_source(generic, PMU_TARGET_PID, why, sizeof(why)) !=
 		    PMUK_WSRC_NONE;
 	if (!e->usable)
@@ -120,7 +58,7 @@ static void add_sources(struct cat *c)
 
 int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
 {
-	struct cat c = { .pattern = pattern };
+	struct cat c = { .list.pattern = pattern };
 	struct pmu_event_info *e;
 	char name[64];
 
@@ -157,12 +95,12 @@ int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *
 				 a->note ? "; " : "", a->note ? a->note : "");
 	}
 	add_sources(&c);
-	if (c.oom) {
-		free(c.v);
+	if (c.list.oom) {
+		free(c.list.v);
 		return pmuk_fail(PMU_ENOMEM, "out of memory listing events");
 	}
-	*out = c.v;
-	*n = c.n;
+	*out = c.list.v;
+	*n = c.list.n;
 	return 0;
 }
 
