@@ -54,7 +54,7 @@ hwtest:
 # The Windows cross build (mingw-w64, -Werror): pmukit.exe, pmukit.dll + import library,
 # and the test programs of tests/windows. Needs root the first time (apt-get).
 windows:
-	@sh scripts/deps-windows.sh
+	@sh scripts/deps.sh windows
 	cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF
 	cmake --build $(WIN_BUILD) -j $(JOBS)

@@ -1,19 +1,35 @@
 #!/bin/sh
-# Installs the Debian packages pmukit needs to build, test and benchmark (Debian 12).
+# Installs the Debian packages pmukit needs (Debian 12): every list lives here.
+#   sh scripts/deps.sh [GROUP...]    groups: base (the default), windows, hwtest
 # Idempotent: does nothing when everything is present. Needs root to install.
 set -eu
 
-PACKAGES="
+# base: build, test, fuzz and benchmark on Linux (gcc-mingw-w64 for the PE tests).
+BASE="
   build-essential cmake pkg-config
   libpfm4-dev libhwloc-dev libdw-dev
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
   linux-perf libpapi-dev papi-tools
 "
+# windows: the cross build and its smoke tests under Wine.
+WINDOWS="cmake gcc-mingw-w64-x86-64 wine64 python3"
+# hwtest: the aarch64 cross compiler and QEMU for the arm64 guest (scripts/hwtest.sh).
+HWTEST="cmake make pkg-config qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio"
+
+packages=""
+for group in "${@:-base}"; do
+  case "$group" in
+    base) packages="$packages $BASE" ;;
+    windows) packages="$packages $WINDOWS" ;;
+    hwtest) packages="$packages $HWTEST" ;;
+    *) echo "deps.sh: unknown group '$group' (base, windows, hwtest)" >&2; exit 2 ;;
+  esac
+done
 
 missing=""
-for p in $PACKAGES; do
+for p in $packages; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing="$missing $p"
+    case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac
   fi
 done
 [ -z "$missing" ] && exit 0
@@ -25,6 +41,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+apt-get -o DPkg::Lock::Timeout=300 update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $missing >/dev/null

@@ -21,7 +21,6 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 W=${HWTEST_DIR:-$SRC/build-hw}
 TIMEOUT=${HWTEST_TIMEOUT:-150}
 JOBS=$(nproc)
-HOST_PACKAGES="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio cmake make pkg-config"
 T0=$(date +%s%N)
 
 say() {
@@ -32,19 +31,8 @@ die() { echo "hwtest: error: $*" >&2; exit 2; }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 apt_q() { apt-get -o DPkg::Lock::Timeout=300 -q "$@"; }
 
-# 1. Host tools (x86-64 packages): the cross compiler, QEMU, cpio.
-missing=""
-for p in $HOST_PACKAGES; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	is_root || die "missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)"
-	say "installing$missing"
-	apt_q update -qq
-	# shellcheck disable=SC2086
-	apt_q install -y -qq --no-install-recommends $missing >/dev/null
-fi
+# 1. Host tools (x86-64 packages): the cross compiler, QEMU, cpio (scripts/deps.sh).
+sh "$SRC/scripts/deps.sh" hwtest || die "the host tools are missing (see above)"
 
 # 2. The arm64 kernel and a static busybox: downloaded, never installed, through a
 # temporary foreign architecture. The kernel package is whatever the meta package

@@ -189,7 +189,7 @@ static char *syn_write(const struct syn *s, const char *tag)
 	const char *seeds = getenv("PMUKIT_ETL_SEED_DIR");
 	if (seeds && strcmp(tag, "damage")) {
 		char seed[512];
-		snprintf(seed, sizeof(seed), "%s/%s.etl", seeds, tag);
+		snprintf(seed, sizeof(seed), "%s/%s.bin", seeds, tag);
 		if ((f = fopen(seed, "wb"))) {
 			fwrite(s->d, 1, s->n, f);
 			fclose(f);
