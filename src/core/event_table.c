@@ -2,6 +2,7 @@
 /* Generic event names as plain data. Numbers are the Linux perf ABI
  * (PERF_COUNT_HW_*, PERF_COUNT_SW_*, PERF_COUNT_HW_CACHE_*). */
 #include "core/event_table.h"
+#include "core/suggest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -191,4 +192,20 @@ int pmuk_cache_parse(const char *name, uint64_t *config)
 		return -1;
 	*config = (uint64_t)cache | (uint64_t)op << 8 | (uint64_t)res << 16;
 	return 0;
+}
+
+void pmuk_event_suggest_generic(struct pmuk_suggest *s)
+{
+	char name[64];
+
+	for (size_t i = 0; i < pmuk_event_naliases; i++)
+		pmuk_suggest_add(s, pmuk_event_aliases[i].alias);
+	for (size_t i = 0; i < pmuk_event_ndefs; i++)
+		pmuk_suggest_add(s, pmuk_event_defs[i].name);
+	for (int k = 0; k < PMUK_CACHE_COUNT; k++)
+		for (int o = 0; o < PMUK_CACHE_OPS; o++)
+			for (int r = 0; r < 2 && pmuk_cache_valid(k, o); r++) {
+				pmuk_cache_name(k, o, r, name, sizeof(name));
+				pmuk_suggest_add(s, name);
+			}
 }

@@ -52,4 +52,10 @@ void pmuk_cache_name(int cache, int op, int miss, char *buf, size_t n);
 int pmuk_cache_parse(const char *name, uint64_t *config);
 const char *pmuk_cache_desc(int cache);
 
+struct pmuk_suggest;
+/* Offers every generic, alias and hw-cache name to a suggestion search; aliases
+ * first, since among equally close names perf's "cpu-cycles" reads better next to
+ * "cycles" than "bus-cycles" does. */
+void pmuk_event_suggest_generic(struct pmuk_suggest *s);
+
 #endif

@@ -43,19 +43,9 @@ static const struct pmuk_win_source *source_find(const struct wctx *c, const cha
 static void suggest(const struct wctx *c, const char *word, char *buf, size_t n)
 {
 	struct pmuk_suggest s;
-	char name[64];
 
 	pmuk_suggest_init(&s, word);
-	for (size_t i = 0; i < pmuk_event_naliases; i++)
-		pmuk_suggest_add(&s, pmuk_event_aliases[i].alias);
-	for (size_t i = 0; i < pmuk_event_ndefs; i++)
-		pmuk_suggest_add(&s, pmuk_event_defs[i].name);
-	for (int k = 0; k < PMUK_CACHE_COUNT; k++)
-		for (int o = 0; o < PMUK_CACHE_OPS; o++)
-			for (int r = 0; r < 2 && pmuk_cache_valid(k, o); r++) {
-				pmuk_cache_name(k, o, r, name, sizeof(name));
-				pmuk_suggest_add(&s, name);
-			}
+	pmuk_event_suggest_generic(&s);
 	for (int i = 0; i < c->nsrc; i++)
 		pmuk_suggest_add(&s, c->src[i].name);
 	pmuk_suggest_format(&s, buf, n);
