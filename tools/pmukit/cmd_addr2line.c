@@ -169,7 +169,7 @@ int cmd_addr2line(int argc, char **argv)
 	int opt, pid = -1, bad = 0, err;
 	char line[256];
 
-	while ((opt = getopt_long(argc, argv, "+p:e:sjh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:e:sjh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			pid = atoi(optarg);
