@@ -182,7 +182,8 @@ struct pmu_sampler_opts {
 struct pmu_sampler_stats {
 	uint64_t records;      /* records delivered, every kind */
 	uint64_t samples;      /* PMU_RECORD_SAMPLE delivered */
-	uint64_t lost;         /* records the kernel dropped at a full ring (sum of LOST) */
+	uint64_t lost;         /* records the kernel dropped at a full ring (sum of the
+				* LOST records delivered, see pmu_sampler_read) */
 	uint64_t lost_samples; /* samples dropped before reaching a ring */
 	uint64_t throttles;    /* THROTTLE records */
 	uint64_t unthrottles;
@@ -207,7 +208,13 @@ int pmu_sampler_poll(struct pmu_sampler *s, int timeout_ms);
 
 /* Drains every ring, calling cb for each record in ring order. Returns 0, cb's
  * nonzero return value, or PMU_EFORMAT when a ring held a corrupt record (that
- * ring's remaining bytes are dropped; pmu_error_detail() names the offset). */
+ * ring's remaining bytes are dropped; pmu_error_detail() names the offset).
+ * Losses are always reported: the kernel writes a LOST record only once a record
+ * fits again, so after draining a ring the sampler reads each event's lost count
+ * (Linux >= 6.0) and delivers what no LOST record has told yet as a LOST record
+ * of its own (event -1, no time; tid or cpu of the ring). The kernel's later
+ * LOST record then carries only what is new. (That count also takes in samples
+ * a PMU driver dropped before the ring, e.g. AMD IBS outside the asked mode.) */
 int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx);
 
 int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out);

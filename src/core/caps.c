@@ -138,6 +138,18 @@ void pmuk_caps_limit(struct pmu_caps *c, int id, const char *fmt, ...)
 	va_end(ap);
 }
 
+void pmuk_caps_note(struct pmu_caps *c, int id, const char *fmt, ...)
+{
+	struct cap_slot *s = slot(c, id);
+	va_list ap;
+
+	if (!s)
+		return;
+	va_start(ap, fmt);
+	append(s->reason, sizeof(s->reason), fmt, ap);
+	va_end(ap);
+}
+
 void pmuk_caps_remedy(struct pmu_caps *c, int id, const char *fmt, ...)
 {
 	struct cap_slot *s = slot(c, id);

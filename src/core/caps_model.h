@@ -19,6 +19,9 @@ void pmuk_caps_set(struct pmu_caps *c, int id, enum pmu_cap_status st, const cha
  * unavailable stays unavailable. */
 void pmuk_caps_limit(struct pmu_caps *c, int id, const char *fmt, ...)
 	PMUK_PRINTF(3, 4);
+/* Appends a remark to the reason, status unchanged (what works, said next to
+ * what does not). */
+void pmuk_caps_note(struct pmu_caps *c, int id, const char *fmt, ...) PMUK_PRINTF(3, 4);
 /* Appends a step to the remedy. */
 void pmuk_caps_remedy(struct pmu_caps *c, int id, const char *fmt, ...)
 	PMUK_PRINTF(3, 4);

@@ -33,10 +33,12 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 	pmuk_caps_set(c, 4, PMU_CAP_AVAILABLE, "user-space addresses resolve through elfutils "
 		      "libdwfl to function, file:line:column and inlined calls; recorded "
 		      "build-ids are checked (a stale binary gives module + offset only)");
-	pmuk_caps_limit(c, 4, "binaries without DWARF give symbol-table names only (install "
-			"their -dbgsym packages or set a debuginfo path)");
+	pmuk_caps_limit(c, 4, "binaries without DWARF give symbol-table names only");
+	pmuk_caps_remedy(c, 4, "install the -dbgsym (debug info) packages of the binaries "
+			 "you profile, or point the symbolizer at a debuginfo path");
 	pmuk_caps_limit(c, 4, "PE images of .etl recordings resolve to module + offset only "
 			"(DbgHelp and PDBs are Windows-only)");
+	pmuk_caps_remedy(c, 4, "symbolize .etl recordings with pmukit on Windows");
 #else
 	pmuk_caps_set(c, 4, PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (built "
 		      "without elfutils libdw), so user-space addresses are not resolved to "
@@ -44,8 +46,8 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 	pmuk_caps_remedy(c, 4, "rebuild with libdw-dev (elfutils) installed");
 #endif
 	if (s->kallsyms == 1)
-		pmuk_caps_limit(c, 4, "kernel symbols resolve through /proc/kallsyms "
-				"(kptr_restrict=%d)", s->kptr_restrict);
+		pmuk_caps_note(c, 4, "kernel symbols resolve through /proc/kallsyms "
+			       "(kptr_restrict=%d)", s->kptr_restrict);
 	else {
 		pmuk_caps_limit(c, 4, "kernel addresses in /proc/kallsyms are %s (kptr_restrict=%d)",
 				s->kallsyms < 0 ? "unreadable" : "hidden", s->kptr_restrict);
@@ -53,10 +55,15 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 				 "and run with CAP_SYSLOG (root)" : "run with CAP_SYSLOG (root), or "
 				 "sysctl kernel.kptr_restrict=0 with kernel.perf_event_paranoid=1");
 	}
-	if (s->kernel_build_id[0])
-		pmuk_caps_limit(c, 4, "the kernel build-id is readable from /sys/kernel/notes");
-	else
-		pmuk_caps_limit(c, 4, "the kernel build-id is not readable (/sys/kernel/notes)");
+	if (s->kernel_build_id[0]) {
+		pmuk_caps_note(c, 4, "the kernel build-id is readable from /sys/kernel/notes");
+	} else {
+		pmuk_caps_limit(c, 4, "the kernel build-id is not readable from /sys/kernel/notes, "
+				"so kernel samples cannot be matched to a vmlinux by build-id");
+		pmuk_caps_remedy(c, 4, "mount sysfs at /sys (mount -t sysfs sysfs /sys); a kernel "
+				 "linked without --build-id has no note to read: match its vmlinux "
+				 "by release instead");
+	}
 }
 
 void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
@@ -88,8 +95,7 @@ void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
 	} else if (admin) {
 		pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "tracefs is not mounted, so tracepoints cannot "
 			      "be named yet");
-		pmuk_caps_remedy(c, 5, "not mounted; mount it with: mount -t tracefs nodev "
-				 "/sys/kernel/tracing");
+		pmuk_caps_remedy(c, 5, "mount tracefs: mount -t tracefs nodev /sys/kernel/tracing");
 		return;
 	} else {
 		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is not mounted and mounting it "
@@ -97,12 +103,21 @@ void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
 		pmuk_caps_remedy(c, 5, "ask root to run: mount -t tracefs nodev /sys/kernel/tracing");
 		return;
 	}
-	if (!s->have_tracepoint_pmu || j->perf_blocked)
-		pmuk_caps_limit(c, 5, "tracepoints cannot be opened with perf_event_open (%s)",
-				j->perf_blocked ? "perf_event_open is unusable" : "no tracepoint PMU");
-	else if (!j->priv && s->paranoid > -1)
-		pmuk_caps_limit(c, 5, "raw tracepoint payloads (PERF_SAMPLE_RAW) need CAP_PERFMON "
-				"or perf_event_paranoid=-1");
+	if (j->perf_blocked) {
+		pmuk_caps_limit(c, 5, "tracepoints cannot be counted or sampled: perf_event_open "
+				"is unusable here (concern 1)");
+		pmuk_caps_remedy(c, 5, "as for concern 1");
+	} else if (!s->have_tracepoint_pmu) {
+		pmuk_caps_limit(c, 5, "tracepoints cannot be counted or sampled: the kernel has "
+				"no tracepoint PMU");
+		pmuk_caps_remedy(c, 5, "boot a kernel built with CONFIG_EVENT_TRACING and "
+				 "CONFIG_PERF_EVENTS");
+	} else if (!j->priv && s->paranoid > -1) {
+		pmuk_caps_limit(c, 5, "perf_event_paranoid=%d: raw tracepoint payloads "
+				"(PERF_SAMPLE_RAW) need CAP_PERFMON", s->paranoid);
+		pmuk_caps_remedy(c, 5, "run as root or grant CAP_PERFMON (setcap cap_perfmon=ep "
+				 "pmukit), or sysctl kernel.perf_event_paranoid=-1");
+	}
 }
 
 void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
@@ -128,17 +143,24 @@ void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
 	pmuk_caps_set(c, 6, PMU_CAP_AVAILABLE, "%d NUMA node%s%s%s", nodes, nodes == 1 ? "" : "s",
 		      s->cpus_online > 0 ? ", CPU topology in sysfs" : "",
 		      l->move_pages_err == 0 ? ", page -> node queries (move_pages)" : "");
-	if (!s->have_topology)
-		pmuk_caps_limit(c, 6, "no CPU topology in /sys/devices/system/cpu/cpu0/topology");
-	if (l->move_pages_err > 0) {
-		pmuk_caps_limit(c, 6, "move_pages fails with %s, so pages cannot be mapped to nodes",
-				pmuk_caps_errno_name(l->move_pages_err));
-		if (l->move_pages_err == ENOSYS)
-			pmuk_caps_remedy(c, 6, "boot a kernel with CONFIG_NUMA for page -> node queries");
+	if (!s->have_topology) {
+		pmuk_caps_limit(c, 6, "no CPU topology in /sys/devices/system/cpu/cpu0/topology: "
+				"cores and packages are not known");
+		pmuk_caps_remedy(c, 6, "mount sysfs at /sys (mount -t sysfs sysfs /sys)");
 	}
-	if (pmu_caps_get(c, 3)->status == PMU_CAP_UNAVAILABLE)
+	if (l->move_pages_err > 0) {
+		pmuk_caps_limit(c, 6, "move_pages fails with %s (%s), so pages cannot be mapped "
+				"to nodes", pmuk_caps_errno_name(l->move_pages_err),
+				pmuk_caps_errno_meaning(l->move_pages_err));
+		pmuk_caps_remedy(c, 6, "%s", l->move_pages_err == ENOSYS ? "boot a kernel with "
+				 "CONFIG_NUMA for page -> node queries" : "allow move_pages in the "
+				 "seccomp profile of this process (containers filter it)");
+	}
+	if (pmu_caps_get(c, 3)->status == PMU_CAP_UNAVAILABLE) {
 		pmuk_caps_limit(c, 6, "sampled data address -> node attribution needs precise "
 				"sampling (concern 3), which is unavailable");
+		pmuk_caps_remedy(c, 6, "as for concern 3");
+	}
 }
 
 void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
@@ -156,10 +178,12 @@ void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
 	if (j->perf_blocked) {
 		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "names resolve to encodings, but "
 			      "perf_event_open is unusable here (concern 1)");
+		pmuk_caps_remedy(c, 7, "as for concern 1");
 	} else if (!s->ncore) {
 		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "software events, tracepoints and the sysfs "
 			      "PMUs (%s) can be named; hardware event names have no PMU to encode "
 			      "for", s->pmus[0] ? s->pmus : "none");
+		pmuk_caps_remedy(c, 7, "as for concern 1 (no hardware PMU)");
 	} else if (l->pfm < 0) {
 		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "generic, sysfs-alias (pmu/event/) and raw "
 			      "(rNNNN) events only: libpfm4 is not built in");
@@ -198,10 +222,14 @@ void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
 	if (!s->cpufreq) {
 		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
 				j->vm ? " (usual in a virtual machine)" : "");
-		if (!j->vm)
-			pmuk_caps_remedy(c, 8, "load the cpufreq driver for this CPU (intel_pstate, "
-					 "amd-pstate, acpi-cpufreq or cppc_cpufreq)");
+		pmuk_caps_remedy(c, 8, "%s", j->vm ? "none inside this virtual machine: the "
+				 "hypervisor owns the CPU frequency (read it on the host)" :
+				 "load the cpufreq driver for this CPU (intel_pstate, amd-pstate, "
+				 "acpi-cpufreq or cppc_cpufreq)");
 	}
-	if (!s->cpuidle)
+	if (!s->cpuidle) {
 		pmuk_caps_limit(c, 8, "no cpuidle: idle-state residency is not exposed");
+		pmuk_caps_remedy(c, 8, "boot with a cpuidle driver (intel_idle, acpi_idle%s)",
+				 j->vm ? ", or cpuidle-haltpoll in a KVM guest" : "");
+	}
 }

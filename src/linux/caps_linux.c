@@ -172,13 +172,23 @@ static void judge_policy(struct pmuk_caps_judge *j)
 		return;
 	}
 	pmuk_caps_fact(c, 1, "perf_event_paranoid", paranoid_meaning(s->paranoid), "%d", s->paranoid);
-	if (l->sw_count_err == EACCES || l->sw_count_err == EPERM ||
-	    (l->sw_count_err == PMUK_NOT_PROBED && s->paranoid >= 3 && !j->priv)) {
-		snprintf(why, sizeof(why), "perf_event_open is denied: perf_event_paranoid=%d and %s",
-			 s->paranoid, j->priv ? "an LSM or seccomp policy refuses it"
-					      : "this user has no CAP_PERFMON");
+	/* The probe counts its own thread in user space, which only paranoid >= 3
+	 * (Debian, Android) refuses a user without CAP_PERFMON; any other refusal
+	 * comes from a seccomp filter (containers) or an LSM. */
+	if ((l->sw_count_err == EACCES || l->sw_count_err == EPERM ||
+	     l->sw_count_err == PMUK_NOT_PROBED) && s->paranoid >= 3 && !j->priv) {
+		snprintf(why, sizeof(why), "perf_event_open is denied: perf_event_paranoid=%d "
+			 "forbids it to users without CAP_PERFMON", s->paranoid);
 		blocked_all(j, why, "run as root or grant CAP_PERFMON (setcap cap_perfmon=ep "
 			    "pmukit), or lower it: sysctl kernel.perf_event_paranoid=2");
+	} else if (l->sw_count_err == EACCES || l->sw_count_err == EPERM) {
+		snprintf(why, sizeof(why), "perf_event_open is denied (%s) although "
+			 "perf_event_paranoid=%d%s allows it: a seccomp filter or an LSM policy "
+			 "(SELinux, AppArmor) refuses it", pmuk_caps_errno_name(l->sw_count_err),
+			 s->paranoid, j->priv ? " and CAP_PERFMON" : "");
+		blocked_all(j, why, "allow perf_event_open in the seccomp profile (containers: "
+			    "docker run --security-opt seccomp=PROFILE with perf_event_open allowed, "
+			    "or --cap-add PERFMON) and check the audit log for LSM denials");
 	} else if (l->sw_count_err > 0) {
 		snprintf(why, sizeof(why), "perf_event_open(task-clock) failed with %s: %s",
 			 pmuk_caps_errno_name(l->sw_count_err),
@@ -206,9 +216,10 @@ static void paranoid_limits(struct pmuk_caps_judge *j, int id)
 	else
 		pmuk_caps_limit(j->c, id, "perf_event_paranoid=1: CPU-wide %s needs CAP_PERFMON",
 				id == PMU_CONCERN_COUNTING ? "counting" : "sampling");
+	/* kernel mode needs paranoid <= 1, CPU-wide <= 0 */
 	pmuk_caps_remedy(j->c, id, "run as root or grant CAP_PERFMON (setcap cap_perfmon=ep "
-			 "pmukit), or sysctl kernel.perf_event_paranoid=%d",
-			 s->paranoid >= 2 ? 1 : 0);
+			 "pmukit), or %s", s->paranoid >= 2 ? "sysctl kernel.perf_event_paranoid=1 "
+			 "for kernel mode (0 for CPU-wide too)" : "sysctl kernel.perf_event_paranoid=0");
 }
 
 static void core_pmu_list(const struct pmuk_caps_sys *s, char *buf, size_t size)
@@ -272,6 +283,10 @@ static void judge_counting(struct pmuk_caps_judge *j)
 			      "open with %s (%s); software counters work", cores,
 			      pmuk_caps_errno_name(l->hw_count_err),
 			      pmuk_caps_errno_meaning(l->hw_count_err));
+		pmuk_caps_remedy(c, 1, "%s", l->hw_count_err == EBUSY || l->hw_count_err == ENOSPC ?
+				 "stop the tool holding the counters (see perf_event_holders; a "
+				 "hypervisor or firmware may hold them too)" : "check dmesg for what "
+				 "the PMU driver reported at boot");
 	} else {
 		pmuk_caps_set(c, 1, PMU_CAP_AVAILABLE, "hardware and software counters on %s%s",
 			      cores, s->ncore > 1 ? " (hybrid: an event counts on one core type)" : "");
@@ -292,6 +307,11 @@ static void judge_counting(struct pmuk_caps_judge *j)
 		pmuk_caps_limit(c, 1, "rdpmc self-reads are disabled, so every read is a system call");
 		pmuk_caps_remedy(c, 1, "echo 1 > /sys/bus/event_source/devices/%s/rdpmc", s->core[0].name);
 	}
+	if (s->perf_user_access == 0) {
+		pmuk_caps_limit(c, 1, "user-space counter reads are disabled "
+				"(kernel.perf_user_access=0), so every read is a system call");
+		pmuk_caps_remedy(c, 1, "sysctl kernel.perf_user_access=1");
+	}
 }
 
 static void judge_sampling(struct pmuk_caps_judge *j)
@@ -309,8 +329,9 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			       "interrupts may take before the kernel lowers the sample rate",
 			       "%d", s->cpu_time_max_percent);
 	if (s->mlock_kb >= 0)
-		pmuk_caps_fact(c, 2, "perf_event_mlock_kb", "ring-buffer KiB per user beyond "
-			       "RLIMIT_MEMLOCK; bigger buffers need CAP_IPC_LOCK", "%d", s->mlock_kb);
+		pmuk_caps_fact(c, 2, "perf_event_mlock_kb", "ring-buffer KiB each user may lock per "
+			       "online CPU before RLIMIT_MEMLOCK is charged; CAP_IPC_LOCK lifts both",
+			       "%d", s->mlock_kb);
 	if (l->sw_sample_err != PMUK_NOT_PROBED)
 		pmuk_caps_fact(c, 2, "cpu_clock_sampling", l->sw_sample_err ?
 			       pmuk_caps_errno_meaning(l->sw_sample_err) : l->sw_sample_records ?
@@ -323,8 +344,10 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "cpu-clock sampling through the ring buffer "
 			      "failed with %s: %s", pmuk_caps_errno_name(l->sw_sample_err),
 			      pmuk_caps_errno_meaning(l->sw_sample_err));
-		pmuk_caps_remedy(c, 2, "raise perf_event_mlock_kb or RLIMIT_MEMLOCK (ulimit -l), "
-				 "or check the seccomp/LSM policy");
+		pmuk_caps_remedy(c, 2, "%s", l->sw_sample_err == EPERM || l->sw_sample_err == ENOMEM ?
+				 "map smaller rings, or raise kernel.perf_event_mlock_kb or "
+				 "RLIMIT_MEMLOCK (ulimit -l)" : "check dmesg and the seccomp/LSM "
+				 "policy of this process");
 		return;
 	}
 	if (!s->ncore) {
@@ -336,18 +359,21 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			      "timer-based cpu-clock sampling works",
 			      pmuk_caps_errno_name(l->hw_sample_err),
 			      pmuk_caps_errno_meaning(l->hw_sample_err));
+		pmuk_caps_remedy(c, 2, "%s", l->hw_sample_err == EOPNOTSUPP ? "sample cpu-clock "
+				 "instead; the PMU raises no overflow interrupt (on Arm boards the "
+				 "device tree or ACPI must describe the PMU interrupt)" : "sample "
+				 "cpu-clock instead, and check dmesg for what the PMU driver reported");
 	} else {
 		pmuk_caps_set(c, 2, PMU_CAP_AVAILABLE, "hardware overflow and timer sampling with "
 			      "call stacks through the perf ring buffer");
 	}
 	paranoid_limits(j, 2);
-	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000)
+	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000) {
 		pmuk_caps_limit(c, 2, "the kernel caps sampling at %d Hz per CPU", s->max_sample_rate);
-}
-
-static int is_x86(const char *arch)
-{
-	return !strcmp(arch, "x86_64") || !strcmp(arch, "i686") || !strcmp(arch, "i386");
+		pmuk_caps_remedy(c, 2, "sysctl kernel.perf_event_max_sample_rate=10000 (the kernel "
+				 "lowers it again when sampling takes more than "
+				 "perf_cpu_time_max_percent of the CPU)");
+	}
 }
 
 static void judge_precise(struct pmuk_caps_judge *j)
@@ -387,7 +413,7 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	}
 	/* Only x86 core PMUs (PEBS, IBS) act on precise_ip; arm_pmu accepts and ignores it. */
 	precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
-	if (precise && !is_x86(l->arch)) {
+	if (precise && !j->x86) {
 		pmuk_caps_fact(c, 3, "precise_ip_ignored", "the kernel accepts precise_ip on this "
 			       "architecture's core PMU without reducing skid", "%s", l->arch);
 		precise = 0;
@@ -409,8 +435,11 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "the %s PMU offers neither precise sampling "
 			      "(no PEBS/IBS; on Arm that needs the SPE PMU, arm_spe, absent here), a "
 			      "data-source PMU nor branch stacks", s->core[0].name);
-		if (j->vm)
-			pmuk_caps_remedy(c, 3, "virtual PMUs rarely pass PEBS/LBR through; run on bare metal");
+		pmuk_caps_remedy(c, 3, "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
+				 "through; run on bare metal" : j->x86 ? "check dmesg: the PMU "
+				 "driver found no PEBS or LBR on this CPU" : "use a CPU with SPE and "
+				 "a kernel with the arm_spe_pmu driver (or an x86 CPU with PEBS or "
+				 "IBS)");
 		return;
 	}
 	surf[strlen(surf) - 2] = '\0';
@@ -422,10 +451,15 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		pmuk_caps_limit(c, 3, "no branch stack");
 	if (!precise && !s->have_ibs_op && !s->have_spe)
 		pmuk_caps_limit(c, 3, "sample IPs carry skid");
+	if (!datasrc || !branch || (!precise && !s->have_ibs_op && !s->have_spe))
+		pmuk_caps_remedy(c, 3, "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
+				 "through; run on bare metal" : "none in software: what is missing "
+				 "is a feature of this CPU's PMU");
 	if (!j->priv && s->paranoid >= 2) {
 		pmuk_caps_limit(c, 3, "perf_event_paranoid=%d: physical data addresses and kernel "
 				"samples need CAP_PERFMON", s->paranoid);
-		pmuk_caps_remedy(c, 3, "run as root or grant CAP_PERFMON");
+		pmuk_caps_remedy(c, 3, "run as root or grant CAP_PERFMON, or sysctl "
+				 "kernel.perf_event_paranoid=1");
 	}
 }
 

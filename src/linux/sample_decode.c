@@ -29,6 +29,7 @@
 #define BRANCH_HW_INDEX (1ull << 17)
 #define BRANCH_COUNTERS (1ull << 19)
 #define FORMAT_LOST (1ull << 4)
+#define SAMPLE_KNOWN ((SAMPLE_WEIGHT_STRUCT << 1) - 1)
 #define CONTEXT_MAX ((uint64_t)-4095)
 
 struct cur {
@@ -129,12 +130,86 @@ static void compact_callchain(uint64_t *ips, uint64_t nr, int kernel, struct pmu
 	s->nr_kernel_frames = nk;
 }
 
+/* The fields after the branch stack. The kernel sizes a sample exactly, so bytes
+ * left over mean the record does not have the format we were told. */
+static int decode_tail(const struct pmuk_sample_fmt *f, struct cur *c, struct pmu_sample *s)
+{
+	uint64_t st = f->sample_type, v;
+
+	if ((st & PERF_SAMPLE_REGS_USER) && skip_regs(c, f->regs_user) < 0)
+		return -1;
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* {u64 size; char data[size]; u64 dyn_size} -- no dyn_size when size is 0 */
+		if (take_u64(c, &v) < 0 || (v & 7) || take(c, NULL, v) < 0 ||
+		    (v && take_u64(c, NULL) < 0))
+			return -1;
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | SAMPLE_WEIGHT_STRUCT)) {
+		if (take_u64(c, &s->weight) < 0)
+			return -1;
+		/* WEIGHT_STRUCT: var1_dw is the low 32 bits of the union on either byte order */
+		if (st & SAMPLE_WEIGHT_STRUCT)
+			s->weight = (uint32_t)s->weight;
+	}
+	if ((st & PERF_SAMPLE_DATA_SRC) && take_u64(c, &s->data_src) < 0)
+		return -1;
+	if ((st & PERF_SAMPLE_TRANSACTION) && take_u64(c, NULL) < 0)
+		return -1;
+	if ((st & PERF_SAMPLE_REGS_INTR) && skip_regs(c, f->regs_intr) < 0)
+		return -1;
+	if ((st & PERF_SAMPLE_PHYS_ADDR) && take_u64(c, &s->phys_addr) < 0)
+		return -1;
+	/* The kernel writes CGROUP, the page sizes, then AUX (perf_output_sample());
+	 * the comment in <linux/perf_event.h> lists AUX first and omits CGROUP. */
+	if ((st & SAMPLE_CGROUP) && take_u64(c, NULL) < 0)
+		return -1;
+	if ((st & SAMPLE_DATA_PAGE_SIZE) && take_u64(c, NULL) < 0)
+		return -1;
+	if ((st & SAMPLE_CODE_PAGE_SIZE) && take_u64(c, NULL) < 0)
+		return -1;
+	if ((st & SAMPLE_AUX) && (take_u64(c, &v) < 0 || take(c, NULL, v) < 0))
+		return -1;
+	return c->left ? -1 : 0;
+}
+
+/* {u64 nr; u64 hw_idx (HW_INDEX); {from, to, flags}[nr]; u64 counters[nr] (COUNTERS)}
+ * and everything after it. */
+static int decode_branches(const struct pmuk_sample_fmt *f, struct cur *c, struct pmu_sample *s)
+{
+	uint64_t nr;
+
+	if (take_u64(c, &nr) < 0 || nr > c->left / sizeof(struct pmu_branch))
+		return -1;
+	if (nr == 0 && (f->branch_sample_type & BRANCH_HW_INDEX)) {
+		/* The kernel writes hw_idx only when the PMU saved a branch stack; a
+		 * sample without one carries a bare nr = 0. The rest decoding to the
+		 * exact end tells which of the two this is. */
+		struct cur with = *c;
+
+		if (take_u64(&with, NULL) == 0 && decode_tail(f, &with, s) == 0) {
+			*c = with;
+			return 0;
+		}
+		return decode_tail(f, c, s);
+	}
+	if ((f->branch_sample_type & BRANCH_HW_INDEX) && take_u64(c, NULL) < 0)
+		return -1;
+	s->branches = (const struct pmu_branch *)(void *)c->p;
+	s->nr_branches = (uint32_t)nr;
+	if (take(c, NULL, nr * sizeof(struct pmu_branch)) < 0)
+		return -1;
+	if ((f->branch_sample_type & BRANCH_COUNTERS) && take(c, NULL, nr * 8) < 0)
+		return -1;
+	return decode_tail(f, c, s);
+}
+
 static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_event_header *h,
 			 struct cur *c, struct pmu_record *r)
 {
-	uint64_t st = f->sample_type, nr, v;
+	uint64_t st = f->sample_type, nr;
 	struct pmu_sample *s = &r->sample;
 	uint32_t raw;
+	int ret;
 
 	r->kind = PMU_RECORD_SAMPLE;
 	s->exact_ip = !!(h->misc & PERF_RECORD_MISC_EXACT_IP);
@@ -173,51 +248,8 @@ static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_even
 		if (take(c, &raw, sizeof(raw)) < 0 || ((raw + 4) & 7) || take(c, NULL, raw) < 0)
 			return -1;
 	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (take_u64(c, &nr) < 0 || nr > c->left / sizeof(struct pmu_branch))
-			return -1;
-		if ((f->branch_sample_type & BRANCH_HW_INDEX) && take_u64(c, NULL) < 0)
-			return -1;
-		s->branches = (const struct pmu_branch *)(void *)c->p;
-		s->nr_branches = (uint32_t)nr;
-		if (take(c, NULL, nr * sizeof(struct pmu_branch)) < 0)
-			return -1;
-		if ((f->branch_sample_type & BRANCH_COUNTERS) && take(c, NULL, nr * 8) < 0)
-			return -1;
-	}
-	if ((st & PERF_SAMPLE_REGS_USER) && skip_regs(c, f->regs_user) < 0)
-		return -1;
-	if (st & PERF_SAMPLE_STACK_USER) {
-		/* {u64 size; char data[size]; u64 dyn_size} -- no dyn_size when size is 0 */
-		if (take_u64(c, &v) < 0 || (v & 7) || take(c, NULL, v) < 0 ||
-		    (v && take_u64(c, NULL) < 0))
-			return -1;
-	}
-	if (st & (PERF_SAMPLE_WEIGHT | SAMPLE_WEIGHT_STRUCT)) {
-		uint32_t lo;
-
-		if (c->left < 8)
-			return -1;
-		memcpy(&lo, c->p, sizeof(lo)); /* WEIGHT_STRUCT: var1_dw comes first */
-		take_u64(c, &s->weight);
-		if (st & SAMPLE_WEIGHT_STRUCT)
-			s->weight = lo;
-	}
-	if ((st & PERF_SAMPLE_DATA_SRC) && take_u64(c, &s->data_src) < 0)
-		return -1;
-	if ((st & PERF_SAMPLE_TRANSACTION) && take_u64(c, NULL) < 0)
-		return -1;
-	if ((st & PERF_SAMPLE_REGS_INTR) && skip_regs(c, f->regs_intr) < 0)
-		return -1;
-	if ((st & PERF_SAMPLE_PHYS_ADDR) && take_u64(c, &s->phys_addr) < 0)
-		return -1;
-	if ((st & SAMPLE_CGROUP) && take_u64(c, NULL) < 0)
-		return -1;
-	if ((st & SAMPLE_DATA_PAGE_SIZE) && take_u64(c, NULL) < 0)
-		return -1;
-	if ((st & SAMPLE_CODE_PAGE_SIZE) && take_u64(c, NULL) < 0)
-		return -1;
-	if ((st & SAMPLE_AUX) && (take_u64(c, &v) < 0 || take(c, NULL, v) < 0))
+	ret = st & PERF_SAMPLE_BRANCH_STACK ? decode_branches(f, c, s) : decode_tail(f, c, s);
+	if (ret < 0)
 		return -1;
 	r->has |= (st & PERF_SAMPLE_IP ? PMU_HAS_IP : 0) |
 		  (st & PERF_SAMPLE_TID ? PMU_HAS_TID : 0) |
@@ -390,7 +422,6 @@ static int in_model(uint32_t type)
 static const char *type_name(uint32_t type)
 {
 	switch (type) {
-	case PERF_RECORD_SAMPLE: return "sample fields";
 	case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2: return "mapping fields";
 	case PERF_RECORD_COMM: return "thread name";
 	default: return "fields";
@@ -414,8 +445,21 @@ int pmuk_decode_record(const struct pmuk_sample_fmt *f, void *rec, size_t size,
 	out->cpumode = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) <= PERF_RECORD_MISC_GUEST_USER ?
 		       (enum pmu_cpumode)(h.misc & PERF_RECORD_MISC_CPUMODE_MASK) : PMU_CPUMODE_UNKNOWN;
 	c.left = size - sizeof(h);
-	if (h.type == PERF_RECORD_SAMPLE)
-		return decode_sample(f, &h, &c, out) < 0 ? bad(&h, type_name(h.type), size) : 0;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		if (f->sample_type & ~SAMPLE_KNOWN)
+			return pmuk_fail(PMU_EFORMAT, "perf sample_type 0x%llx has fields this decoder "
+					 "does not know (0x%llx): their layout is newer than pmukit",
+					 (unsigned long long)f->sample_type,
+					 (unsigned long long)(f->sample_type & ~SAMPLE_KNOWN));
+		if (decode_sample(f, &h, &c, out) < 0)
+			return pmuk_fail(PMU_EFORMAT, "perf sample record of %zu bytes does not match "
+					 "sample_type 0x%llx (read_format 0x%llx, branch_sample_type "
+					 "0x%llx): it is cut short or was written with another format",
+					 size, (unsigned long long)f->sample_type,
+					 (unsigned long long)f->read_format,
+					 (unsigned long long)f->branch_sample_type);
+		return 0;
+	}
 	if (!in_model(h.type))
 		return 1;
 	if (c.left < tsz)

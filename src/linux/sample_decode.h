@@ -26,7 +26,8 @@ void pmuk_sample_fmt_of(const struct perf_event_attr *attr, struct pmuk_sample_f
  * size bytes long and writable (call chains are compacted in place; pointers in
  * out point into rec). Returns 0 when out holds a record of the model, 1 for a
  * kind outside the model (out untouched beyond its header fields), PMU_EFORMAT
- * when the record is shorter than its kind and the format say. */
+ * when the record is shorter than its kind and the format say, or a sample is
+ * not exactly as long as its sample_type says (the kernel sizes samples exactly). */
 int pmuk_decode_record(const struct pmuk_sample_fmt *f, void *rec, size_t size,
 		       struct pmu_record *out);
 

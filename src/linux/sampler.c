@@ -23,11 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)
+#endif
+
 struct sring {
 	struct pmuk_ring ring;
 	void *map;             /* NULL: this unit is not open (its thread vanished) */
 	int fd;                /* the event the ring is mapped from */
 	int hung;              /* its thread exited */
+	uint64_t lost_rec;     /* sum of the LOST records the kernel wrote here */
+	uint64_t lost_told;    /* records reported lost to the caller so far */
 };
 
 struct pmu_sampler {
@@ -49,6 +55,7 @@ struct pmu_sampler {
 	void *cbctx;
 	int stopped;
 	int decode_err;
+	int no_format_lost;    /* kernel before 6.0: losses known from LOST records only */
 };
 
 static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opts *o, int first,
@@ -57,7 +64,9 @@ static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opt
 	struct pmuk_open_flags f = { .disabled = 1 };
 
 	pmuk_perf_attr(ev, &f, a);
-	a->read_format = PERF_FORMAT_ID;
+	/* read() then tells how many records each event lost at a full ring, which
+	 * the kernel reports as a LOST record only once it can write again. */
+	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (o->callchain)
@@ -173,9 +182,20 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 		int fd, err;
 
 		sample_attr(ev, o, first, &a);
+		if (s->no_format_lost)
+			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 		if (e == 0)
 			pmuk_sample_fmt_of(&a, &s->fmt);
 		fd = pmuk_perf_open(&a, pid, cpu, leader ? -1 : s->gfd[g]);
+		if (fd == -EINVAL && !s->no_format_lost) {
+			/* PERF_FORMAT_LOST is new in Linux 6.0 */
+			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+			fd = pmuk_perf_open(&a, pid, cpu, leader ? -1 : s->gfd[g]);
+			if (fd >= 0)
+				s->no_format_lost = 1;
+			else
+				fd = -EINVAL;
+		}
 		if (fd == -ESRCH && !s->units.cpu && s->units.n > 1)
 			return 1; /* the thread exited since /proc listed it */
 		if (fd < 0)
@@ -354,6 +374,34 @@ static int32_t event_of(const struct pmu_sampler *s, size_t u, uint64_t id)
 	return -1;
 }
 
+static void count_record(struct pmu_sampler *s, const struct pmu_record *r)
+{
+	s->st.records++;
+	if (r->kind == PMU_RECORD_SAMPLE)
+		s->st.samples++;
+	else if (r->kind == PMU_RECORD_LOST && r->lost.samples)
+		s->st.lost_samples += r->lost.count;
+	else if (r->kind == PMU_RECORD_LOST)
+		s->st.lost += r->lost.count;
+	else if (r->kind == PMU_RECORD_THROTTLE)
+		s->st.throttles++;
+	else if (r->kind == PMU_RECORD_UNTHROTTLE)
+		s->st.unthrottles++;
+}
+
+/* A LOST record covers the records lost since the previous one; some of them may
+ * have been reported already from the counters (report_lost): only the rest is
+ * new. 0: nothing left to report. */
+static uint64_t lost_news(struct sring *ring, uint64_t count)
+{
+	uint64_t news;
+
+	ring->lost_rec += count;
+	news = ring->lost_rec > ring->lost_told ? ring->lost_rec - ring->lost_told : 0;
+	ring->lost_told += news;
+	return news;
+}
+
 static int on_record(void *rec, size_t size, void *ctx)
 {
 	struct pmu_sampler *s = ctx;
@@ -370,19 +418,53 @@ static int on_record(void *rec, size_t size, void *ctx)
 		}
 		return 0;
 	}
+	if (r.kind == PMU_RECORD_LOST && !r.lost.samples &&
+	    !(r.lost.count = lost_news(&s->ring[s->cur], r.lost.count)))
+		return 0;
 	if (r.has & PMU_HAS_ID)
 		r.event = event_of(s, s->cur, r.id);
-	s->st.records++;
-	if (r.kind == PMU_RECORD_SAMPLE)
-		s->st.samples++;
-	else if (r.kind == PMU_RECORD_LOST && r.lost.samples)
-		s->st.lost_samples += r.lost.count;
-	else if (r.kind == PMU_RECORD_LOST)
-		s->st.lost += r.lost.count;
-	else if (r.kind == PMU_RECORD_THROTTLE)
-		s->st.throttles++;
-	else if (r.kind == PMU_RECORD_UNTHROTTLE)
-		s->st.unthrottles++;
+	count_record(s, &r);
+	ret = s->cb(&r, s->cbctx);
+	s->stopped = ret != 0;
+	return ret;
+}
+
+/* After a drain: the records this ring lost that no LOST record reported yet (the
+ * kernel writes one only when it next fits a record, which may be never: the
+ * thread exited, sampling was disabled). Each event's read() counts its losses. */
+static int report_lost(struct pmu_sampler *s, size_t u)
+{
+	struct sring *ring = &s->ring[u];
+	struct pmu_record r;
+	uint64_t total = 0, v[3];
+	int ret;
+
+	if (s->no_format_lost)
+		return 0;
+	for (size_t e = 0; e < s->nev; e++) {
+		int fd = s->fd[u * s->nev + e];
+
+		if (fd < 0)
+			continue;
+		if (read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+			return 0; /* unknown: the LOST records will tell */
+		total += v[2];
+	}
+	if (total <= ring->lost_told)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_LOST;
+	r.pid = r.tid = r.cpu = r.event = -1;
+	if (s->units.cpu) {
+		r.cpu = s->units.id[u];
+		r.has = PMU_HAS_CPU;
+	} else if (s->units.id[u] > 0) {
+		r.tid = s->units.id[u];
+		r.has = PMU_HAS_TID;
+	}
+	r.lost.count = total - ring->lost_told;
+	ring->lost_told = total;
+	count_record(s, &r);
 	ret = s->cb(&r, s->cbctx);
 	s->stopped = ret != 0;
 	return ret;
@@ -409,6 +491,9 @@ int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
 			s->st.corrupt++;
 			err = ret;
 		}
+		ret = report_lost(s, u);
+		if (s->stopped)
+			return ret;
 	}
 	if (s->decode_err && !err)
 		err = s->decode_err;

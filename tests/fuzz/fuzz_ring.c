@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(ring, data, size < area ? size : area);
 	page->data_head = v[0];
 	page->data_tail = v[1];
-	f.sample_type = v[2] & ~(1ull << 63);
+	/* bits past the known fields are refused before decoding: keep the rest */
+	f.sample_type = v[2] & ((1ull << 25) - 1);
 	f.sample_id_all = (int)(v[2] >> 63);
 	f.read_format = v[3];
 	f.branch_sample_type = v[4];

@@ -116,12 +116,25 @@ static struct pmuk_caps_live live_ok(int pmu)
 	return l;
 }
 
+/* Every answer says why, and every answer short of available says what to do. */
+static void assert_explained(const struct pmu_caps *c)
+{
+	for (int id = 1; id <= PMU_CONCERN_MAX; id++) {
+		const struct pmu_cap *p = pmu_caps_get(c, id);
+
+		if (!p->reason[0] || (p->status != PMU_CAP_AVAILABLE && !p->remedy[0]))
+			fail_msg("concern %d (%s) is %s, reason \"%s\", remedy \"%s\"", id,
+				 p->name, pmu_cap_status_name(p->status), p->reason, p->remedy);
+	}
+}
+
 static struct pmu_caps *probe(const struct pmuk_caps_live *l)
 {
 	struct pmu_caps *c = NULL;
 
 	assert_int_equal(pmuk_caps_probe_with(l, &c), 0);
 	assert_non_null(c);
+	assert_explained(c);
 	return c;
 }
 
@@ -164,6 +177,8 @@ static void test_model_and_writers(void **state)
 	pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "no \"PEBS\"");
 	pmuk_caps_limit(c, 3, "also no LBR");
 	assert_int_equal(pmu_caps_get(c, 3)->status, PMU_CAP_UNAVAILABLE);
+	pmuk_caps_note(c, 2, "works on %s", "cpu-clock");
+	assert_int_equal(pmu_caps_get(c, 2)->status, PMU_CAP_AVAILABLE);
 	pmuk_caps_remedy(c, 3, "run on bare metal");
 	pmuk_caps_remedy(c, 3, "or enable a vPMU");
 	assert_string_equal(pmu_caps_get(c, 3)->remedy, "run on bare metal; or enable a vPMU");
@@ -230,7 +245,7 @@ static void test_paranoid3_nonroot(void **state)
 	for (int id = 1; id <= 3; id++) {
 		assert_status(c, id, PMU_CAP_UNAVAILABLE);
 		assert_reason_has(c, id, "perf_event_paranoid=3");
-		assert_reason_has(c, id, "no CAP_PERFMON");
+		assert_reason_has(c, id, "forbids it to users without CAP_PERFMON");
 		assert_remedy_has(c, id, "CAP_PERFMON");
 	}
 	assert_string_equal(fact(c, "euid"), "1000");
@@ -241,6 +256,33 @@ static void test_paranoid3_nonroot(void **state)
 	l.sw_count_err = PMUK_NOT_PROBED;
 	c = probe(&l);
 	assert_status(c, 1, PMU_CAP_UNAVAILABLE);
+	pmu_caps_free(c);
+}
+
+/* paranoid=2 lets a user count its own threads: a refusal then comes from a
+ * seccomp filter or an LSM (a container), and the answer must not blame paranoid. */
+static void test_seccomp_denied(void **state)
+{
+	struct pmuk_caps_live l = live_ok(0);
+	struct pmu_caps *c;
+
+	(void)state;
+	l.sw_count_err = EPERM;
+	c = probe(&l);
+	for (int id = 1; id <= 3; id++) {
+		assert_status(c, id, PMU_CAP_UNAVAILABLE);
+		assert_reason_has(c, id, "denied (EPERM) although perf_event_paranoid=2 allows it");
+		assert_reason_has(c, id, "seccomp");
+		assert_null(strstr(pmu_caps_get(c, id)->reason, "without CAP_PERFMON"));
+		assert_remedy_has(c, id, "seccomp profile");
+	}
+	pmu_caps_free(c);
+	/* root in a container: capabilities held, still refused */
+	set_root_caps();
+	l.sw_count_err = EACCES;
+	c = probe(&l);
+	assert_status(c, 1, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, 1, "perf_event_paranoid=2 and CAP_PERFMON allows it");
 	pmu_caps_free(c);
 }
 
@@ -256,7 +298,7 @@ static void test_paranoid2_nonroot_pmu(void **state)
 	assert_status(c, 1, PMU_CAP_LIMITED);
 	assert_reason_has(c, 1, "hardware and software counters on cpu");
 	assert_reason_has(c, 1, "perf_event_paranoid=2: user space of your own processes only");
-	assert_remedy_has(c, 1, "kernel.perf_event_paranoid=1");
+	assert_remedy_has(c, 1, "kernel.perf_event_paranoid=1 for kernel mode (0 for CPU-wide too)");
 	assert_status(c, 2, PMU_CAP_LIMITED);
 	assert_reason_has(c, 2, "hardware overflow and timer sampling");
 	assert_status(c, 3, PMU_CAP_LIMITED);
@@ -313,7 +355,20 @@ static void test_arm64_precise_ignored(void **state)
 	assert_status(c, 1, PMU_CAP_AVAILABLE);
 	assert_status(c, 3, PMU_CAP_UNAVAILABLE);
 	assert_reason_has(c, 3, "SPE");
+	assert_remedy_has(c, 3, "arm_spe_pmu");
 	assert_string_equal(fact(c, "precise_ip_ignored"), "aarch64");
+	pmu_caps_free(c);
+	/* the arm64 analog of rdpmc switched off */
+	put("/proc/sys/kernel/perf_user_access", "0\n");
+	c = probe(&l);
+	assert_status(c, 1, PMU_CAP_LIMITED);
+	assert_reason_has(c, 1, "user-space counter reads are disabled (kernel.perf_user_access=0)");
+	assert_remedy_has(c, 1, "sysctl kernel.perf_user_access=1");
+	assert_string_equal(fact(c, "perf_user_access"), "0");
+	pmu_caps_free(c);
+	put("/proc/sys/kernel/perf_user_access", "1\n");
+	c = probe(&l);
+	assert_status(c, 1, PMU_CAP_AVAILABLE);
 	pmu_caps_free(c);
 }
 
@@ -434,7 +489,7 @@ static void test_tracefs(void **state)
 	set_root_caps();
 	c = probe(&l);
 	assert_status(c, 5, PMU_CAP_LIMITED);
-	assert_remedy_has(c, 5, "not mounted; mount it with: mount -t tracefs nodev /sys/kernel/tracing");
+	assert_remedy_has(c, 5, "mount tracefs: mount -t tracefs nodev /sys/kernel/tracing");
 	pmu_caps_free(c);
 	/* the kernel has none */
 	put("/proc/filesystems", "nodev\tsysfs\n");
@@ -523,6 +578,7 @@ static void test_live_host(void **state)
 		assert_true(pmu_caps_get(c, id)->reason[0] != '\0');
 	}
 	assert_non_null(pmu_caps_fact_find(c, "perf_event_paranoid"));
+	assert_explained(c);
 	f = fopen("/proc/cpuinfo", "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor"))
@@ -549,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_model_and_writers),
 		cmocka_unit_test_setup_teardown(test_status_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paranoid3_nonroot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seccomp_denied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paranoid2_nonroot_pmu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_pmu_available, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arm64_precise_ignored, setup, teardown),

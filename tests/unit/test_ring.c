@@ -272,6 +272,7 @@ static void test_corrupt(void **state)
 struct seed_count {
 	const struct pmuk_sample_fmt *f;
 	int kinds[PMU_RECORD_KIND_COUNT], errors;
+	uint64_t weights, branches, lost;
 };
 
 static int seed_rec(void *rec, size_t size, void *ctx)
@@ -280,14 +281,24 @@ static int seed_rec(void *rec, size_t size, void *ctx)
 	struct pmu_record pr;
 	int ret = pmuk_decode_record(c->f, rec, size, &pr);
 
-	if (ret != 0)
+	if (ret != 0) {
 		c->errors++;
-	else
-		c->kinds[pr.kind]++;
+		return 0;
+	}
+	c->kinds[pr.kind]++;
+	if (pr.kind == PMU_RECORD_SAMPLE) {
+		c->weights += pr.sample.weight;
+		c->branches += pr.sample.nr_branches;
+	} else if (pr.kind == PMU_RECORD_LOST) {
+		c->lost += pr.lost.count;
+	}
 	return 0;
 }
 
-static void check_seed(const char *name, int samples, int others)
+/* Seeds use the fuzzer's input layout: six u64 (data_head, data_tail, sample_type
+ * with bit 63 for sample_id_all, read_format, branch_sample_type, sample_regs_user)
+ * and the data area. */
+static struct seed_count check_seed(const char *name, int samples, int others)
 {
 	char path[4096];
 	unsigned char buf[70000];
@@ -311,6 +322,9 @@ static void check_seed(const char *name, int samples, int others)
 	page.data_tail = v[1];
 	f.sample_type = v[2] & ~(1ull << 63);
 	f.sample_id_all = (int)(v[2] >> 63);
+	f.read_format = v[3];
+	f.branch_sample_type = v[4];
+	f.regs_user = v[5];
 	assert_int_equal(pmuk_ring_init(&r, &page, buf + 48, area, bounce), 0);
 	assert_int_equal(pmuk_ring_drain(&r, seed_rec, &c), 0);
 	assert_int_equal(c.errors, 0);
@@ -319,14 +333,24 @@ static void check_seed(const char *name, int samples, int others)
 			 c.kinds[PMU_RECORD_THROTTLE] + c.kinds[PMU_RECORD_UNTHROTTLE] +
 			 c.kinds[PMU_RECORD_MMAP], others);
 	free(bounce);
+	c.f = NULL;
+	return c;
 }
 
 static void test_fuzz_seeds(void **state)
 {
 	(void)state;
+	struct seed_count c;
+
 	check_seed("sample_lost_comm", 1, 4);
 	check_seed("wrapped", 2, 1);
 	check_seed("mmap2", 1, 1);
+	/* HW_INDEX branch stacks (one bare nr = 0), user regs and stack, WEIGHT_STRUCT,
+	 * across the end of the area */
+	c = check_seed("branch_regs_wrapped", 3, 1);
+	assert_int_equal(c.weights, 250 + 77 + 88);
+	assert_int_equal(c.branches, 2);
+	assert_int_equal(c.lost, 5);
 }
 
 static void test_kind_names(void **state)

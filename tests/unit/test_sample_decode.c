@@ -127,7 +127,7 @@ static void test_callchain(void **state)
 	put64(&r, 1000);
 	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), PMU_EFORMAT);
-	assert_non_null(strstr(pmu_error_detail(), "sample fields"));
+	assert_non_null(strstr(pmu_error_detail(), "does not match sample_type 0x"));
 }
 
 /* READ (group), RAW and BRANCH_STACK are stepped over; the fields after them land. */
@@ -172,6 +172,200 @@ static void test_sample_skips(void **state)
 	assert_true(pr.has & PMU_HAS_BRANCH_STACK);
 	for (size_t cut = 8; cut < size; cut += 8)
 		assert_int_equal(pmuk_decode_record(&fmt, r.w, cut, &pr), PMU_EFORMAT);
+}
+
+/* The fields after the branch stack, in the order perf_output_sample() writes them
+ * (CGROUP and the page sizes before AUX, unlike the header's comment). */
+static void test_sample_tail_fields(void **state)
+{
+	struct pmuk_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			       (1ull << 24) /* WEIGHT_STRUCT */ | PERF_SAMPLE_DATA_SRC |
+			       PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR |
+			       PERF_SAMPLE_PHYS_ADDR | (1ull << 21) /* CGROUP */ |
+			       (1ull << 22) /* DATA_PAGE_SIZE */ | (1ull << 23) /* CODE_PAGE_SIZE */ |
+			       (1ull << 20) /* AUX */,
+		.regs_user = 0x7,      /* three registers */
+		.regs_intr = 0x30,     /* two, but abi NONE: none follow */
+	};
+	struct pmu_record pr;
+	struct rec r;
+	size_t size;
+
+	(void)state;
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 2);          /* regs_user: abi 64-bit */
+	put64(&r, 0xa1); put64(&r, 0xa2); put64(&r, 0xa3);
+	put64(&r, 16);         /* stack_user: size */
+	put64(&r, 0x1111); put64(&r, 0x2222);
+	put64(&r, 12);         /* dyn_size */
+	put64(&r, (7ull << 48) | (9ull << 32) | 250); /* weight: var3, var2, var1 = 250 */
+	put64(&r, 0x1000142);  /* data_src */
+	put64(&r, 0x55);       /* transaction */
+	put64(&r, 0);          /* regs_intr: abi NONE */
+	put64(&r, 0xbeef000);  /* phys_addr */
+	put64(&r, 77);         /* cgroup id */
+	put64(&r, 4096);       /* data_page_size */
+	put64(&r, 2 << 20);    /* code_page_size */
+	put64(&r, 8);          /* aux: size */
+	put64(&r, 0xaaaa);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.ip, 0x401000);
+	assert_int_equal(pr.sample.weight, 250);
+	assert_int_equal(pr.sample.data_src, 0x1000142);
+	assert_int_equal(pr.sample.phys_addr, 0xbeef000);
+	assert_true(pr.has & PMU_HAS_WEIGHT);
+	assert_true(pr.has & PMU_HAS_PHYS_ADDR);
+	for (size_t cut = 8; cut < size; cut += 8)
+		assert_int_equal(pmuk_decode_record(&fmt, r.w, cut, &pr), PMU_EFORMAT);
+	/* a word more than the format accounts for: not this format */
+	put64(&r, 0);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "another format"));
+
+	/* an empty user stack has no dyn_size; no user regs (kernel thread); plain WEIGHT */
+	fmt.sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT |
+			  PERF_SAMPLE_DATA_SRC;
+	rec_start(&r);
+	put64(&r, 0);          /* regs_user: abi NONE */
+	put64(&r, 0);          /* stack_user: size 0 */
+	put64(&r, (1ull << 40) | 5);
+	put64(&r, 0x42);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.weight, (1ull << 40) | 5);
+	assert_int_equal(pr.sample.data_src, 0x42);
+
+	/* sample_type bits newer than the decoder are refused, not misread */
+	fmt.sample_type = PERF_SAMPLE_IP | (1ull << 25);
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 1);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "does not know (0x2000000)"));
+}
+
+/* READ without PERF_FORMAT_GROUP: {value, enabled, running, id, lost}. */
+static void test_sample_read_single(void **state)
+{
+	struct pmuk_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			       PERF_FORMAT_ID | (1u << 4) /* LOST */,
+	};
+	struct pmu_record pr;
+	struct rec r;
+	size_t size;
+
+	(void)state;
+	rec_start(&r);
+	put32(&r, 7, 8);
+	put64(&r, 123456); put64(&r, 1000); put64(&r, 900); put64(&r, 0x42); put64(&r, 3);
+	put64(&r, 2);          /* callchain nr */
+	put64(&r, 0x401000); put64(&r, 0x402000);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.tid, 8);
+	assert_int_equal(pr.sample.nr_callchain, 2);
+	assert_int_equal(pr.sample.callchain[1], 0x402000);
+	/* GROUP with LOST: {nr, enabled, running, {value, id, lost}[nr]} */
+	fmt.read_format |= PERF_FORMAT_GROUP;
+	rec_start(&r);
+	put32(&r, 7, 8);
+	put64(&r, 2); put64(&r, 1000); put64(&r, 900);
+	put64(&r, 11); put64(&r, 1); put64(&r, 0);
+	put64(&r, 22); put64(&r, 2); put64(&r, 5);
+	put64(&r, 1);
+	put64(&r, 0x403000);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_callchain, 1);
+	assert_int_equal(pr.sample.callchain[0], 0x403000);
+}
+
+/* branch_sample_type HW_INDEX puts hw_idx after nr -- but only when the PMU saved a
+ * stack: a sample without one is a bare nr = 0 (perf_output_sample()). COUNTERS
+ * appends one u64 per entry. */
+static void test_branch_hw_index(void **state)
+{
+	struct pmuk_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT |
+			       PERF_SAMPLE_DATA_SRC,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | (1u << 17) /* HW_INDEX */,
+	};
+	struct pmu_record pr;
+	struct rec r;
+	size_t size;
+
+	(void)state;
+	/* two entries after hw_idx */
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 2);
+	put64(&r, 31);         /* hw_idx */
+	put64(&r, 0x10); put64(&r, 0x20); put64(&r, 0);
+	put64(&r, 0x30); put64(&r, 0x40); put64(&r, 0);
+	put64(&r, 66);         /* weight */
+	put64(&r, 0x99);       /* data_src */
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_branches, 2);
+	assert_int_equal(pr.sample.branches[0].from, 0x10);
+	assert_int_equal(pr.sample.branches[1].to, 0x40);
+	assert_int_equal(pr.sample.weight, 66);
+	assert_int_equal(pr.sample.data_src, 0x99);
+
+	/* an empty stack the PMU saved: nr = 0, hw_idx = -1 */
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 0);
+	put64(&r, (uint64_t)-1);
+	put64(&r, 66);
+	put64(&r, 0x99);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_branches, 0);
+	assert_int_equal(pr.sample.weight, 66);
+	assert_int_equal(pr.sample.data_src, 0x99);
+
+	/* no stack saved at all: a bare nr = 0, no hw_idx */
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 0);
+	put64(&r, 66);
+	put64(&r, 0x99);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_branches, 0);
+	assert_int_equal(pr.sample.weight, 66);
+	assert_int_equal(pr.sample.data_src, 0x99);
+	/* ... and as the last field */
+	fmt.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 0);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_branches, 0);
+
+	/* COUNTERS: {from, to, flags}[nr] then counters[nr] */
+	fmt.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT;
+	fmt.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | (1u << 19) /* COUNTERS */;
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put64(&r, 1);
+	put64(&r, 0x50); put64(&r, 0x60); put64(&r, 0);
+	put64(&r, 0x3);        /* counters[0] */
+	put64(&r, 44);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.sample.nr_branches, 1);
+	assert_int_equal(pr.sample.branches[0].to, 0x60);
+	assert_int_equal(pr.sample.weight, 44);
 }
 
 /* sample_id_all trailer: TID, TIME, ID, CPU, IDENTIFIER */
@@ -232,6 +426,7 @@ static void test_side_records(void **state)
 	assert_int_equal(pr.kind, PMU_RECORD_LOST);
 	assert_int_equal(pr.lost.samples, 1);
 	assert_int_equal(pr.lost.count, 5);
+	check_trailer(&pr, 0);
 
 	/* THROTTLE / UNTHROTTLE {time, id, stream_id} */
 	for (int un = 0; un < 2; un++) {
@@ -297,6 +492,19 @@ static void test_side_records(void **state)
 	assert_int_equal(pr.sw.preempt, 1);
 	assert_int_equal(pr.sw.other_pid, 700);
 	assert_int_equal(pr.sw.other_tid, 701);
+
+	/* SWITCH (per thread): no body, only the trailer */
+	rec_start(&r);
+	put_trailer(&r);
+	size = rec_end(&r, 14, 0);
+	assert_int_equal(pmuk_decode_record(&trailer_fmt, r.w, size, &pr), 0);
+	assert_int_equal(pr.kind, PMU_RECORD_SWITCH);
+	assert_int_equal(pr.sw.out, 0);
+	assert_int_equal(pr.sw.other_pid, -1);
+	assert_int_equal(pr.time, 7777);
+	check_trailer(&pr, 0);
+	assert_int_equal(pmuk_decode_record(&trailer_fmt, r.w, size - 8, &pr), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "sample_id trailer"));
 
 	/* kinds outside the model are skipped, not errors */
 	rec_start(&r);
@@ -389,6 +597,9 @@ int main(void)
 		cmocka_unit_test(test_sample_combinations),
 		cmocka_unit_test(test_callchain),
 		cmocka_unit_test(test_sample_skips),
+		cmocka_unit_test(test_sample_tail_fields),
+		cmocka_unit_test(test_sample_read_single),
+		cmocka_unit_test(test_branch_hw_index),
 		cmocka_unit_test(test_side_records),
 		cmocka_unit_test(test_mmap2),
 	};
