@@ -117,7 +117,10 @@ static int take(struct pmu_cpustat *s)
 	s->cur = t;
 	s->cur.n = 0;
 	s->cur.wall_ns = 0;
-	if ((err = s->be.read(s->be.state, &s->cur))) {
+	err = s->be.read(s->be.state, &s->cur);
+	if (!err && !s->cur.n)
+		err = pmuk_fail(PMU_EIO, "%s reported no CPUs", s->be.source);
+	if (err) {
 		/* Keep the last good sample; percentages restart from boot. */
 		t = s->cur;
 		s->cur = s->prev;
@@ -127,8 +130,6 @@ static int take(struct pmu_cpustat *s)
 			s->nsamples = 1;
 		return err;
 	}
-	if (!s->cur.n)
-		return pmuk_fail(PMU_EIO, "%s reported no CPUs", s->be.source);
 	qsort(s->cur.cpu, s->cur.n, sizeof(*s->cur.cpu), by_cpu);
 	for (size_t i = 0; s->nsamples && i < s->cur.n; i++) {
 		struct pmuk_cpustat_raw *c = &s->cur.cpu[i];

@@ -87,7 +87,9 @@ int pmuk_etw_event_ids(struct pmuk_etw_block *b, uint32_t info_class,
 	    info_class != PMUK_TRACE_STACK_TRACING_INFO)
 		return pmuk_fail(PMU_EINVAL, "trace information class %u takes no list of "
 				 "CLASSIC_EVENT_IDs", info_class);
-	if ((err = begin(b, info_class, n, PMUK_ETW_MAX_EVENTS, "event list")))
+	/* TRACE_LBR_MAXIMUM_EVENTS (evntrace.h): LBR rides on at most 4 events. */
+	if ((err = begin(b, info_class, n, info_class == PMUK_TRACE_LBR_EVENT_LIST_INFO ?
+			 PMUK_ETW_MAX_LBR_EVENTS : PMUK_ETW_MAX_EVENTS, "event list")))
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		put(b, ev[i].guid.d1, 4);

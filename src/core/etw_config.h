@@ -79,6 +79,7 @@ extern const struct pmuk_guid pmuk_etw_perfinfo_guid; /* ce1dbfb4-137e-4da6-87b0
 #define PMUK_ETW_BLOCK_MAX 1024
 #define PMUK_ETW_MAX_IDS 64      /* source ids per block */
 #define PMUK_ETW_MAX_EVENTS 32   /* CLASSIC_EVENT_IDs per block */
+#define PMUK_ETW_MAX_LBR_EVENTS 4 /* TRACE_LBR_MAXIMUM_EVENTS */
 
 struct pmuk_etw_block {
 	uint32_t info_class;   /* the TRACE_QUERY_INFO_CLASS to pass with it */
@@ -92,8 +93,8 @@ int pmuk_etw_profile_interval(struct pmuk_etw_block *b, uint32_t source, uint32_
 /* TraceProfileSourceConfigInfo (6) or TracePmcCounterListInfo (9): ULONG[n]. */
 int pmuk_etw_source_ids(struct pmuk_etw_block *b, uint32_t info_class, const uint32_t *ids,
 			size_t n);
-/* TracePmcEventListInfo (8), TraceLbrEventListInfo (21), TraceStackTracingInfo (3):
- * CLASSIC_EVENT_ID[n], 24 bytes each {GUID EventGuid; UCHAR Type; UCHAR Reserved[7]}. */
+/* TracePmcEventListInfo (8), TraceLbrEventListInfo (21, at most 4), TraceStackTracingInfo
+ * (3): CLASSIC_EVENT_ID[n], 24 bytes each {GUID EventGuid; UCHAR Type; UCHAR Reserved[7]}. */
 int pmuk_etw_event_ids(struct pmuk_etw_block *b, uint32_t info_class,
 		       const struct pmuk_etw_event_id *ev, size_t n);
 /* TraceLbrConfigurationInfo (20): one ULONG of PMUK_LBR_* flags. */

@@ -485,3 +485,11 @@ int pmuk_glpi_parse(const void *buf, size_t len, struct pmu_topology **out)
 	*out = t;
 	return 0;
 }
+
+int pmuk_glpi_index_cpu(const struct pmu_topology *t, unsigned index)
+{
+	size_t n = 0;
+	const int *online = pmu_topology_online_cpus(t, &n);
+
+	return index < n ? online[index] : -1;
+}

@@ -45,4 +45,10 @@ enum pmuk_glpi_relation {
 /* Parses buf[0..len) into a new, finished topology. */
 int pmuk_glpi_parse(const void *buf, size_t len, struct pmu_topology **out);
 
+/* The flat CPU id of the processor with system-wide index `index`, the number ETW
+ * gives (GetEventProcessorIndex, KeGetCurrentProcessorIndex): indexes count the
+ * active processors group by group in processor-number order, so with groups that
+ * are not full (2 x 36 on a 72-CPU host) index 36 is CPU 64. -1 when out of range. */
+int pmuk_glpi_index_cpu(const struct pmu_topology *t, unsigned index);
+
 #endif

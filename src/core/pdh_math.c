@@ -201,6 +201,42 @@ double pmuk_pdh_track_total(const struct pmuk_pdh_track *t)
 	return (double)t->total;
 }
 
+/* ---- the sizing protocol ---- */
+
+#define SIZED_TRIES 8
+
+int pmuk_pdh_sized_call(pmuk_pdh_call_fn fn, void *ctx, void **buf, uint32_t *cap,
+			const char *what)
+{
+	uint32_t st = PMUK_PDH_MORE_DATA, size;
+
+	for (int tries = 0; tries < SIZED_TRIES; tries++) {
+		void *q;
+
+		if (*cap) {
+			size = *cap;
+			if ((st = fn(ctx, &size, *buf)) == 0)
+				return 0;
+			if (st != PMUK_PDH_MORE_DATA && st != PMUK_PDH_INVALID_ARGUMENT)
+				break;
+		}
+		/* Too small (or no buffer yet): only a size-0 call tells the need. */
+		size = 0;
+		if ((st = fn(ctx, &size, NULL)) == 0)
+			return 0;  /* nothing to return */
+		if (st != PMUK_PDH_MORE_DATA || !size)
+			break;
+		if (!(q = realloc(*buf, size)))
+			return pmuk_fail(PMU_ENOMEM, "out of memory for %u bytes of %s", size, what);
+		*buf = q;
+		*cap = size;
+	}
+	if (st == PMUK_PDH_MORE_DATA)
+		return pmuk_fail(PMU_EIO, "%s kept asking for a larger buffer (%d tries)", what,
+				 SIZED_TRIES);
+	return pmuk_fail(PMU_EIO, "%s failed: PDH status 0x%08x", what, st);
+}
+
 /* ---- instance names ---- */
 
 /* A decimal number without sign or leading junk; -1 when s is not one. */

@@ -97,6 +97,21 @@ int pmuk_pdh_track_add(struct pmuk_pdh_track *t, const struct pmuk_pdh_raw *raw)
  * the last value for gauges. */
 double pmuk_pdh_track_total(const struct pmuk_pdh_track *t);
 
+/* PDH's buffer-sizing protocol (PdhGetCounterInfoW, PdhGetRawCounterArrayW): a call
+ * with size 0 answers PDH_MORE_DATA and the size it needs; a call whose non-zero size
+ * is too small answers PDH_MORE_DATA with a size not to be trusted, or on some releases
+ * PDH_INVALID_ARGUMENT. Only the size-0 answer may size the buffer, and the need can
+ * grow between calls (instances come and go). */
+#define PMUK_PDH_MORE_DATA        0x800007D2u
+#define PMUK_PDH_INVALID_ARGUMENT 0xC0000BBDu
+
+/* One PDH call into buf of *size bytes (buf NULL when *size is 0); returns its status. */
+typedef uint32_t (*pmuk_pdh_call_fn)(void *ctx, uint32_t *size, void *buf);
+/* Calls fn into *buf (*cap bytes, grown with realloc; the caller frees it) until the
+ * answer fits. 0, PMU_ENOMEM, or PMU_EIO naming `what` and the PDH status. */
+int pmuk_pdh_sized_call(pmuk_pdh_call_fn fn, void *ctx, void **buf, uint32_t *cap,
+			const char *what);
+
 /* Instance names of "Processor Information". */
 enum pmuk_pdh_inst_kind {
 	PMUK_PDH_INST_CPU,       /* "A,B": one logical processor */

@@ -42,16 +42,14 @@ static void add_sources(struct cat *c)
 
 		if (pmuk_event_find(src[i].name)) /* a curated name listed as an alias */
 			continue;
-		e = add(c, src[i].name, "hal", PMU_EVENT_RAW, -1);
+		/* Counted like the hardware events: ETW PMC-on-CSwitch (counting_win.c
+		 * sends "hal" raw events there), so the same answer. */
+		e = add(c, src[i].name, "hal", PMU_EVENT_RAW, PMU_GENERIC_INSTRUCTIONS);
 		if (!e)
 			continue;
 		snprintf(e->desc, sizeof(e->desc), "HAL profile source %lu (interval %lu..%lu)",
 			 (unsigned long)src[i].id, (unsigned long)src[i].min_interval,
 			 (unsigned long)src[i].max_interval);
-		e->usable = 0;
-		snprintf(e->reason, sizeof(e->reason), "profile sources are sampled or counted "
-			 "through an ETW kernel session, which pmukit's Windows counting does "
-			 "not use");
 	}
 	pmuk_clear_detail();
 }

@@ -238,11 +238,13 @@ static int open_pmc(struct pmu_counters *p, const struct pmu_target *t)
 	if ((err = pmuk_etw_pmc_open(ev, k, t, &p->pmc)))
 		return err;
 	if (t->kind == PMU_TARGET_CPUS) {
-		p->ncpus = t->cpus ? t->ncpus : GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
-		if (!(p->cpus = calloc(p->ncpus, sizeof(*p->cpus))))
+		const int *cpus;
+
+		/* Flat ids (group * 64 + number), as the ETW side maps them. */
+		p->ncpus = pmuk_etw_pmc_cpus(p->pmc, &cpus);
+		if (!(p->cpus = calloc(p->ncpus ? p->ncpus : 1, sizeof(*p->cpus))))
 			return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU list");
-		for (size_t i = 0; i < p->ncpus; i++)
-			p->cpus[i] = t->cpus ? t->cpus[i] : (int)i;
+		memcpy(p->cpus, cpus, p->ncpus * sizeof(*p->cpus));
 	}
 	return 0;
 }

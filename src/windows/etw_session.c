@@ -5,7 +5,8 @@
  * NT Kernel Logger itself. A session starts with only the process, thread and
  * image flags; the PMC, profile and stack configuration (TraceSetInformation) is
  * set next, and only then are the sampling and context-switch events enabled
- * (TraceSystemTraceEnableFlagsInfo), so no event is logged unconfigured.
+ * (TraceSystemTraceEnableFlagsInfo; on the NT Kernel Logger before Windows 8,
+ * ControlTrace(UPDATE) of EnableFlags), so no event is logged unconfigured.
  * Under Wine StartTraceW answers success with a fake handle and TraceSetInformation
  * ERROR_CALL_NOT_IMPLEMENTED: the first configuration call reports that. */
 #include "windows/win.h"
@@ -51,13 +52,18 @@ int pmuk_etw_profile_privilege(void)
 		return pmuk_fail(PMU_EPERM, "OpenProcessToken failed: %s",
 				 pmuk_win_strerror(GetLastError()));
 	tp.Privileges[0].Attributes = SE_PRIVILEGE_ENABLED;
-	AdjustTokenPrivileges(tok, FALSE, &tp, sizeof(tp), NULL, NULL);
-	e = GetLastError(); /* ERROR_NOT_ALL_ASSIGNED: the token lacks it */
+	/* Success may still mean ERROR_NOT_ALL_ASSIGNED: the token lacks the privilege. */
+	if (!AdjustTokenPrivileges(tok, FALSE, &tp, sizeof(tp), NULL, NULL)) {
+		e = GetLastError();
+		CloseHandle(tok);
+		return pmuk_fail(PMU_EIO, "AdjustTokenPrivileges(SeSystemProfilePrivilege) "
+				 "failed: %s", pmuk_win_strerror(e));
+	}
+	e = GetLastError();
 	CloseHandle(tok);
-	if (e != ERROR_SUCCESS)
-		return pmuk_fail(PMU_EPERM, "SeSystemProfilePrivilege is not held (%s): PMC and "
-				 "profile sessions need it; run from an elevated prompt",
-				 pmuk_win_strerror(e));
+	if (e == ERROR_NOT_ALL_ASSIGNED)
+		return pmuk_fail(PMU_EPERM, "SeSystemProfilePrivilege is not held: PMC and "
+				 "profile sessions need it; run from an elevated prompt");
 	return 0;
 }
 
@@ -101,9 +107,14 @@ int pmuk_etw_session_start(struct pmuk_etw_session *s, const char *path, unsigne
 		p->LogFileMode = EVENT_TRACE_SYSTEM_LOGGER_MODE;
 	}
 	if (path) {
+		DWORD n;
+
+		/* GetFullPathNameW answers the size it needs when the buffer is too small. */
 		if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, file + FILE_CHARS / 2, FILE_CHARS / 2) ||
-		    !GetFullPathNameW(file + FILE_CHARS / 2, FILE_CHARS / 2, file, NULL))
-			return pmuk_fail(PMU_EINVAL, "the path '%s' does not fit a Windows path", path);
+		    !(n = GetFullPathNameW(file + FILE_CHARS / 2, FILE_CHARS / 2, file, NULL)) ||
+		    n >= FILE_CHARS / 2)
+			return pmuk_fail(PMU_EINVAL, "the path '%s' is not UTF-8 or its full path "
+					 "is longer than %d characters", path, FILE_CHARS / 2 - 1);
 		p->LogFileNameOffset = sizeof(*p) + NAME_CHARS * sizeof(wchar_t);
 		p->LogFileMode |= EVENT_TRACE_FILE_MODE_SEQUENTIAL;
 		snprintf(s->path, sizeof(s->path), "%s", path);
@@ -149,6 +160,22 @@ int pmuk_etw_session_set(struct pmuk_etw_session *s, const struct pmuk_etw_block
 int pmuk_etw_session_enable(struct pmuk_etw_session *s, const ULONG mask[8])
 {
 	struct pmuk_etw_block b = { .info_class = PMUK_TRACE_SYSTEM_TRACE_ENABLE_FLAGS_INFO };
+
+	/* TraceSystemTraceEnableFlagsInfo needs Windows 8; before it the NT Kernel
+	 * Logger changes its EnableFlags through ControlTrace(UPDATE). */
+	if (s->kernel_logger) {
+		ULONG e;
+
+		for (int i = 1; i < 8; i++)
+			if (mask[i])
+				return pmuk_fail(PMU_ENOTSUP, "extended kernel groups (PERFINFO_"
+						 "GROUPMASK word %d) need Windows 8 or later", i);
+		s->props->Wnode.BufferSize = s->props_size;
+		s->props->EnableFlags = mask[0];
+		s->props->LogFileNameOffset = 0;  /* 0: keep writing the same file */
+		e = ControlTraceW(s->h, NULL, s->props, EVENT_TRACE_CONTROL_UPDATE);
+		return e == ERROR_SUCCESS ? 0 : priv_fail(e, "ControlTraceW(update EnableFlags)");
+	}
 
 	/* PERFINFO_GROUPMASK: Masks[0] holds the classic EnableFlags, Masks[1..7] the
 	 * extended groups (e.g. PERF_PMC_PROFILE 0x20000400: Masks[1] bit 0x400). The

@@ -51,7 +51,8 @@ int pmuk_etw_sources(struct pmuk_win_source *out, int max)
 				 "Information(TraceProfileSourceListInfo) failed: %s",
 				 pmuk_win_strerror(e));
 	}
-	err = pmuk_etw_source_list_parse(buf, ret ? ret : len, &v, &n);
+	/* ReturnLength is what was written; never parse past the buffer. */
+	err = pmuk_etw_source_list_parse(buf, ret && ret < len ? ret : len, &v, &n);
 	free(buf);
 	if (err)
 		return err;

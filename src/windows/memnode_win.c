@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Page -> NUMA node through QueryWorkingSetEx: the Node field of a valid (resident)
  * page's working-set attributes. Query only, like move_pages on Linux. */
+#include "windows/win.h"
 #include "core/error.h"
 
 #include <pmukit/topology.h>
@@ -17,6 +18,9 @@ int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes)
 		return pmuk_fail(PMU_EINVAL, "pmu_memory_nodes needs address and node arrays");
 	if (n == 0)
 		return 0;
+	if (n > MAXDWORD / sizeof(*info))
+		return pmuk_fail(PMU_EINVAL, "%zu pages in one query; QueryWorkingSetEx takes at "
+				 "most %zu", n, (size_t)(MAXDWORD / sizeof(*info)));
 	if (!(info = calloc(n, sizeof(*info))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu page queries", n);
 	for (size_t i = 0; i < n; i++)
@@ -25,7 +29,8 @@ int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes)
 		DWORD e = GetLastError();
 
 		free(info);
-		return pmuk_fail(PMU_EIO, "QueryWorkingSetEx failed (error %lu)", (unsigned long)e);
+		return pmuk_fail(e == ERROR_ACCESS_DENIED ? PMU_EPERM : PMU_EIO,
+				 "QueryWorkingSetEx failed: %s", pmuk_win_strerror(e));
 	}
 	for (size_t i = 0; i < n; i++)
 		nodes[i] = info[i].VirtualAttributes.Valid ? (int)info[i].VirtualAttributes.Node : -1;

@@ -16,6 +16,8 @@
 #include <pdh.h>
 #include <pdhmsg.h>
 #include <pmukit/topology.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +47,8 @@ struct pdh_state {
 	PDH_HCOUNTER h[NCOUNTERS];   /* NULL: the counter is absent */
 	DWORD type[NCOUNTERS];
 	struct pmu_topology *topo;
-	PDH_RAW_COUNTER_ITEM_W *items;
-	DWORD items_size;
+	void *items;                 /* PDH_RAW_COUNTER_ITEM_W[] */
+	uint32_t items_size;
 	struct prev_perf *perf;      /* last % Processor Performance raw sample per CPU */
 	size_t nperf;
 };
@@ -149,24 +151,46 @@ static int put(struct pdh_state *st, int c, struct pmuk_cpustat_raw *r,
 	return 0;
 }
 
+/* PdhGetRawCounterArrayW and PdhGetCounterInfoW under the sizing protocol of
+ * core/pdh_math.h: a non-zero size that is too small is answered with a size not to
+ * be trusted (or PDH_INVALID_ARGUMENT), so only a size-0 call sizes the buffer. */
+struct raw_call {
+	PDH_HCOUNTER h;
+	DWORD count;
+};
+
+static uint32_t raw_array(void *ctx, uint32_t *size, void *buf)
+{
+	struct raw_call *rc = ctx;
+	DWORD n = *size;
+	PDH_STATUS s;
+
+	rc->count = 0;
+	s = PdhGetRawCounterArrayW(rc->h, &n, &rc->count, buf);
+	*size = n;
+	return (uint32_t)s;
+}
+
+static uint32_t counter_info(void *ctx, uint32_t *size, void *buf)
+{
+	DWORD n = *size;
+	PDH_STATUS s = PdhGetCounterInfoW(*(PDH_HCOUNTER *)ctx, FALSE, &n, buf);
+
+	*size = n;
+	return (uint32_t)s;
+}
+
 static int read_counter(struct pdh_state *st, int c, struct pmuk_cpustat_snap *snap)
 {
-	DWORD size = st->items_size, count = 0;
-	PDH_STATUS s = PdhGetRawCounterArrayW(st->h[c], &size, &count, st->items);
-	int err = 0;
+	struct raw_call rc = { .h = st->h[c] };
+	char what[128];
+	int err;
 
-	if (s == (PDH_STATUS)PDH_MORE_DATA) {
-		free(st->items);
-		if (!(st->items = malloc(size)))
-			return pmuk_fail(PMU_ENOMEM, "out of memory reading PDH counters");
-		st->items_size = size;
-		s = PdhGetRawCounterArrayW(st->h[c], &size, &count, st->items);
-	}
-	if (s != ERROR_SUCCESS)
-		return pmuk_fail(PMU_EIO, "PdhGetRawCounterArrayW(%ls) failed: PDH status 0x%08lx",
-				 counters[c].path, (unsigned long)s);
-	for (DWORD i = 0; i < count && !err; i++) {
-		const PDH_RAW_COUNTER_ITEM_W *it = &st->items[i];
+	snprintf(what, sizeof(what), "PdhGetRawCounterArrayW(%ls)", counters[c].path);
+	if ((err = pmuk_pdh_sized_call(raw_array, &rc, &st->items, &st->items_size, what)))
+		return err;
+	for (DWORD i = 0; i < rc.count && !err; i++) {
+		const PDH_RAW_COUNTER_ITEM_W *it = (const PDH_RAW_COUNTER_ITEM_W *)st->items + i;
 		struct pmuk_cpustat_raw *r;
 		int cpu = instance_cpu(st, it->szName);
 
@@ -210,34 +234,39 @@ static int pdh_read(void *state, struct pmuk_cpustat_snap *snap)
 static int pdh_open(struct pdh_state *st)
 {
 	PDH_STATUS s = PdhOpenQueryW(NULL, 0, &st->q);
-	int err;
+	int err = 0;
 
 	if (s != ERROR_SUCCESS)
 		return pmuk_fail(PMU_ENOENT, "PdhOpenQuery failed: PDH status 0x%08lx",
 				 (unsigned long)s);
 	for (int c = 0; c < NCOUNTERS; c++) {
-		PDH_COUNTER_INFO_W info;
-		DWORD size = sizeof(info);
+		/* PDH_COUNTER_INFO_W is followed by its strings: size it by the protocol. */
+		void *info = NULL;
+		uint32_t cap = 0;
 
 		s = PdhAddEnglishCounterW(st->q, counters[c].path, 0, &st->h[c]);
-		if (s == ERROR_SUCCESS)
-			s = PdhGetCounterInfoW(st->h[c], FALSE, &size, &info);
-		if (s == ERROR_SUCCESS)
-			st->type[c] = info.dwType;
-		if (s == ERROR_SUCCESS && (c > C_DPC || is_timer(info.dwType)))
+		if (s != ERROR_SUCCESS) {
+			err = pmuk_fail(PMU_ENOENT, "PDH %ls: missing, PDH status 0x%08lx",
+					counters[c].path, (unsigned long)s);
+		} else if (!(err = pmuk_pdh_sized_call(counter_info, &st->h[c], &info, &cap,
+							"PdhGetCounterInfoW"))) {
+			st->type[c] = ((PDH_COUNTER_INFO_W *)info)->dwType;
+			if (c <= C_DPC && !is_timer(st->type[c]))
+				err = pmuk_fail(PMU_ENOENT, "PDH %ls: a counter type pmukit does "
+						"not read as time: 0x%08lx", counters[c].path,
+						(unsigned long)st->type[c]);
+		}
+		free(info);
+		if (!err)
 			continue;
 		if (counters[c].required)
-			return pmuk_fail(PMU_ENOENT, "PDH %ls: %s 0x%08lx", counters[c].path,
-					 s == ERROR_SUCCESS ? "a counter type pmukit does not read "
-					 "as time:" : "missing, PDH status", s == ERROR_SUCCESS ?
-					 (unsigned long)info.dwType : (unsigned long)s);
+			return err;
+		pmuk_clear_detail();
 		if (st->h[c])
 			PdhRemoveCounter(st->h[c]);
 		st->h[c] = NULL;
 	}
-	if ((err = pmu_topology_load(&st->topo)))
-		return err;
-	return 0;
+	return pmu_topology_load(&st->topo);
 }
 
 int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
@@ -247,7 +276,9 @@ int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
 	int err;
 
 	/* PdhGetRawCounterArrayW aborts the process under Wine: never reach it there. */
-	if (pmuk_wine_version() || (opts && opts->windows_ntqsi))
+	if (pmuk_wine_version() || (opts && opts->sz >= offsetof(struct pmu_cpustat_opts,
+								 windows_ntqsi) + sizeof(int) &&
+				    opts->windows_ntqsi))
 		return pmuk_ntqsi_cpustat_open(b);
 	if (!(st = calloc(1, sizeof(*st))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening PDH");

@@ -13,10 +13,12 @@
  * Information) would abort, so the Wine probe goes straight to TraceSetInformation. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/glpi.h"
 
 #include <evntcons.h>
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
+#include <pmukit/topology.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,7 @@ struct pmuk_etw_pmc {
 	size_t ncpus;
 	int on;
 	size_t nproc;                   /* processor indexes */
+	int *index_cpu;                 /* [nproc]: processor index -> flat CPU id */
 	uint64_t (*last)[MAX_PMC];      /* [nproc]: PMC values at the last switch */
 	uint8_t *have_last;
 	uint64_t total[MAX_PMC];
@@ -93,8 +96,12 @@ static DWORD pid_of(struct pmuk_etw_pmc *p, DWORD tid)
 	return pid;
 }
 
-static int counted_cpu(const struct pmuk_etw_pmc *p, int cpu)
+/* The position in the CPU target of the processor with index idx, or -1. ETW
+ * gives processor indexes (0..N-1 over all groups); targets name flat ids. */
+static int counted_cpu(const struct pmuk_etw_pmc *p, ULONG idx)
 {
+	int cpu = p->index_cpu[idx];
+
 	for (size_t i = 0; i < p->ncpus; i++)
 		if (p->cpus[i] == cpu)
 			return (int)i;
@@ -116,7 +123,7 @@ static void cswitch(struct pmuk_etw_pmc *p, const EVENT_RECORD *r, const uint64_
 	if (p->on && p->have_last[cpu]) {
 		switch (p->kind) {
 		case PMU_TARGET_CPUS:
-			credit = (ci = counted_cpu(p, (int)cpu)) >= 0;
+			credit = (ci = counted_cpu(p, cpu)) >= 0;
 			break;
 		case PMU_TARGET_PID:
 			credit = old_tid && pid_of(p, old_tid) == p->pid;
@@ -266,6 +273,24 @@ static int setup(struct pmuk_etw_pmc *p, const uint32_t *ids)
 	return pmuk_etw_session_enable(&p->s, mask);
 }
 
+/* Processor index -> flat CPU id (group * 64 + number) through the topology. */
+static int index_map(struct pmuk_etw_pmc *p)
+{
+	struct pmu_topology *t;
+	int err = pmu_topology_load(&t);
+
+	if (err)
+		return err;
+	if (!(p->index_cpu = calloc(p->nproc, sizeof(*p->index_cpu)))) {
+		pmu_topology_free(t);
+		return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU map");
+	}
+	for (size_t i = 0; i < p->nproc; i++)
+		p->index_cpu[i] = pmuk_glpi_index_cpu(t, (unsigned)i);
+	pmu_topology_free(t);
+	return 0;
+}
+
 static int target(struct pmuk_etw_pmc *p, const struct pmu_target *t)
 {
 	size_t n = t->cpus ? t->ncpus : p->nproc;
@@ -275,13 +300,30 @@ static int target(struct pmuk_etw_pmc *p, const struct pmu_target *t)
 	p->tid = t->kind == PMU_TARGET_TID ? (DWORD)t->pid : GetCurrentThreadId();
 	if (t->kind != PMU_TARGET_CPUS)
 		return 0;
+	if (!n)
+		return pmuk_fail(PMU_EINVAL, "the CPU target names no CPU");
 	if (!(p->cpus = calloc(n, sizeof(*p->cpus))) ||
 	    !(p->per_cpu = calloc(n, sizeof(*p->per_cpu))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU list");
-	for (size_t i = 0; i < n; i++)
-		p->cpus[i] = t->cpus ? t->cpus[i] : (int)i;
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		p->cpus[i] = t->cpus ? t->cpus[i] : p->index_cpu[i];
+		for (k = 0; k < p->nproc && p->index_cpu[k] != p->cpus[i]; k++)
+			;
+		if (k == p->nproc || p->cpus[i] < 0)
+			return pmuk_fail(PMU_EINVAL, "CPU %d is not an active processor (Windows "
+					 "CPU ids are group * 64 + number; see 'pmukit topo')",
+					 p->cpus[i]);
+	}
 	p->ncpus = n;
 	return 0;
+}
+
+size_t pmuk_etw_pmc_cpus(const struct pmuk_etw_pmc *p, const int **cpus)
+{
+	*cpus = p->cpus;
+	return p->ncpus;
 }
 
 int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
@@ -315,6 +357,8 @@ int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct 
 	if (!(p->last = calloc(p->nproc, sizeof(*p->last))) ||
 	    !(p->have_last = calloc(p->nproc, 1)))
 		err = pmuk_fail(PMU_ENOMEM, "out of memory for ETW PMC counting");
+	if (!err && t->kind == PMU_TARGET_CPUS)
+		err = index_map(p);
 	if (!err)
 		err = target(p, t);
 	if (!err)
@@ -377,17 +421,24 @@ void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p)
 {
 	if (!p)
 		return;
-	pmuk_etw_session_free(&p->s);  /* stopping the session ends ProcessTrace */
-	if (p->thread) {
-		WaitForSingleObject(p->thread, 5000);
-		CloseHandle(p->thread);
-	}
+	/* Stopping the session, and CloseTrace, end ProcessTrace (CloseTrace answers
+	 * ERROR_CTX_CLOSE_PENDING while it still runs and closes when it returns). */
+	pmuk_etw_session_free(&p->s);
 	if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
 		CloseTrace(p->consumer);
+	if (p->thread) {
+		if (WaitForSingleObject(p->thread, 30000) != WAIT_OBJECT_0) {
+			/* The consumer may still call on_event with p: leak p, not free it. */
+			pmuk_log(PMU_LOG_WARN, "ETW consumer thread did not end; leaking its state");
+			return;
+		}
+		CloseHandle(p->thread);
+	}
 	DeleteCriticalSection(&p->lock);
 	free(p->last);
 	free(p->have_last);
 	free(p->cpus);
 	free(p->per_cpu);
+	free(p->index_cpu);
 	free(p);
 }

@@ -38,8 +38,9 @@ static void privilege(HANDLE tok, const wchar_t *name, int *present, int *enable
 			if (a->Luid.LowPart != luid.LowPart || a->Luid.HighPart != luid.HighPart)
 				continue;
 			*present = 1;
-			*enabled = !!(a->Attributes & (SE_PRIVILEGE_ENABLED |
-						      SE_PRIVILEGE_ENABLED_BY_DEFAULT));
+			/* ENABLED_BY_DEFAULT says how the token started, not whether the
+			 * privilege is on now (AdjustTokenPrivileges may have turned it off). */
+			*enabled = !!(a->Attributes & SE_PRIVILEGE_ENABLED);
 		}
 	free(tp);
 }

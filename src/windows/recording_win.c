@@ -179,9 +179,14 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 	if (!err)
 		err = pmuk_etw_session_enable(&r->s, mask);
 	if (err) {
+		/* StartTraceW created the file only if it succeeded: a failed start leaves
+		 * what was at the path (the user's file) alone. */
+		int created = r->s.running && !pmuk_wine_version();
+		WCHAR w[MAX_PATH * 2];
+
 		pmu_recording_close(r);
-		if (!pmuk_wine_version())
-			DeleteFileA(opts->path);  /* a session that never recorded */
+		if (created && MultiByteToWideChar(CP_UTF8, 0, opts->path, -1, w, MAX_PATH * 2))
+			DeleteFileW(w);  /* a session that never recorded */
 		return err;
 	}
 	*out = r;
@@ -191,6 +196,7 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;
+	WCHAR w[MAX_PATH * 2];
 	int err;
 
 	if (!r)
@@ -201,7 +207,9 @@ int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
 		st->events_lost = r->s.events_lost;
 		st->buffers_written = r->s.buffers_written;
 		st->buffers_lost = r->s.buffers_lost;
-		if (GetFileAttributesExA(r->path, GetFileExInfoStandard, &a))
+		/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
+		if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
+		    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
 			st->bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
 	}
 	return err;

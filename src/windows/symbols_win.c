@@ -129,8 +129,10 @@ static int pe_layout(const char *path, uint64_t *image_base, uint64_t *size)
 		return pmuk_fail(PMU_ENOENT, "cannot open %s; its addresses resolve to module + "
 				 "offset only", path);
 	fclose(f);
+	/* e_lfanew @60; the signature, file header (24) and the optional header up to
+	 * SizeOfImage (@56, 4 bytes) must lie in what was read. */
 	pe = n >= 64 ? (uint32_t)(b[60] | b[61] << 8 | b[62] << 16 | (uint32_t)b[63] << 24) : 0;
-	if (n < 64 || b[0] != 'M' || b[1] != 'Z' || pe > n - 24 - 64 ||
+	if (n < 64 || b[0] != 'M' || b[1] != 'Z' || n < 24 + 60 || pe > n - (24 + 60) ||
 	    memcmp(b + pe, "PE\0\0", 4))
 		return pmuk_fail(PMU_EFORMAT, "%s is not a PE image (an ELF file is read by "
 				 "libdwfl on Linux); its addresses resolve to module + offset "

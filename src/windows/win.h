@@ -125,6 +125,8 @@ void pmuk_etw_pmc_reset(struct pmuk_etw_pmc *p);
 /* Totals of event i: all targets (cpu_index -1) or one CPU of a CPU target. */
 int pmuk_etw_pmc_read(struct pmuk_etw_pmc *p, size_t i, int cpu_index, uint64_t *value);
 void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p);
+/* The flat CPU ids of a CPU target (every active CPU when none were named). */
+size_t pmuk_etw_pmc_cpus(const struct pmuk_etw_pmc *p, const int **cpus);
 /* The HAL profile source ids of hardware events (generic names through the
  * profile-source list, "hal" raw events by their id); PMU_ENOTSUP for :u/:k. */
 int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids);

@@ -110,6 +110,19 @@ static void test_event_lists(void **state)
 	}
 	assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, &cs, 1),
 			 PMU_EINVAL);
+	/* LBR rides on at most TRACE_LBR_MAXIMUM_EVENTS (4) events; the other lists on more. */
+	{
+		struct pmuk_etw_event_id five[5];
+
+		for (int i = 0; i < 5; i++)
+			five[i] = cs;
+		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, five, 4), 0);
+		assert_int_equal(b.len, 96);
+		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, five, 5),
+				 PMU_EINVAL);
+		assert_non_null(strstr(pmu_error_detail(), "at most 4"));
+		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_STACK_TRACING_INFO, five, 5), 0);
+	}
 }
 
 static void test_lbr(void **state)

@@ -177,6 +177,32 @@ static void test_multi_group_node(void **state)
 	pmu_topology_free(t);
 }
 
+/* 72 CPUs in two groups of 36 (Windows balances groups): processor index 36 (ETW's
+ * GetEventProcessorIndex) is the first CPU of group 1, flat id 64, not CPU 36. */
+static void test_processor_index(void **state)
+{
+	uint64_t act[2] = { (1ull << 36) - 1, (1ull << 36) - 1 };
+	struct pmu_topology *t;
+
+	(void)state;
+	B.n = 0;
+	for (unsigned g = 0; g < 2; g++) {
+		for (int k = 0; k < 36; k++)
+			g_proc(&B, 0, 0, 0, 1ull << k, g);
+		g_proc(&B, 3, 0, 0, act[g], g);
+	}
+	g_groups(&B, 2, act);
+	assert_int_equal(pmuk_glpi_parse(B.d, B.n, &t), 0);
+	assert_int_equal(pmu_topology_cpu_count(t), 72);
+	assert_null(pmu_topology_cpu_by_id(t, 36));
+	assert_int_equal(pmuk_glpi_index_cpu(t, 0), 0);
+	assert_int_equal(pmuk_glpi_index_cpu(t, 35), 35);
+	assert_int_equal(pmuk_glpi_index_cpu(t, 36), 64);
+	assert_int_equal(pmuk_glpi_index_cpu(t, 71), 99);
+	assert_int_equal(pmuk_glpi_index_cpu(t, 72), -1);
+	pmu_topology_free(t);
+}
+
 static void expect_format(const uint8_t *buf, size_t len, const char *needle)
 {
 	struct pmu_topology *t = (struct pmu_topology *)1;
@@ -280,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_two_groups),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_multi_group_node),
+		cmocka_unit_test(test_processor_index),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_never_crashes),
 	};

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -355,6 +356,84 @@ static void test_instance_cpu(void **state)
 	pmu_topology_free(t);
 }
 
+/* A PDH call as documented: size 0 -> PDH_MORE_DATA with the need; a non-zero size
+ * that is too small -> PDH_MORE_DATA with an untrustworthy size (here: one byte more
+ * than given) or PDH_INVALID_ARGUMENT; a big enough buffer -> the data, size used. */
+struct fake_pdh {
+	uint32_t need;
+	uint32_t grow;       /* the need grows by this after a size-0 call ... */
+	int grow_times;      /* ... this many times */
+	int invalid_arg;     /* too-small non-zero sizes answer PDH_INVALID_ARGUMENT */
+	uint32_t fail;       /* a status every call answers instead, 0 for none */
+	int calls;
+};
+
+static uint32_t fake_call(void *ctx, uint32_t *size, void *buf)
+{
+	struct fake_pdh *f = ctx;
+	uint32_t given = *size;
+
+	f->calls++;
+	if (f->fail)
+		return f->fail;
+	if (!given) {
+		assert_null(buf);
+		*size = f->need;
+		if (f->grow_times && f->grow_times--)
+			f->need += f->grow;
+		return PMUK_PDH_MORE_DATA;
+	}
+	if (given < f->need) {
+		*size = given + 1;
+		return f->invalid_arg ? PMUK_PDH_INVALID_ARGUMENT : PMUK_PDH_MORE_DATA;
+	}
+	memset(buf, 0x5a, f->need);
+	*size = f->need;
+	return 0;
+}
+
+static void test_sized_call(void **state)
+{
+	struct fake_pdh f = { .need = 1000 };
+	void *buf = NULL;
+	uint32_t cap = 0;
+
+	(void)state;
+	/* No buffer yet: ask the need, allocate, call. */
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), 0);
+	assert_int_equal(cap, 1000);
+	assert_int_equal(((uint8_t *)buf)[999], 0x5a);
+	/* A buffer too small for a counter with more instances: the size-0 answer sizes
+	 * it, not the one-byte-more answer of the failed call. */
+	f.need = 5000;
+	f.calls = 0;
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), 0);
+	assert_int_equal(cap, 5000);
+	assert_int_equal(f.calls, 3);
+	/* Releases that answer PDH_INVALID_ARGUMENT for a small buffer (PdhGetCounterInfoW
+	 * with sizeof(PDH_COUNTER_INFO_W), which lacks the appended strings). */
+	f.need = 6000;
+	f.invalid_arg = 1;
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), 0);
+	assert_int_equal(cap, 6000);
+	/* Instances appearing between the calls: keep asking. */
+	f.need = 7000;
+	f.grow = 100;
+	f.grow_times = 2;
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), 0);
+	assert_int_equal(cap, 7200);
+	/* ... but not forever. */
+	f.need = 8000;
+	f.grow_times = 1000;
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), PMU_EIO);
+	assert_non_null(strstr(pmu_error_detail(), "larger buffer"));
+	/* Another status is the answer, with its number. */
+	f.fail = 0xC0000BB9u;   /* PDH_CSTATUS_NO_COUNTER */
+	assert_int_equal(pmuk_pdh_sized_call(fake_call, &f, &buf, &cap, "fake"), PMU_EIO);
+	assert_non_null(strstr(pmu_error_detail(), "0xc0000bb9"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_type),
 		cmocka_unit_test(test_instance_parse),
 		cmocka_unit_test(test_instance_cpu),
+		cmocka_unit_test(test_sized_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,16 @@ else
 	fail stat-cmd "exit $rc (want 3); see $OUT/stat_cmd.*"
 fi
 
+# An NTSTATUS exit code (negative as an int) is a failure and passes through; Wine
+# gives its low byte (0xC0000005 -> 5) to the Unix parent.
+run stat_ntstatus pmukit.exe stat -- "$BUILD/exit_with.exe" 0xC0000005 10
+rc=$?
+if [ $rc -eq 5 ]; then
+	pass "stat: exit code 0xC0000005 passed through"
+else
+	fail stat-ntstatus "exit $rc (want 5, the low byte of 0xC0000005); see $OUT/stat_ntstatus.*"
+fi
+
 run stat_missing pmukit.exe stat -- no_such_program_pmukit.exe
 rc=$?
 if [ $rc -eq 127 ] && grep -q 'no such program' "$OUT/stat_missing.err"; then

@@ -107,3 +107,15 @@ if [ -f "$BUILD/sym_target.exe" ]; then
 else
 	fail symbols "$BUILD/sym_target.exe missing"
 fi
+# A 70-byte "MZ" file whose e_lfanew points 1 GiB away: the PE header reader must
+# refuse it (it used to read b + e_lfanew past its 1 KiB buffer and fault).
+python3 -c 'import struct, sys
+b = bytearray(70); b[0:2] = b"MZ"; b[0x3c:0x40] = struct.pack("<I", 0x40000000)
+open(sys.argv[1], "wb").write(b)' "$OUT/tiny_pe.exe"
+sym_run sym_tiny pmukit.exe addr2line -e "$OUT/tiny_pe.exe" 0x1000
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'tiny_pe.exe is not a PE image' "$OUT/sym_tiny.err"; then
+	pass "addr2line -e of a truncated MZ file: not a PE image, no fault"
+else
+	fail sym-tiny "exit $rc (want 1, 'not a PE image'); see $OUT/sym_tiny.*"
+fi

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/wait.h>
 #endif
 
@@ -51,13 +53,25 @@ static int exit_code(int status)
 #endif
 }
 
+#ifdef _WIN32
+/* An ETW session outlives the process that started it: Ctrl-C reaches the command
+ * through the console, and pmukit waits for it and stops the session. */
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+	return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
+}
+#endif
+
+/* Runs the command; on failure closes (stops) the recording too. */
 static int run(char **argv, struct pmu_recording *r, int *status)
 {
 	struct pmu_command *cmd;
 	int err = pmu_command_prepare(argv, &cmd);
 
-	if (err)
+	if (err) {
+		pmu_recording_close(r);
 		return tool_error("record", "preparing the command", err);
+	}
 	if (!(err = pmu_command_start(cmd)))
 		err = pmu_command_wait(cmd, status);
 	pmu_command_free(cmd);
@@ -113,6 +127,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (spec && (err = pmu_event_parse(spec, &events)))
 		return tool_error("record", "parsing the events", err);
+#ifdef _WIN32
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+#endif
 	err = pmu_recording_start(events, &target, &o, &r);
 	pmu_event_list_free(events);
 	if (err)

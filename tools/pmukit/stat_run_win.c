@@ -194,7 +194,9 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = tool_error("stat", "reading counters", err);
 	if (!rc && cfg->interval_ms <= 0)
 		print(cfg, ev, cur, n, -1, elapsed, status, note);
-	if (!rc && status > 0)
+	/* Any non-zero exit code, NTSTATUS codes such as 0xC0000005 (negative as int)
+	 * included, is the command's failure and passes through. */
+	if (!rc && cmd && status != 0)
 		rc = status;
 out:
 	pmu_event_list_free(usable);
