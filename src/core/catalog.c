@@ -6,32 +6,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Case-insensitive glob: *, ?, [set]. */
+/* One pattern character (or [set]) against c; *len gets how much pattern it spans. */
+static int glob_one(const char *p, int c, size_t *len)
+{
+	const char *close = p[0] == '[' ? strchr(p + 1, ']') : NULL;
+	int hit = 0;
+
+	if (!close) {
+		*len = 1;
+		return *p == '?' || tolower((unsigned char)*p) == tolower(c);
+	}
+	for (const char *q = p + 1; q < close; q++)
+		hit |= tolower((unsigned char)*q) == tolower(c);
+	*len = (size_t)(close - p) + 1;
+	return hit;
+}
+
+/* Case-insensitive glob: *, ?, [set]. Linear backtracking to the last '*' only, so
+ * a pattern with many stars cannot take exponential time on a long name. */
 static int glob(const char *p, const char *s)
 {
-	for (; *p; p++, s++) {
-		if (*p == '*') {
-			for (; *s; s++)
-				if (glob(p + 1, s))
-					return 1;
-			return glob(p + 1, s);
-		}
-		if (!*s)
-			return 0;
-		if (*p == '[' && strchr(p + 1, ']')) {
-			const char *q = p + 1;
-			int hit = 0;
+	const char *star = NULL, *resume = NULL;
+	size_t len;
 
-			for (; *q != ']'; q++)
-				hit |= tolower((unsigned char)*q) == tolower((unsigned char)*s);
-			if (!hit)
-				return 0;
-			p = q;
-		} else if (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)) {
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			resume = s;
+		} else if (*p && glob_one(p, (unsigned char)*s, &len)) {
+			p += len;
+			s++;
+		} else if (star) {
+			p = star;
+			s = ++resume;
+		} else {
 			return 0;
 		}
 	}
-	return !*s;
+	while (*p == '*')
+		p++;
+	return !*p;
 }
 
 int pmuk_catalog_matches(const char *pattern, const char *name)

@@ -4,6 +4,7 @@
 #include "core/error.h"
 
 #include <pmukit/topology.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,19 @@ int pmuk_cpulist_parse(const char *s, int **out, size_t *n)
 			s++;
 		if (!*s)
 			break;
+		/* digits only: strtol would also take signs and spaces */
+		if (*s < '0' || *s > '9')
+			goto bad;
 		a = strtol(s, &end, 10);
-		if (end == s || a < 0)
+		if (a > INT_MAX)
 			goto bad;
 		b = a;
 		if (*end == '-') {
 			s = end + 1;
+			if (*s < '0' || *s > '9')
+				goto bad;
 			b = strtol(s, &end, 10);
-			if (end == s || b < a)
+			if (b < a || b > INT_MAX)
 				goto bad;
 		}
 		if (b - a > 1 << 20)

@@ -2,7 +2,7 @@
 /* Event list syntax (a subset of perf's):
  *   list  := item (',' item)*
  *   item  := event | '{' event (',' event)* '}' [':' mods]
- *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:k, sched:sched_switch
+ *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:c=1:k, sched:sched_switch
  *          | pmu '/' term (',' term)* '/' [':' mods]     cpu/event=0x3c,umask=0/:pp
  *   mods  := [ukhp]+                       at most ppp
  * A name may itself contain ':' (libpfm4 umasks, tracepoints); only a last
@@ -24,9 +24,11 @@ struct parser {
 #define SPEC_FMT "'%.200s%s'"
 #define SPEC_ARG(p) (p)->s, strlen((p)->s) > 200 ? "..." : ""
 
+/* '=' is for libpfm4 attributes: INST_RETIRED:ANY_P:c=1:i=1, ...:precise=2. */
 static int name_char(int c)
 {
-	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '+';
+	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '+' ||
+	       c == '=';
 }
 
 static int term_char(int c)
@@ -80,18 +82,25 @@ void pmuk_ev_mods_merge(struct pmuk_ev_mods *m, const struct pmuk_ev_mods *g)
 	m->u |= g->u;
 	m->k |= g->k;
 	m->h |= g->h;
-	if (g->p > m->p)
-		m->p = g->p;
+	m->p += g->p;
 }
 
+/* perf's numbers: decimal, or hex after 0x ("010" is ten, not eight). */
 int pmuk_ev_number(const char *s, unsigned long long *v)
 {
+	int base = 10;
 	char *end;
 
-	if (!isdigit((unsigned char)*s))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -1;
+	} else if (!isdigit((unsigned char)*s)) {
 		return -1;
+	}
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, base);
 	return errno || *end ? -1 : 0;
 }
 
@@ -282,8 +291,19 @@ static int parse_group(struct parser *p)
 	p->i++;
 	if (p->s[p->i] == ':' && (ret = parse_mods(p, gmods, NULL)))
 		return ret;
-	for (int k = first; k < p->ast->nterms; k++)
-		strcpy(p->ast->terms[k].gmods, gmods);
+	for (int k = first; k < p->ast->nterms; k++) {
+		struct pmuk_ev_term *e = &p->ast->terms[k];
+		struct pmuk_ev_mods m, g;
+
+		/* perf adds a group's p to each member's: {cycles:p}:p is precise 2. */
+		if (!pmuk_ev_mods_parse(e->mods, &m) && !pmuk_ev_mods_parse(gmods, &g) &&
+		    m.p + g.p > 3)
+			return pmuk_fail(PMU_EPARSE, "precise level of '%s' at position %d adds up to "
+					 "%d with its group's ':%s' in " SPEC_FMT "; at most 3 (ppp)",
+					 e->text[0] ? e->text : e->pmu, e->pos, m.p + g.p, gmods,
+					 SPEC_ARG(p));
+		strcpy(e->gmods, gmods);
+	}
 	p->ast->ngroups++;
 	return 0;
 }

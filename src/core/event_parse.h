@@ -50,9 +50,11 @@ void pmuk_ev_ast_free(struct pmuk_ev_ast *ast);
 
 /* Parses modifier letters ("u", "uk", "ppp"); -1 on a bad letter or more than ppp. */
 int pmuk_ev_mods_parse(const char *s, struct pmuk_ev_mods *m);
-/* Combines event and group modifiers: privilege levels unite, precision takes the max. */
+/* Combines event and group modifiers as perf does: privilege levels unite, precise
+ * levels add ({cycles:p}:p is pp; pmuk_ev_parse refuses sums above 3). */
 void pmuk_ev_mods_merge(struct pmuk_ev_mods *m, const struct pmuk_ev_mods *g);
-/* Parses a number as written in event terms: 0x hex, 0 octal or decimal; -1 if not one. */
+/* Parses a number as written in event terms, as perf reads them: decimal, or hex
+ * after 0x ("010" is ten); -1 if not one. */
 int pmuk_ev_number(const char *s, unsigned long long *v);
 
 #endif

@@ -133,7 +133,8 @@ void pmuk_cache_name(int cache, int op, int miss, char *buf, size_t n)
 		snprintf(buf, n, "%s-%s", cache_names[cache][0], op_plural[op]);
 }
 
-/* Matches one of alts at the start of *s, followed by '-' or the end; longest wins. */
+/* Matches one of alts at the start of *s, followed by '-' or the end; longest wins.
+ * The '-' is consumed only when a word follows it ("L1-dcache-" is no event). */
 static int match_word(const char **s, const char *const *alts, int nalts)
 {
 	int best = -1;
@@ -142,7 +143,8 @@ static int match_word(const char **s, const char *const *alts, int nalts)
 	for (int i = 0; i < nalts && alts[i]; i++) {
 		size_t l = strlen(alts[i]);
 
-		if (l > blen && !strncasecmp(*s, alts[i], l) && ((*s)[l] == '-' || !(*s)[l])) {
+		if (l > blen && !strncasecmp(*s, alts[i], l) &&
+		    (((*s)[l] == '-' && (*s)[l + 1]) || !(*s)[l])) {
 			best = i;
 			blen = l;
 		}
@@ -168,27 +170,29 @@ static int match_table(const char **s, const char *const (*tab)[4], int rows)
 	return -1;
 }
 
-/* cache[-op][-result]: op defaults to load, result to access (as perf does). */
+/* cache[-op][-result], op and result in either order as perf takes them
+ * ("LLC-misses", "L1-dcache-miss-load"): op defaults to load, result to access. */
 int pmuk_cache_parse(const char *name, uint64_t *config)
 {
 	const char *s = name;
-	int cache = -1, op = 0, res = 0, r;
+	int cache = -1, op = -1, res = -1, r;
 
-	for (int c = 0; c < PMUK_CACHE_COUNT && cache < 0; c++) {
-		const char *p = s;
-
-		if (match_word(&p, cache_names[c], 5) >= 0) {
+	for (int c = 0; c < PMUK_CACHE_COUNT && cache < 0; c++)
+		if (match_word(&s, cache_names[c], 5) >= 0)
 			cache = c;
-			s = p;
-		}
-	}
-	if (cache < 0 || (s > name && s[-1] != '-' && *s))
+	if (cache < 0)
 		return -1;
-	if (*s && (r = match_table(&s, op_names, PMUK_CACHE_OPS)) >= 0)
-		op = r;
-	if (*s && (r = match_table(&s, res_names, 2)) >= 0)
-		res = r;
-	if (*s || !pmuk_cache_valid(cache, op))
+	while (*s) {
+		if (op < 0 && (r = match_table(&s, op_names, PMUK_CACHE_OPS)) >= 0)
+			op = r;
+		else if (res < 0 && (r = match_table(&s, res_names, 2)) >= 0)
+			res = r;
+		else
+			return -1;
+	}
+	op = op < 0 ? 0 : op;
+	res = res < 0 ? 0 : res;
+	if (!pmuk_cache_valid(cache, op))
 		return -1;
 	*config = (uint64_t)cache | (uint64_t)op << 8 | (uint64_t)res << 16;
 	return 0;

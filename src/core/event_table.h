@@ -47,8 +47,9 @@ const struct pmuk_event_def *pmuk_event_find(const char *name);
 int pmuk_cache_valid(int cache, int op);
 /* perf's spelling: L1-dcache-loads, L1-dcache-load-misses, LLC-prefetches, ... */
 void pmuk_cache_name(int cache, int op, int miss, char *buf, size_t n);
-/* Parses a cache event name (perf's spellings and its alternates, case-insensitive);
- * 0 and the config on success, -1 when name is not a cache event. */
+/* Parses a cache event name (perf's spellings and its alternates, case-insensitive,
+ * op and result in either order); 0 and the config on success, -1 when name is not
+ * a cache event or names an operation perf does not define for that cache. */
 int pmuk_cache_parse(const char *name, uint64_t *config);
 const char *pmuk_cache_desc(int cache);
 

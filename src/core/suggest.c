@@ -41,14 +41,27 @@ void pmuk_suggest_init(struct pmuk_suggest *s, const char *word)
 	s->word = word;
 }
 
-/* Distance to the whole name, or to a '-', ':' or '.' separated tail plus one,
- * so "cyclse" also finds "cpu-cycles". */
-static int distance(const char *word, const char *cand)
+/* An edit distance is at least the difference of the lengths: a cheap way to skip
+ * the DP for names that cannot come within the limit. */
+static int too_far(size_t la, size_t lb, int limit)
 {
-	int best = pmuk_edit_distance(word, cand);
+	size_t d = la > lb ? la - lb : lb - la;
 
-	for (const char *p = cand; *p; p++) {
-		if ((*p == '-' || *p == ':' || *p == '.') && p[1]) {
+	return d > (size_t)limit;
+}
+
+/* Distance to the whole name, or to a '-', ':' or '.' separated tail plus one,
+ * so "cyclse" also finds "cpu-cycles"; limit + 1 when farther than limit. */
+static int distance(const char *word, const char *cand, int limit)
+{
+	size_t lw = strnlen(word, WORD_MAX);
+	int best = limit + 1;
+
+	if (!too_far(lw, strnlen(cand, WORD_MAX), limit))
+		best = pmuk_edit_distance(word, cand);
+	for (const char *p = cand; *p && limit > 0; p++) {
+		if ((*p == '-' || *p == ':' || *p == '.') && p[1] &&
+		    !too_far(lw, strnlen(p + 1, WORD_MAX), limit - 1)) {
 			int d = pmuk_edit_distance(word, p + 1) + 1;
 
 			if (d < best)
@@ -68,7 +81,7 @@ void pmuk_suggest_add(struct pmuk_suggest *s, const char *cand)
 	for (int i = 0; i < s->n; i++)
 		if (!strcasecmp(s->names[i], cand))
 			return;
-	d = distance(s->word, cand);
+	d = distance(s->word, cand, limit);
 	if (d > limit)
 		return;
 	at = s->n;

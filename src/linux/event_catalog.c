@@ -220,8 +220,9 @@ static void add_tracepoints(struct cat *c)
 	struct dirent *s, *ev;
 	struct pmu_event_info *e;
 	DIR *sd, *ed;
+	int err;
 
-	if (pmuk_tracefs_events(dir, sizeof(dir))) {
+	if ((err = pmuk_tracefs_events(dir, sizeof(dir)))) {
 		/* Said when asked for, or when nothing else matched ("pmukit list sched"). */
 		if (c->list.pattern && *c->list.pattern && !strchr(c->list.pattern, ':') && c->list.n &&
 		    !pmuk_catalog_matches(c->list.pattern, "subsystem:event"))
@@ -234,7 +235,8 @@ static void add_tracepoints(struct cat *c)
 		if (e) {
 			e->usable = 0;
 			snprintf(e->desc, sizeof(e->desc), "kernel tracepoints");
-			snprintf(e->reason, sizeof(e->reason), "%s", PMUK_TRACEFS_HINT);
+			snprintf(e->reason, sizeof(e->reason), "%s",
+				 err == PMU_EPERM ? PMUK_TRACEFS_PERM_HINT : PMUK_TRACEFS_HINT);
 		}
 		return;
 	}

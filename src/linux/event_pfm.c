@@ -6,11 +6,13 @@
 #include "core/sysroot.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef PMUKIT_HAVE_PFM
 #include <perfmon/pfmlib_perf_event.h>
@@ -19,13 +21,18 @@
 int pmuk_tracefs_events(char *buf, size_t n)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct stat st;
+	int denied = 0;
 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		/* A mounted tracefs always has events/header_page. */
-		if (!pmuk_path(buf, n, "%s/events/header_page", roots[i]) && pmuk_exists(buf))
+		if (pmuk_path(buf, n, "%s/events/header_page", roots[i]))
+			continue;
+		if (!stat(buf, &st))
 			return pmuk_path(buf, n, "%s/events", roots[i]);
+		denied |= errno == EACCES;
 	}
-	return PMU_ENOENT;
+	return denied ? PMU_EPERM : PMU_ENOENT;
 }
 
 static int tp_part(const char *s, size_t n)
@@ -39,7 +46,7 @@ static int tp_part(const char *s, size_t n)
 }
 
 /* looks_like: 0 not tracepoint-shaped, 1 the subsystem exists, 2 tracefs is not mounted,
- * 3 tracepoint-shaped but the subsystem does not exist. */
+ * 3 tracepoint-shaped but the subsystem does not exist, 4 tracefs is not readable. */
 int pmuk_resolve_tracepoint(const char *name, struct pmu_event *ev, int *looks_like)
 {
 	const char *colon = strchr(name, ':');
@@ -50,8 +57,8 @@ int pmuk_resolve_tracepoint(const char *name, struct pmu_event *ev, int *looks_l
 	*looks_like = 0;
 	if (!colon || !tp_part(name, colon - name) || !tp_part(colon + 1, strlen(colon + 1)))
 		return PMU_ENOENT;
-	if (pmuk_tracefs_events(dir, sizeof(dir))) {
-		*looks_like = 2;
+	if ((ret = pmuk_tracefs_events(dir, sizeof(dir)))) {
+		*looks_like = ret == PMU_EPERM ? 4 : 2;
 		return PMU_ENOENT;
 	}
 	if (snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(colon - name), name) >= (int)sizeof(path))
@@ -84,50 +91,73 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	attr->size = sizeof(*attr);
 	arg.attr = attr;
 	arg.size = sizeof(arg);
+	/* User and kernel by default, as perf counts: a name that restricts the levels
+	 * itself ("...:u", "...:k=1") shows as exclude_user or exclude_kernel. */
 	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 }
 
-int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev)
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cand *k)
 {
+	const char *name = t->text, *colon;
+	struct pmu_event *ev = &k->ev;
 	const struct pmu_device *dev;
 	struct perf_event_attr attr;
 	char alt[PMUK_EV_TEXT_MAX], *dot;
+	int ret;
 
 	if (!pmuk_pfm_ready())
 		return PMU_ENOENT;
-	if (pfm_encode(name, &attr) != PFM_SUCCESS) {
+	ret = pfm_encode(name, &attr);
+	if (ret == PFM_ERR_NOTFOUND) {
 		/* perf-style "inst_retired.any" is libpfm4's "inst_retired:any". */
 		snprintf(alt, sizeof(alt), "%s", name);
-		if (!(dot = strchr(alt, '.')) || strchr(alt, ':'))
-			return PMU_ENOENT;
-		*dot = ':';
-		if (pfm_encode(alt, &attr) != PFM_SUCCESS)
-			return PMU_ENOENT;
+		if ((dot = strchr(alt, '.')) && !strchr(alt, ':')) {
+			*dot = ':';
+			name = alt;
+			ret = pfm_encode(alt, &attr);
+		}
 	}
-	memset(ev, 0, sizeof(*ev));
-	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	if (ret == PFM_ERR_NOTFOUND)
+		return PMU_ENOENT;
+	if (ret != PFM_SUCCESS) {
+		colon = strchr(name, ':');
+		colon = colon && colon[1] == ':' ? strchr(colon + 2, ':') : colon;
+		return pmuk_fail(PMU_EINVAL, "libpfm4 cannot encode '%s' at position %d: %s (see "
+				 "'pmukit list %.*s'; libpfm4's showevtinfo lists its unit masks)",
+				 name, t->pos, pfm_strerror(ret),
+				 colon ? (int)(colon - name) : (int)strlen(name), name);
+	}
+	memset(k, 0, sizeof(*k));
+	snprintf(ev->name, sizeof(ev->name), "%s", t->text);
 	ev->type = attr.type;
 	ev->config = attr.config;
 	ev->config1 = attr.config1;
 	ev->config2 = attr.config2;
+	if (attr.exclude_user || attr.exclude_kernel)
+		k->plm = (attr.exclude_user ? 0 : PMUK_PLM_USER) |
+			 (attr.exclude_kernel ? 0 : PMUK_PLM_KERNEL) |
+			 (attr.exclude_hv ? 0 : PMUK_PLM_HV);
+	k->precise = attr.precise_ip;
+	/* By type first: on hybrid hosts cpu_core's type is 4, PERF_TYPE_RAW itself. */
 	if (attr.type == PERF_TYPE_SOFTWARE)
 		strcpy(ev->pmu, "software");
 	else if (attr.type == PERF_TYPE_TRACEPOINT)
 		strcpy(ev->pmu, "tracepoint");
-	else if (attr.type <= PERF_TYPE_RAW && c->ncores)
-		snprintf(ev->pmu, sizeof(ev->pmu), "%s", c->cores[0]->name);
 	else if ((dev = pmuk_rctx_pmu_by_type(c, attr.type)))
 		snprintf(ev->pmu, sizeof(ev->pmu), "%s", dev->name);
+	else if (attr.type <= PERF_TYPE_RAW && c->ncores)
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", c->cores[0]->name);
 	else
 		strcpy(ev->pmu, "cpu");
+	k->hw = !pmuk_pmu_is_software(ev->pmu, ev->type);
 	return 0;
 }
 #else
-int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev)
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cand *k)
 {
 	(void)c;
-	(void)name;
-	(void)ev;
+	(void)t;
+	(void)k;
 	return PMU_ENOENT;
 }
 #endif

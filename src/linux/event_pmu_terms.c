@@ -18,7 +18,7 @@ struct enc {
 	const struct pmu_device *dev;
 	struct pmuk_format *fmt;
 	int nfmt;
-	uint64_t cfg[3];
+	uint64_t cfg[PMUK_CONFIG_WORDS];
 	char name[64];    /* name= term */
 };
 
@@ -27,6 +27,16 @@ static const struct pmuk_format *find_format(const struct enc *e, const char *ke
 	for (int i = 0; i < e->nfmt; i++)
 		if (!strcmp(e->fmt[i].name, key))
 			return &e->fmt[i];
+	return NULL;
+}
+
+/* The value of a "key=?" alias term (perf's parameterised aliases): the user gives it
+ * in the same event, cpu/mem-loads,ldlat=50/; the key is a format term of the PMU. */
+static const struct pmuk_ev_kv *find_param(const struct enc *e, const char *key)
+{
+	for (int i = 0; i < e->t->nkv; i++)
+		if (e->t->kv[i].has_val && !strcmp(e->t->kv[i].key, key))
+			return &e->t->kv[i];
 	return NULL;
 }
 
@@ -57,6 +67,16 @@ static int unknown_term(struct enc *e, const struct pmuk_ev_kv *kv)
 
 static int apply_kv(struct enc *e, const struct pmuk_ev_kv *kv, int depth);
 
+/* The whole-word terms perf knows: config, config1, config2, config3 -> 0..3; -1 else. */
+static int config_word(const char *key)
+{
+	if (strncmp(key, "config", 6))
+		return -1;
+	if (!key[6])
+		return 0;
+	return key[6] >= '1' && key[6] <= '3' && !key[7] ? key[6] - '0' : -1;
+}
+
 /* An alias body such as "event=0x3c,umask=0x00" applied through the formats. */
 static int apply_alias(struct enc *e, const struct pmuk_ev_kv *kv, const char *body)
 {
@@ -66,20 +86,45 @@ static int apply_alias(struct enc *e, const struct pmuk_ev_kv *kv, const char *b
 	snprintf(buf, sizeof(buf), "%s", body);
 	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
 		struct pmuk_ev_kv sub = { .pos = kv->pos };
-		char *eq = strchr(tok, '=');
+		const struct pmuk_ev_kv *param;
+		char *eq = strchr(tok, '='), *end;
 
 		while (*tok == ' ')
 			tok++;
 		if (eq)
 			*eq = '\0';
+		for (end = tok + strlen(tok); end > tok && end[-1] == ' '; )
+			*--end = '\0';
+		if (!*tok)
+			continue;
 		snprintf(sub.key, sizeof(sub.key), "%s", tok);
 		if (eq) {
-			snprintf(sub.val, sizeof(sub.val), "%s", eq + 1);
+			char *v = eq + 1;
+
+			while (*v == ' ')
+				v++;
+			for (end = v + strlen(v); end > v && end[-1] == ' '; )
+				*--end = '\0';
+			snprintf(sub.val, sizeof(sub.val), "%s", v);
 			sub.has_val = 1;
 		}
-		if ((ret = apply_kv(e, &sub, 1)))
-			return pmuk_fail(ret, "%s (from %s/events/%s = '%s')", pmu_error_detail(),
-					 e->dev->name, kv->key, body);
+		if (sub.has_val && !strcmp(sub.val, "?")) {
+			if (!(param = find_param(e, sub.key)))
+				return pmuk_fail(PMU_EINVAL, "event '%s' of PMU '%s' at position %d needs "
+						 "a value for its parameter '%s' (%s/events/%s = '%s'): "
+						 "write %s/%s,%s=N/", kv->key, e->dev->name, kv->pos,
+						 sub.key, e->dev->name, kv->key, body, e->dev->name,
+						 kv->key, sub.key);
+			snprintf(sub.val, sizeof(sub.val), "%s", param->val);
+			sub.pos = param->pos;
+		}
+		if ((ret = apply_kv(e, &sub, 1))) {
+			char why[512]; /* pmuk_fail cannot format its own detail into itself */
+
+			snprintf(why, sizeof(why), "%s", pmu_error_detail());
+			return pmuk_fail(ret, "%s (from %s/events/%s = '%s')", why, e->dev->name,
+					 kv->key, body);
+		}
 	}
 	return 0;
 }
@@ -89,6 +134,7 @@ static int apply_kv(struct enc *e, const struct pmuk_ev_kv *kv, int depth)
 	const struct pmuk_format *f;
 	unsigned long long v = 1;
 	char body[512];
+	int w;
 
 	if (!strcmp(kv->key, "name") && kv->has_val) {
 		snprintf(e->name, sizeof(e->name), "%s", kv->val);
@@ -97,24 +143,37 @@ static int apply_kv(struct enc *e, const struct pmuk_ev_kv *kv, int depth)
 	if (kv->has_val && pmuk_ev_number(kv->val, &v))
 		return pmuk_fail(PMU_EPARSE, "term '%s' at position %d needs a number, not '%s'",
 				 kv->key, kv->pos, kv->val);
+	/* A bare name is one of the PMU's events first, as perf reads it. */
+	if (!kv->has_val && !depth && !pmuk_pmu_alias(e->dev->name, kv->key, body, sizeof(body)))
+		return apply_alias(e, kv, body);
 	f = find_format(e, kv->key);
-	if (!f && kv->has_val && !strncmp(kv->key, "config", 6)) {
-		int w = !kv->key[6] ? 0 : !strcmp(kv->key + 6, "1") ? 1 : !strcmp(kv->key + 6, "2") ? 2 : -1;
-
-		if (w >= 0) {
-			e->cfg[w] = v;
-			return 0;
-		}
+	if (!f && kv->has_val && (w = config_word(kv->key)) >= 0) {
+		if (w == 3)
+			return pmuk_fail(PMU_ENOTSUP, "term '%s' at position %d sets config3 "
+					 "(perf_event_attr.config3, Linux 6.3+), which pmukit's event "
+					 "encoding does not carry", kv->key, kv->pos);
+		e->cfg[w] = v;
+		return 0;
 	}
 	if (f) {
+		int bits = __builtin_popcountll(f->mask);
+
+		if (!kv->has_val && bits > 1)
+			return pmuk_fail(PMU_EPARSE, "term '%s' at position %d needs a value: format "
+					 "'%s' of PMU '%s' has %d bits (only a 1-bit term such as "
+					 "'edge' may stand alone)", kv->key, kv->pos, f->name,
+					 e->dev->name, bits);
+		if (f->word == 3)
+			return pmuk_fail(PMU_ENOTSUP, "term '%s' at position %d fills config3 of PMU "
+					 "'%s' (format '%s'), which pmukit's event encoding does not "
+					 "carry (perf_event_attr.config3, Linux 6.3+)", kv->key, kv->pos,
+					 e->dev->name, f->name);
 		if (pmuk_format_apply(f, v, e->cfg))
 			return pmuk_fail(PMU_EINVAL, "value 0x%llx of term '%s' at position %d does not "
 					 "fit the %d bits of format '%s' of PMU '%s'", v, kv->key,
-					 kv->pos, __builtin_popcountll(f->mask), f->name, e->dev->name);
+					 kv->pos, bits, f->name, e->dev->name);
 		return 0;
 	}
-	if (!kv->has_val && !depth && !pmuk_pmu_alias(e->dev->name, kv->key, body, sizeof(body)))
-		return apply_alias(e, kv, body);
 	return unknown_term(e, kv);
 }
 
@@ -176,10 +235,13 @@ int pmuk_resolve_pmu_terms(struct pmuk_rctx *c, const struct pmuk_ev_term *t, st
 	size_t off;
 	int ret = 0;
 
-	if (out->n >= (int)(sizeof(out->v) / sizeof(out->v[0])))
-		return 0;
 	if (!(e.dev = find_pmu(c, t->pmu)))
 		return unknown_pmu(c, t);
+	if (out->n >= PMUK_CANDS_MAX)
+		return pmuk_fail(PMU_EINVAL, "'%s' at position %d names an event of more than %d "
+				 "PMUs; pmukit expands a name to at most %d of them: name the PMU "
+				 "(%s/%s/)", t->kv[0].key, t->pos, PMUK_CANDS_MAX, PMUK_CANDS_MAX,
+				 t->pmu, t->kv[0].key);
 	memset(k, 0, sizeof(*k));
 	if (generic_on_core(c, t, e.dev, k)) {
 		if ((ret = pmuk_pmu_formats(e.dev->name, &e.fmt, &e.nfmt)))
@@ -208,7 +270,7 @@ int pmuk_resolve_pmu_terms(struct pmuk_rctx *c, const struct pmuk_ev_term *t, st
 					 "%zu bytes)", t->pos, sizeof(k->ev.name) - 2);
 		strcat(k->ev.name, "/");
 	}
-	k->hw = k->ev.type != PERF_TYPE_SOFTWARE && k->ev.type != PERF_TYPE_TRACEPOINT;
+	k->hw = !pmuk_pmu_is_software(e.dev->name, k->ev.type);
 	out->n++;
 	return 0;
 }

@@ -120,9 +120,9 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 {
 	const struct pmuk_event_def *d;
 	struct pmuk_cand *k;
-	char head[PMUK_EV_TEXT_MAX], hint[512];
+	char head[PMUK_EV_TEXT_MAX], hint[512], pfm_err[512];
 	uint64_t config;
-	int looks_tp = 0, ret;
+	int looks_tp = 0, ret, pfm_ret;
 
 	if ((d = pmuk_event_find(t->text))) {
 		if (d->kind == PMU_EVENT_HARDWARE) {
@@ -172,17 +172,25 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 	}
 	k = &out->v[0];
 	memset(k, 0, sizeof(*k));
-	if (!pmuk_resolve_pfm(c, t->text, &k->ev)) {
-		k->hw = k->ev.type != PERF_TYPE_SOFTWARE && k->ev.type != PERF_TYPE_TRACEPOINT;
+	ret = pmuk_resolve_pfm(c, t, k);
+	if (!ret) {
 		out->n = 1;
 		return 0;
 	}
+	/* libpfm4 knows the event but not as written: say so, unless a sysfs alias
+	 * has the name (its detail is kept across the alias lookup). */
+	if (ret != PMU_ENOENT)
+		snprintf(pfm_err, sizeof(pfm_err), "%s", pmu_error_detail());
+	pfm_ret = ret;
 	ret = pmuk_resolve_sysfs_alias(c, t, out);
 	if (ret != PMU_ENOENT)
 		return ret;
-	if (looks_tp == 2) /* sys:name and tracefs is not mounted */
+	if (pfm_ret != PMU_ENOENT)
+		return pmuk_fail(pfm_ret, "%s", pfm_err);
+	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
 		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
-				 "tracepoint, " PMUK_TRACEFS_HINT, t->text, t->pos);
+				 "tracepoint, %s", t->text, t->pos,
+				 looks_tp == 2 ? PMUK_TRACEFS_HINT : PMUK_TRACEFS_PERM_HINT);
 	if (looks_tp == 1) /* the subsystem exists, the event does not */
 		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
 				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
@@ -207,24 +215,33 @@ static void mods_string(const struct pmuk_ev_mods *m, char *buf)
 	*p = '\0';
 }
 
-/* Applies the term's (and its group's) modifiers and completes the name. */
-static int finish(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmu_event *ev)
+/* Applies the term's (and its group's) modifiers and completes the name. Privilege
+ * levels unite (perf: ":u" excludes kernel and hypervisor, ":uk" only the hypervisor),
+ * with those a libpfm4 name restricted itself to; precise levels add. */
+static int finish(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cand *k)
 {
+	struct pmu_event *ev = &k->ev;
 	struct pmuk_ev_mods m, g;
 	char ms[16], name[sizeof(ev->name)];
 	size_t len = strlen(ev->name);
-	int n;
+	int n, plm;
 
 	if (pmuk_ev_mods_parse(t->mods, &m))
 		memset(&m, 0, sizeof(m));
 	if (!pmuk_ev_mods_parse(t->gmods, &g))
 		pmuk_ev_mods_merge(&m, &g);
-	if (m.u || m.k || m.h) {
-		ev->exclude_user = !m.u;
-		ev->exclude_kernel = !m.k;
-		ev->exclude_hv = !m.h;
+	plm = (m.u ? PMUK_PLM_USER : 0) | (m.k ? PMUK_PLM_KERNEL : 0) | (m.h ? PMUK_PLM_HV : 0) |
+	      k->plm;
+	if (plm) {
+		ev->exclude_user = !(plm & PMUK_PLM_USER);
+		ev->exclude_kernel = !(plm & PMUK_PLM_KERNEL);
+		ev->exclude_hv = !(plm & PMUK_PLM_HV);
 	}
-	ev->precise_ip = (uint8_t)m.p;
+	if (m.p + k->precise > 3) /* libpfm4's precise=N plus the p modifiers */
+		return pmuk_fail(PMU_EPARSE, "precise level of '%s' at position %d adds up to %d "
+				 "(precise=%d in the name and %d p modifiers); at most 3 in '%.200s'",
+				 t->text, t->pos, m.p + k->precise, k->precise, m.p, c->spec);
+	ev->precise_ip = (uint8_t)(m.p + k->precise);
 	pmuk_event_classify(ev);
 	mods_string(&m, ms);
 	if (!ms[0])
@@ -246,7 +263,7 @@ static int resolve_term(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 	out->n = 0;
 	ret = t->pmu[0] ? pmuk_resolve_pmu_terms(c, t, out) : resolve_name(c, t, out);
 	for (int i = 0; !ret && i < out->n; i++)
-		ret = finish(c, t, &out->v[i].ev);
+		ret = finish(c, t, &out->v[i]);
 	return ret;
 }
 

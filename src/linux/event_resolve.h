@@ -10,16 +10,25 @@
 	"(virtual machine without a virtual PMU?)"
 #define PMUK_TRACEFS_HINT \
 	"tracefs is not mounted (mount it with 'mount -t tracefs nodev /sys/kernel/tracing')"
+#define PMUK_TRACEFS_PERM_HINT \
+	"tracefs is not readable by this user (root-only by default): run as root, or if it " \
+	"is not mounted: 'mount -t tracefs nodev /sys/kernel/tracing'"
 
 /* One resolved candidate of a term: hardware events on hybrid hosts have one per core PMU. */
 struct pmuk_cand {
 	struct pmu_event ev;
-	int hw;    /* needs a hardware PMU (groups may not mix those) */
+	int hw;    /* in the kernel's hardware context (a group may not mix two such PMUs) */
 	int flex;  /* one of the per-core-PMU copies of a generic event */
+	int plm;   /* privilege levels a libpfm4 name restricted itself to (PMUK_PLM_*), 0 none */
+	int precise; /* precise level written in a libpfm4 name (precise=N) */
 };
 
+enum { PMUK_PLM_USER = 1, PMUK_PLM_KERNEL = 2, PMUK_PLM_HV = 4 };
+
+#define PMUK_CANDS_MAX 8
+
 struct pmuk_cands {
-	struct pmuk_cand v[8];
+	struct pmuk_cand v[PMUK_CANDS_MAX];
 	int n;
 };
 
@@ -32,7 +41,8 @@ struct pmuk_rctx {
 	int ncores;
 };
 
-/* The events/ directory of tracefs (0), or PMU_ENOENT when tracefs is not mounted. */
+/* The events/ directory of tracefs (0); PMU_ENOENT when tracefs is not mounted,
+ * PMU_EPERM when this user may not look where it would be (PMUK_TRACEFS_PERM_HINT). */
 int pmuk_tracefs_events(char *buf, size_t n);
 
 /* Fills the fields common to every candidate: kind and generic id from type/config. */
@@ -46,9 +56,10 @@ int pmuk_resolve_pmu_terms(struct pmuk_rctx *c, const struct pmuk_ev_term *t, st
  * 0 with candidates, PMU_ENOENT when no PMU has it. */
 int pmuk_resolve_sysfs_alias(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out);
 
-/* libpfm4 names (event_pfm.c): 0, PMU_ENOENT when libpfm4 does not know the name,
- * PMU_ENOTSUP when libpfm4 is compiled out. */
-int pmuk_resolve_pfm(struct pmuk_rctx *c, const char *name, struct pmu_event *ev);
+/* libpfm4 names (event_pfm.c): 0, PMU_ENOENT when libpfm4 does not know the name
+ * (or is compiled out), PMU_EINVAL with libpfm4's reason when it knows the event but
+ * cannot encode it as written (bad unit mask or attribute). */
+int pmuk_resolve_pfm(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cand *k);
 /* Tracepoints sys:name (event_pfm.c): 0, PMU_ENOENT with a detail when absent. */
 int pmuk_resolve_tracepoint(const char *name, struct pmu_event *ev, int *looks_like);
 

@@ -6,10 +6,13 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #ifdef PMUKIT_HAVE_PFM
 #include <perfmon/pfmlib.h>
@@ -136,7 +139,7 @@ static int dev_cmp(const void *a, const void *b)
 	return strcmp(((const struct pmu_device *)a)->name, ((const struct pmu_device *)b)->name);
 }
 
-int pmuk_pmu_scan(struct pmu_device **out, int *n)
+static int scan(struct pmu_device **out, int *n)
 {
 	struct pmu_device *v = NULL, *nv;
 	char path[PATH_MAX];
@@ -175,6 +178,87 @@ int pmuk_pmu_scan(struct pmu_device **out, int *n)
 	return 0;
 }
 
+/* The PMU list is read once per sysroot: without this every pmu_event_parse()
+ * re-read /sys (19 files for "cycles"). It is read again when the sysroot changes
+ * or the devices directory does (a fixture tree gaining or losing a PMU). Like
+ * perf, a PMU the kernel registers later (module load) is seen by a new process. */
+static struct {
+	pthread_mutex_t lock;
+	char root[4096];      /* as long as pmu_sysroot() may be */
+	struct stat st;       /* of the devices directory; all 0 when absent */
+	struct pmu_device *v;
+	int n, valid;
+} scan_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int same_dir(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_nlink == b->st_nlink &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+int pmuk_pmu_scan(struct pmu_device **out, int *n)
+{
+	const char *root = pmu_sysroot();
+	char path[PATH_MAX];
+	struct stat st;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (pmuk_path(path, sizeof(path), DEVICES))
+		return PMU_ERANGE;
+	memset(&st, 0, sizeof(st));
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	pthread_mutex_lock(&scan_cache.lock);
+	if (!scan_cache.valid || strcmp(scan_cache.root, root) || !same_dir(&scan_cache.st, &st)) {
+		struct pmu_device *v;
+		int cnt;
+
+		scan_cache.valid = 0;
+		ret = scan(&v, &cnt);
+		if (!ret) {
+			free(scan_cache.v);
+			scan_cache.v = v;
+			scan_cache.n = cnt;
+			snprintf(scan_cache.root, sizeof(scan_cache.root), "%s", root);
+			scan_cache.st = st;
+			scan_cache.valid = 1;
+		}
+	}
+	if (scan_cache.valid && scan_cache.n) {
+		*out = malloc(scan_cache.n * sizeof(**out));
+		if (*out) {
+			memcpy(*out, scan_cache.v, scan_cache.n * sizeof(**out));
+			*n = scan_cache.n;
+		} else {
+			ret = pmuk_fail(PMU_ENOMEM, "out of memory listing PMUs");
+		}
+	}
+	pthread_mutex_unlock(&scan_cache.lock);
+	return ret;
+}
+
+/* PMUs whose events the kernel schedules in the software context (task_ctx_nr ==
+ * perf_sw_context): such an event may join a group of hardware events, as perf's
+ * perf_pmu__is_software() also knows them. */
+int pmuk_pmu_is_software(const char *name, uint32_t type)
+{
+	static const char *const sw[] = { "software", "tracepoint", "breakpoint", "msr", "kprobe",
+					  "uprobe" };
+
+	if (type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT ||
+	    type == PERF_TYPE_BREAKPOINT)
+		return 1;
+	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW)
+		return 0;
+	for (size_t i = 0; name && i < sizeof(sw) / sizeof(sw[0]); i++)
+		if (!strcmp(name, sw[i]))
+			return 1;
+	return 0;
+}
+
 int pmu_device_lookup(const char *name, struct pmu_device *out)
 {
 	if (!name || !out)
@@ -206,9 +290,12 @@ int pmu_device_core_list(struct pmu_device *out, int max)
 static int parse_u(const char **s, unsigned *v)
 {
 	char *end;
-	unsigned long x = strtoul(*s, &end, 10);
+	unsigned long x;
 
-	if (end == *s || x > 63)
+	if (**s < '0' || **s > '9') /* strtoul would take spaces and signs */
+		return -1;
+	x = strtoul(*s, &end, 10);
+	if (x > 63)
 		return -1;
 	*v = (unsigned)x;
 	*s = end;
@@ -217,22 +304,24 @@ static int parse_u(const char **s, unsigned *v)
 
 int pmuk_format_parse(const char *text, struct pmuk_format *f)
 {
+	static const char *const words[PMUK_CONFIG_WORDS] = { "config", "config1", "config2",
+							      "config3" };
 	const char *s = text;
 	unsigned lo, hi;
 
 	f->mask = 0;
-	if (!strncmp(s, "config2:", 8)) {
-		f->word = 2;
-		s += 8;
-	} else if (!strncmp(s, "config1:", 8)) {
-		f->word = 1;
-		s += 8;
-	} else if (!strncmp(s, "config:", 7)) {
-		f->word = 0;
-		s += 7;
-	} else {
-		return PMU_EFORMAT;
+	f->word = -1;
+	for (int w = 0; w < PMUK_CONFIG_WORDS; w++) {
+		size_t l = strlen(words[w]);
+
+		if (!strncmp(s, words[w], l) && s[l] == ':') {
+			f->word = w;
+			s += l + 1;
+			break;
+		}
 	}
+	if (f->word < 0)
+		return PMU_EFORMAT;
 	for (;;) {
 		if (parse_u(&s, &lo))
 			return PMU_EFORMAT;
@@ -248,7 +337,7 @@ int pmuk_format_parse(const char *text, struct pmuk_format *f)
 	return *s && *s != '\n' ? PMU_EFORMAT : 0;
 }
 
-int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[3])
+int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[PMUK_CONFIG_WORDS])
 {
 	int bits = __builtin_popcountll(f->mask), k = 0;
 

@@ -8,21 +8,28 @@
 
 /* /sys/bus/event_source/devices, read through the sysroot. */
 
+#define PMUK_CONFIG_WORDS 4  /* config, config1, config2, config3 (Linux 6.3+) */
+
 /* One format/ file: "config1:0-7,21" names which config word and which bits a term fills. */
 struct pmuk_format {
 	char name[32];
-	int word;          /* 0: config, 1: config1, 2: config2 */
+	int word;          /* 0: config, 1: config1, 2: config2, 3: config3 */
 	uint64_t mask;     /* bits the value is spread over, low bits first */
 };
 
-/* All PMUs of the host, sorted by name; *out is malloc'd (free()). */
+/* All PMUs of the host, sorted by name; *out is malloc'd (free()). The list is read
+ * once per sysroot (again when its devices directory changes), not on every call. */
 int pmuk_pmu_scan(struct pmu_device **out, int *n);
+/* 1 when the PMU's events live in the kernel's software context (software, tracepoint,
+ * breakpoint, msr, kprobe, uprobe): they may join a group led by a hardware event. */
+int pmuk_pmu_is_software(const char *name, uint32_t type);
 /* The format terms of one PMU (possibly none); *out is malloc'd (free()). */
 int pmuk_pmu_formats(const char *pmu, struct pmuk_format **out, int *n);
-/* Parses one format file body ("config:0-7,21"); PMU_EFORMAT if malformed. */
+/* Parses one format file body ("config:0-7,32-35"); PMU_EFORMAT if malformed. */
 int pmuk_format_parse(const char *text, struct pmuk_format *f);
-/* Deposits val into the bits of f (into cfg[f->word]); PMU_ERANGE when val does not fit. */
-int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[3]);
+/* Deposits val into the bits of f (into cfg[f->word]), its low bits into the lowest
+ * format bit first, across gaps; PMU_ERANGE when val does not fit. */
+int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[PMUK_CONFIG_WORDS]);
 /* Reads events/NAME of a PMU ("event=0x3c,umask=0x00"); PMU_ENOENT when absent. */
 int pmuk_pmu_alias(const char *pmu, const char *alias, char *buf, size_t n);
 /* The event alias names of a PMU (no .scale/.unit/... files), as one malloc'd

@@ -93,7 +93,9 @@ static int nodes(struct pmu_topology *t, hwloc_topology_t topo)
 		size_t n;
 		int *ids;
 
-		err = set_ids(t, o->cpuset, &ids, &n);
+		/* Which CPUs a node holds is the kernel's list, as the sysfs backend reads it:
+		 * hwloc gives a memory-only node the CPUs near it, which would move them there. */
+		err = pmuk_topo_linux_node_cpus(t, os_id(o), &ids, &n);
 		if (!err)
 			err = pmuk_topo_add_node(t, os_id(o), o->attr->numanode.local_memory, ids, n);
 		free(ids);

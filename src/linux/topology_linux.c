@@ -36,6 +36,28 @@ int pmuk_topo_read_list(int **ids, size_t *n, const char *fmt, ...)
 	return err;
 }
 
+int pmuk_topo_linux_node_cpus(struct pmu_topology *t, int node, int **ids, size_t *n)
+{
+	size_t nc = pmu_topology_cpu_count(t), i;
+	char path[4096];
+	int err;
+
+	err = pmuk_topo_read_list(ids, n, "/sys/devices/system/node/node%d/cpulist", node);
+	if (err != PMU_ENOENT)
+		return err;
+	if (pmuk_path(path, sizeof(path), "/sys/devices/system/node/node%d", node))
+		return PMU_ERANGE;
+	if (pmuk_exists(path))
+		return 0; /* a node without a cpulist holds no CPU */
+	*ids = malloc((nc ? nc : 1) * sizeof(**ids));
+	if (!*ids)
+		return pmuk_fail(PMU_ENOMEM, "out of memory building the NUMA node");
+	for (i = 0; i < nc; i++)
+		(*ids)[i] = pmu_topology_cpu(t, i)->id;
+	*n = nc;
+	return 0;
+}
+
 static int has_id(const int *ids, size_t n, int id)
 {
 	size_t lo = 0, hi = n;
@@ -85,23 +107,42 @@ out:
 	return err;
 }
 
+/* Hybrid x86 core PMUs, from the most power-efficient kind to the most performant
+ * (cpu_lowpower: Arrow Lake-H's low-power E-cores). */
+static const char *const hybrid_pmus[] = { "cpu_lowpower", "cpu_atom", "cpu_core" };
+
+static int hybrid_index(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof(hybrid_pmus) / sizeof(hybrid_pmus[0])); i++)
+		if (!strcmp(name, hybrid_pmus[i]))
+			return i;
+	return -1;
+}
+
 /* Core PMUs name their CPUs in a cpus file (hybrid x86, arm_pmu); uncore PMUs
  * use cpumask instead. */
 static int kinds_from_pmus(struct pmu_topology *t, int *hybrid)
 {
+	int present[sizeof(hybrid_pmus) / sizeof(hybrid_pmus[0])], nkinds = 0, err = 0;
 	char path[4096];
 	struct dirent *de;
 	DIR *d;
-	int err = 0;
 
 	*hybrid = 0;
+	/* Efficiency classes rank the hybrid PMUs present: 0 for the most efficient. */
+	for (size_t i = 0; i < sizeof(hybrid_pmus) / sizeof(hybrid_pmus[0]); i++) {
+		if (pmuk_path(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpus",
+			      hybrid_pmus[i]))
+			return PMU_ERANGE;
+		present[i] = pmuk_exists(path) ? nkinds++ : -1;
+	}
 	if (pmuk_path(path, sizeof(path), "/sys/bus/event_source/devices"))
 		return PMU_ERANGE;
 	d = opendir(path);
 	if (!d)
 		return 0; /* no perf_event support: no PMU to name */
 	while (!err && (de = readdir(d))) {
-		int atom = !strcmp(de->d_name, "cpu_atom"), core = !strcmp(de->d_name, "cpu_core");
+		int kind = hybrid_index(de->d_name);
 		size_t n, i;
 		int *ids;
 
@@ -114,11 +155,12 @@ static int kinds_from_pmus(struct pmu_topology *t, int *hybrid)
 			if (!pmuk_topo_cpu_mut(t, ids[i]))
 				continue;
 			err = pmuk_topo_set_cpu_pmu(t, ids[i], de->d_name);
-			if (!err && (atom || core))
-				err = pmuk_topo_set_cpu_kind(t, ids[i], core ? PMU_CORE_PERFORMANCE
-							     : PMU_CORE_EFFICIENCY, core);
+			if (!err && kind >= 0 && nkinds > 1)
+				err = pmuk_topo_set_cpu_kind(t, ids[i], present[kind] == nkinds - 1
+							     ? PMU_CORE_PERFORMANCE
+							     : PMU_CORE_EFFICIENCY, present[kind]);
 		}
-		*hybrid |= (atom || core) && n;
+		*hybrid |= kind >= 0 && n && nkinds > 1;
 		free(ids);
 	}
 	closedir(d);
@@ -164,7 +206,8 @@ static int kinds_from_capacity(struct pmu_topology *t)
 		uint64_t *rank = cap[i] ? bsearch(&cap[i], cls, k, sizeof(*cls), u64_cmp) : NULL;
 		int eff = rank ? (int)(rank - cls) : 0;
 
-		if (rank)
+		/* hwloc already said (for the CPUs it saw online): keep its answer */
+		if (rank && pmu_topology_cpu(t, i)->type == PMU_CORE_UNIFORM)
 			err = pmuk_topo_set_cpu_kind(t, pmu_topology_cpu(t, i)->id,
 						     eff == (int)k - 1 ? PMU_CORE_PERFORMANCE
 						     : PMU_CORE_EFFICIENCY, eff);
@@ -177,7 +220,7 @@ static int kinds_from_capacity(struct pmu_topology *t)
 int pmuk_topo_linux_kinds(struct pmu_topology *t)
 {
 	size_t n = pmu_topology_cpu_count(t), i;
-	int hybrid, err, have_cpu, kinds_known = 0;
+	int hybrid, err, have_cpu;
 	char path[4096];
 
 	err = kinds_from_pmus(t, &hybrid);
@@ -189,11 +232,11 @@ int pmuk_topo_linux_kinds(struct pmu_topology *t)
 	for (i = 0; i < n && !err; i++) {
 		const struct pmu_topo_cpu *c = pmu_topology_cpu(t, i);
 
-		kinds_known |= c->type != PMU_CORE_UNIFORM;
 		if (have_cpu && !c->pmu[0])
 			err = pmuk_topo_set_cpu_pmu(t, c->id, "cpu");
 	}
-	if (!err && !hybrid && !kinds_known)
+	/* Also after hwloc's kinds: offline CPUs (no hwloc PU) still have a capacity. */
+	if (!err && !hybrid)
 		err = kinds_from_capacity(t);
 	return err;
 }

@@ -24,6 +24,11 @@ int pmuk_topo_linux_cpus(struct pmu_topology *t);
  * hybrid CPUs, its core type and efficiency class (cpu_core/cpu_atom, cpu_capacity). */
 int pmuk_topo_linux_kinds(struct pmu_topology *t);
 
+/* The CPUs of NUMA node `node` as the kernel lists them (node/nodeN/cpulist: none for
+ * a memory-only node); every declared CPU when the kernel has no NUMA (no nodeN
+ * directory), one node then holding everything. *ids is malloc'd. */
+int pmuk_topo_linux_node_cpus(struct pmu_topology *t, int node, int **ids, size_t *n);
+
 /* Reads a CPU list file ("0-3,8") named by a format relative to the sysroot;
  * *ids is malloc'd. PMU_ENOENT when the file is absent. */
 int pmuk_topo_read_list(int **ids, size_t *n, const char *fmt, ...)

@@ -222,21 +222,14 @@ static int nodes(struct pmu_topology *t)
 		return err;
 	if (!n) {
 		/* kernel without NUMA: one node holding everything */
-		size_t nc = pmu_topology_cpu_count(t);
-
-		cpus = malloc(nc * sizeof(*cpus));
-		if (!cpus)
-			return pmuk_fail(PMU_ENOMEM, "out of memory building the NUMA node");
-		for (i = 0; i < nc; i++)
-			cpus[i] = pmu_topology_cpu(t, i)->id;
-		err = pmuk_topo_add_node(t, 0, mem_total(-1), cpus, nc);
+		err = pmuk_topo_linux_node_cpus(t, 0, &cpus, &ncpu);
+		if (!err)
+			err = pmuk_topo_add_node(t, 0, mem_total(-1), cpus, ncpu);
 		free(cpus);
 		return err;
 	}
 	for (i = 0; i < n && !err; i++) {
-		err = pmuk_topo_read_list(&cpus, &ncpu, NODE_DIR "/node%d/cpulist", ids[i]);
-		if (err == PMU_ENOENT)
-			err = 0;
+		err = pmuk_topo_linux_node_cpus(t, ids[i], &cpus, &ncpu);
 		if (!err)
 			err = pmuk_topo_add_node(t, ids[i], mem_total(ids[i]),
 						 cpus, ncpu);

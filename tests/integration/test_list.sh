@@ -70,6 +70,21 @@ rm "$tmp/root/sys/kernel/tracing/events/header_page"
 out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list sched) || fail "unmounted tracefs listing exited $?"
 grep -q "mount -t tracefs nodev /sys/kernel/tracing" <<<"$out" || fail "no tracefs hint: $out"
 
+# Another user meeting a root-only tracefs hears that, not "not mounted".
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	echo x >"$tmp/root/sys/kernel/tracing/events/header_page"
+	chmod 755 "$tmp"
+	chmod 700 "$tmp/root/sys/kernel/tracing"
+	out=$(PMUKIT_SYSROOT=$tmp/root setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PMUKIT" list sched) || fail "non-root listing exited $?"
+	grep -q "tracefs is not readable by this user" <<<"$out" || fail "no permission hint: $out"
+	out=$(PMUKIT_SYSROOT=$tmp/root "$PMUKIT" list sched) || fail "root listing exited $?"
+	grep -q "sched:sched_switch" <<<"$out" || fail "root cannot list the tracepoints: $out"
+	chmod 755 "$tmp/root/sys/kernel/tracing"
+else
+	echo "note: not root or no setpriv: the non-root tracefs hint is not checked" >&2
+fi
+
 # Usage.
 "$PMUKIT" list --help | grep -q '^usage: pmukit list' || fail "--help"
 "$PMUKIT" list --bogus 2>/dev/null

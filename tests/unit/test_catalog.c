@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "core/catalog.h"
@@ -23,6 +25,34 @@ static void test_matches(void **state)
 	assert_true(pmuk_catalog_matches("[bc]ranch*", "branches"));
 	assert_false(pmuk_catalog_matches("[xy]ranch*", "branches"));
 	assert_true(pmuk_catalog_matches("sched:*", "sched:sched_switch"));
+	/* several stars, backtracking past a false start */
+	assert_true(pmuk_catalog_matches("*load*miss*", "L1-dcache-load-misses"));
+	assert_true(pmuk_catalog_matches("*a*b", "xaxbxab"));
+	assert_false(pmuk_catalog_matches("*a*b", "xaxbxa"));
+	assert_true(pmuk_catalog_matches("**", ""));
+	assert_true(pmuk_catalog_matches("*", "x"));
+	assert_false(pmuk_catalog_matches("?*", ""));
+	assert_true(pmuk_catalog_matches("*[ML]*-loads", "L1-dcache-loads"));
+	assert_true(pmuk_catalog_matches("*?s", "branches"));
+	assert_false(pmuk_catalog_matches("b*z*", "branches"));
+	assert_true(pmuk_catalog_matches("[a", "[A"));          /* no ']': a plain '[' */
+}
+
+/* Many stars against a long name used to backtrack exponentially (minutes per name). */
+static void test_glob_is_linear(void **state)
+{
+	char name[128];
+	struct timespec a, b;
+
+	(void)state;
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 1000; i++)
+		assert_false(pmuk_catalog_matches("*a*a*a*a*a*a*a*a*a*a*a*a*b", name));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true(b.tv_sec - a.tv_sec < 2);
+	assert_true(pmuk_catalog_matches("*a*a*a*a*a*a*a*a*a*a*a*a*", name));
 }
 
 static void test_add_filters_and_grows(void **state)
@@ -45,7 +75,7 @@ static void test_add_filters_and_grows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_matches),
+		cmocka_unit_test(test_matches), cmocka_unit_test(test_glob_is_linear),
 		cmocka_unit_test(test_add_filters_and_grows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

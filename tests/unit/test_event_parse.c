@@ -14,7 +14,7 @@
 #include "linux/pmu_sysfs.h"
 #include "pmu_fixture.h"
 
-static char *fx_x86, *fx_hybrid, *fx_arm, *fx_none;
+static char *fx_x86, *fx_hybrid, *fx_arm, *fx_none, *fx_amd, *fx_server;
 
 static int setup(void **state)
 {
@@ -23,6 +23,8 @@ static int setup(void **state)
 	fx_hybrid = pmu_fixture_make("hybrid");
 	fx_arm = pmu_fixture_make("arm64");
 	fx_none = pmu_fixture_make("none");
+	fx_amd = pmu_fixture_make("amd");
+	fx_server = pmu_fixture_make("server");
 	return 0;
 }
 
@@ -33,6 +35,8 @@ static int teardown(void **state)
 	pmu_fixture_free(fx_hybrid);
 	pmu_fixture_free(fx_arm);
 	pmu_fixture_free(fx_none);
+	pmu_fixture_free(fx_amd);
+	pmu_fixture_free(fx_server);
 	return 0;
 }
 
@@ -166,6 +170,10 @@ static void test_cache(void **state)
 		CA("LLC-misses", "LLC-load-misses", LL, READ, MISS),
 		CA("L1-dcache", "L1-dcache-loads", L1D, READ, ACCESS),
 		CA("dtlb-load-miss", "dTLB-load-misses", DTLB, READ, MISS),
+		/* perf takes the result before the operation too. */
+		CA("L1-dcache-miss-load", "L1-dcache-load-misses", L1D, READ, MISS),
+		CA("LLC-misses-store", "LLC-store-misses", LL, WRITE, MISS),
+		CA("node-prefetch-refs", "node-prefetches", NODE, PREFETCH, ACCESS),
 	};
 	struct pmu_event_list *l = NULL;
 
@@ -175,6 +183,12 @@ static void test_cache(void **state)
 	/* Combinations perf does not define are unknown events. */
 	assert_int_equal(pmu_event_parse("iTLB-stores", &l), PMU_ENOENT);
 	assert_int_equal(pmu_event_parse("L1-icache-store-misses", &l), PMU_ENOENT);
+	assert_int_equal(pmu_event_parse("branch-prefetches", &l), PMU_ENOENT);
+	/* A dangling '-' or a repeated part is no event (perf's lexer refuses them). */
+	assert_int_equal(pmu_event_parse("L1-dcache-", &l), PMU_ENOENT);
+	assert_int_equal(pmu_event_parse("L1-dcache-load-", &l), PMU_ENOENT);
+	assert_int_equal(pmu_event_parse("L1-dcache-load-misses-load", &l), PMU_ENOENT);
+	assert_int_equal(pmu_event_parse("L1-dcache-misses-miss", &l), PMU_ENOENT);
 	assert_null(l);
 }
 
@@ -205,6 +219,14 @@ static void test_modifiers(void **state)
 		{ "{cycles}:u", "cycles:u", 0, 1, 1, 0 },
 		{ "{cycles:k}:up", "cycles:ukp", 0, 0, 1, 1 },
 		{ "sched:sched_switch:k", "sched:sched_switch:k", 1, 0, 1, 0 },
+		/* As perf stat -vv shows: levels unite, precise levels add. */
+		{ "cycles:uh", "cycles:uh", 0, 1, 0, 0 },
+		{ "cycles:kh", "cycles:kh", 1, 0, 0, 0 },
+		{ "cycles:ukh", "cycles:ukh", 0, 0, 0, 0 },
+		{ "{cycles:u}:k", "cycles:uk", 0, 0, 1, 0 },
+		{ "{cycles:p}:p", "cycles:pp", 0, 0, 0, 2 },
+		{ "{cycles:pp}:up", "cycles:uppp", 0, 1, 1, 3 },
+		{ "{cycles}:ppp", "cycles:ppp", 0, 0, 0, 3 },
 	};
 
 	(void)state;
@@ -243,6 +265,15 @@ static void test_groups(void **state)
 	assert_int_equal(e->exclude_kernel, 1);
 	assert_null(pmu_event_list_get(l, 7));
 	pmu_event_list_free(l);
+
+	/* msr events live in the kernel's software context (as perf's
+	 * perf_pmu__is_software() knows): they may join a hardware group. */
+	l = parse_ok("{cycles,msr/tsc/,msr/smi/,page-faults}");
+	assert_int_equal(pmu_event_list_count(l), 4);
+	assert_int_equal(pmu_event_list_groups(l), 1);
+	assert_int_equal(pmu_event_list_get(l, 1)->group, 0);
+	assert_int_equal(pmu_event_list_get(l, 1)->group_leader, 0);
+	pmu_event_list_free(l);
 }
 
 static void test_raw_and_pmu_terms(void **state)
@@ -264,6 +295,11 @@ static void test_raw_and_pmu_terms(void **state)
 		{ "energy-pkg", 9, 2, "power/energy-pkg/", "power", -1 },
 		{ "software/config=1/", PERF_TYPE_SOFTWARE, 1, "software/config=1/", "software",
 		  PMU_GENERIC_TASK_CLOCK },
+		/* perf reads "010" as ten: decimal unless 0x */
+		{ "cpu/event=010,umask=08/", 4, 0x80a, "cpu/event=010,umask=08/", "cpu", -1 },
+		{ "cpu/event=0X3C/", 4, 0x3c, "cpu/event=0X3C/", "cpu", -1 },
+		/* spaces around an alias's terms */
+		{ "cpu/spaced/", 4, 0x13c, "cpu/spaced/", "cpu", -1 },
 	};
 	struct pmu_event_list *l;
 	const struct pmu_event *e;
@@ -279,6 +315,66 @@ static void test_raw_and_pmu_terms(void **state)
 	e = parse_one("cpu/event=1,frontend=0x11,ldlat=0x20/", &l);
 	assert_true(e->config == 1 && e->config1 == 0x20 && e->config2 == 0x11);
 	assert_int_equal(e->kind, PMU_EVENT_RAW);
+	pmu_event_list_free(l);
+
+	/* "ldlat=?" in the alias: the value comes from the event's own ldlat term,
+	 * written before or after the alias. */
+	e = parse_one("cpu/mem-loads-ldlat,ldlat=50/", &l);
+	assert_true(e->config == 0x1cd && e->config1 == 50);
+	pmu_event_list_free(l);
+	e = parse_one("cpu/ldlat=0x40,mem-loads-ldlat/:p", &l);
+	assert_true(e->config == 0x1cd && e->config1 == 0x40 && e->precise_ip == 1);
+	pmu_event_list_free(l);
+	/* A user term after an alias overrides the alias's value. */
+	e = parse_one("cpu/mem-loads,ldlat=7/", &l);
+	assert_true(e->config == 0x1cd && e->config1 == 7);
+	pmu_event_list_free(l);
+}
+
+/* A format spread over two ranges (AMD's event select: config:0-7,32-35): a
+ * value's low bits fill the low range, the rest the high one. */
+static void test_split_format(void **state)
+{
+	static const struct want w[] = {
+		{ "cpu/event=0x3c/", 4, 0x3c, "cpu/event=0x3c/", "cpu", -1 },
+		{ "cpu/event=0x129,umask=1/", 4, 0x100000129ULL, "cpu/event=0x129,umask=1/", "cpu", -1 },
+		{ "cpu/event=0xfff/", 4, 0xf000000ffULL, "cpu/event=0xfff/", "cpu", -1 },
+		{ "cpu/ls_dispatch,edge/", 4, 0x100040129ULL, "cpu/ls_dispatch,edge/", "cpu", -1 },
+		{ "ls_dispatch", 4, 0x100000129ULL, "cpu/ls_dispatch/", "cpu", -1 },
+	};
+	struct pmu_event_list *l = NULL;
+
+	(void)state;
+	pmu_sysroot_set(fx_amd);
+	check_table(w, sizeof(w) / sizeof(w[0]));
+	assert_int_equal(pmu_event_parse("cpu/event=0x1000/", &l), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "does not fit the 12 bits of format 'event'"));
+
+	/* config3 (ARM SPE's inv_event_filter) cannot be carried: said, not dropped. */
+	pmu_sysroot_set(fx_arm);
+	l = parse_ok("arm_spe_0/ts_enable=1,min_latency=20/");
+	assert_true(pmu_event_list_get(l, 0)->config == 1);
+	assert_true(pmu_event_list_get(l, 0)->config2 == 20);
+	pmu_event_list_free(l);
+	l = NULL;
+	assert_int_equal(pmu_event_parse("arm_spe_0/inv_event_filter=1/", &l), PMU_ENOTSUP);
+	assert_non_null(strstr(pmu_error_detail(), "fills config3 of PMU 'arm_spe_0'"));
+	assert_null(l);
+}
+
+/* An alias several PMUs share expands to one event per PMU, up to a stated limit. */
+static void test_uncore_alias(void **state)
+{
+	struct pmu_event_list *l = NULL;
+
+	(void)state;
+	pmu_sysroot_set(fx_server);
+	assert_int_equal(pmu_event_parse("cas_count_read", &l), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "names an event of more than 8 PMUs"));
+	assert_null(l);
+	l = parse_ok("uncore_imc_9/cas_count_read/");
+	assert_int_equal(pmu_event_list_get(l, 0)->type, 29);
+	assert_true(pmu_event_list_get(l, 0)->config == 0x304);
 	pmu_event_list_free(l);
 }
 
@@ -378,8 +474,22 @@ static void test_hybrid(void **state)
 	assert_int_equal(pmu_event_parse("{cpu_core/event=0x3c/,cpu_atom/event=0x3c/}", &l),
 			 PMU_EINVAL);
 	assert_non_null(strstr(pmu_error_detail(), "('cpu_core' and 'cpu_atom')"));
-	assert_int_equal(pmu_event_parse("{cycles,msr/tsc/}", &l), PMU_EINVAL);
-	assert_non_null(strstr(pmu_error_detail(), "mixes events of different hardware PMUs"));
+	/* msr members go with each per-core-PMU copy, like software events. */
+	l = parse_ok("{cycles,msr/tsc/}");
+	assert_int_equal(pmu_event_list_count(l), 4);
+	assert_int_equal(pmu_event_list_groups(l), 2);
+	assert_string_equal(pmu_event_list_get(l, 1)->name, "msr/tsc/");
+	assert_int_equal(pmu_event_list_get(l, 3)->group, 1);
+	assert_int_equal(pmu_event_list_get(l, 3)->type, 11);
+	pmu_event_list_free(l);
+
+	/* libpfm4's raw PMU encodes type 4: on a hybrid host that is cpu_core's type. */
+	if (pmuk_pfm_ready()) {
+		l = parse_ok("perf_raw::r0003");
+		assert_int_equal(pmu_event_list_get(l, 0)->type, 4);
+		assert_string_equal(pmu_event_list_get(l, 0)->pmu, "cpu_core");
+		pmu_event_list_free(l);
+	}
 }
 
 static void test_arm_and_no_pmu(void **state)
@@ -449,8 +559,24 @@ static void test_errors(void **state)
 		{ "cpu/event=zz/", PMU_EPARSE, "term 'event' at position 4 needs a number, not 'zz'" },
 		{ "cpu/event=1", PMU_EPARSE, "expected ',' or '/' at position 11" },
 		{ "cpu/event=/", PMU_EPARSE, "unexpected '/' at position 10 in 'cpu/event=/' (expected a value after '=')" },
-		{ "instructions,{cycles,msr/tsc/}", PMU_EINVAL,
-		  "mixes events of different hardware PMUs ('cpu' and 'msr')" },
+		{ "instructions,{cycles,power/energy-pkg/}", PMU_EINVAL,
+		  "mixes events of different hardware PMUs ('cpu' and 'power')" },
+		{ "{cycles:pp}:pp", PMU_EPARSE,
+		  "precise level of 'cycles' at position 1 adds up to 4 with its group's ':pp'" },
+		{ "{cycles,instructions:ppp}:p", PMU_EPARSE, "'instructions' at position 8 adds up to 4" },
+		{ "cycles:u=1", PMU_EPARSE, "bad modifier ':u=1' at position 7" },
+		{ "cpu/event/", PMU_EPARSE,
+		  "term 'event' at position 4 needs a value: format 'event' of PMU 'cpu' has 8 bits" },
+		{ "cpu/event=08x/", PMU_EPARSE, "needs a number, not '08x'" },
+		{ "cpu/event=0x/", PMU_EPARSE, "needs a number, not '0x'" },
+		{ "cpu/mem-loads-ldlat/", PMU_EINVAL,
+		  "event 'mem-loads-ldlat' of PMU 'cpu' at position 4 needs a value for its parameter "
+		  "'ldlat' (cpu/events/mem-loads-ldlat = 'event=0xcd,umask=0x1,ldlat=?'): write "
+		  "cpu/mem-loads-ldlat,ldlat=N/" },
+		{ "mem-loads-ldlat", PMU_EINVAL, "needs a value for its parameter 'ldlat'" },
+		{ "cpu/mem-loads-ldlat,ldlat=0x10000/", PMU_EINVAL,
+		  "value 0x10000 of term 'ldlat' at position 20 does not fit the 16 bits" },
+		{ "cpu/config3=1/", PMU_ENOTSUP, "term 'config3' at position 4 sets config3" },
 		{ "{r3c,power/energy-pkg/}", PMU_EINVAL, "('cpu' and 'power')" },
 		{ "rzz", PMU_ENOENT, "unknown event 'rzz'" },
 		{ longname, PMU_EPARSE, "event name too long at position 0" },
@@ -496,6 +622,32 @@ static void test_libpfm(void **state)
 	assert_int_equal(e->exclude_kernel, 1);
 	assert_string_equal(e->name, "PERF_COUNT_SW_PAGE_FAULTS:u");
 	pmu_event_list_free(l);
+
+	/* Levels written the libpfm4 way count: ":k:u" is both, ":h" the hypervisor only. */
+	e = parse_one("PERF_COUNT_SW_CPU_CLOCK:k:u", &l);
+	assert_true(!e->exclude_user && !e->exclude_kernel && e->exclude_hv);
+	pmu_event_list_free(l);
+	e = parse_one("PERF_COUNT_SW_CPU_CLOCK:h", &l);
+	assert_true(e->exclude_user && e->exclude_kernel && !e->exclude_hv);
+	pmu_event_list_free(l);
+	e = parse_one("PERF_COUNT_SW_CPU_CLOCK:u=1:k=0", &l);
+	assert_true(!e->exclude_user && e->exclude_kernel);
+	pmu_event_list_free(l);
+	/* libpfm4's precise=N adds to :p as a group's p does. */
+	e = parse_one("perf::PERF_COUNT_HW_CPU_CYCLES:precise=2:p", &l);
+	assert_int_equal(e->precise_ip, 3);
+	assert_int_equal(e->type, PERF_TYPE_HARDWARE);
+	pmu_event_list_free(l);
+	assert_int_equal(pmu_event_parse("perf::PERF_COUNT_HW_CPU_CYCLES:precise=2:pp", &l),
+			 PMU_EPARSE);
+	/* An event libpfm4 knows but cannot encode as written: libpfm4's reason. */
+	assert_int_equal(pmu_event_parse("perf::PERF_COUNT_HW_CPU_CYCLES:FOO", &l), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "libpfm4 cannot encode "
+			       "'perf::PERF_COUNT_HW_CPU_CYCLES:FOO' at position 0: invalid event "
+			       "attribute"));
+	assert_int_equal(pmu_event_parse("cycles,PERF_COUNT_SW_CPU_CLOCK:u=2", &l), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "at position 7: invalid event attribute value"));
+	assert_null(l);
 
 	/* CPU-specific names work only where libpfm4 detects the core PMU. */
 	ret = pmu_event_parse("INST_RETIRED:ANY_P", &l);
@@ -568,7 +720,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generic), cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_modifiers), cmocka_unit_test(test_groups),
-		cmocka_unit_test(test_raw_and_pmu_terms), cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_raw_and_pmu_terms), cmocka_unit_test(test_split_format),
+		cmocka_unit_test(test_uncore_alias), cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_hybrid), cmocka_unit_test(test_arm_and_no_pmu),
 		cmocka_unit_test(test_errors), cmocka_unit_test(test_libpfm),
 		cmocka_unit_test(test_suggest), cmocka_unit_test(test_random),

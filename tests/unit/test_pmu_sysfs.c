@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <libgen.h>
 #include <pmukit/pmukit.h>
 #include "linux/pmu_sysfs.h"
 #include "pmu_fixture.h"
@@ -13,7 +14,7 @@
 static void test_format_parse(void **state)
 {
 	struct pmuk_format f;
-	uint64_t cfg[3] = { 0, 0, 0 };
+	uint64_t cfg[PMUK_CONFIG_WORDS] = { 0, 0, 0, 0 };
 
 	(void)state;
 	assert_int_equal(pmuk_format_parse("config:0-7,21", &f), 0);
@@ -33,6 +34,18 @@ static void test_format_parse(void **state)
 	assert_int_equal(pmuk_format_parse("config:", &f), PMU_EFORMAT);
 	assert_int_equal(pmuk_format_parse("config:1,", &f), PMU_EFORMAT);
 	assert_int_equal(pmuk_format_parse("config:1x", &f), PMU_EFORMAT);
+	assert_int_equal(pmuk_format_parse("config: 1", &f), PMU_EFORMAT);
+	assert_int_equal(pmuk_format_parse("config:+1", &f), PMU_EFORMAT);
+	assert_int_equal(pmuk_format_parse("config:1--3", &f), PMU_EFORMAT);
+	assert_int_equal(pmuk_format_parse("config4:1", &f), PMU_EFORMAT);
+	assert_int_equal(pmuk_format_parse("config3:0-63", &f), 0); /* Linux 6.3+ */
+	assert_int_equal(f.word, 3);
+	assert_true(f.mask == ~0ULL);
+	assert_int_equal(pmuk_format_parse("config1:0-7,32-35\n", &f), 0);
+	assert_true(f.word == 1 && f.mask == (0xffULL | 0xfULL << 32));
+	assert_int_equal(pmuk_format_apply(&f, 0xabc, cfg), 0);
+	assert_true(cfg[1] == (0xbcULL | 0xaULL << 32) && cfg[0] == 0);
+	cfg[1] = 0;
 
 	/* A value's bits fill the format's bits low to high, across the gap. */
 	assert_int_equal(pmuk_format_parse("config:0-7,21", &f), 0);
@@ -47,7 +60,7 @@ static void test_x86(void **state)
 {
 	char *root = pmu_fixture_make("x86");
 	struct pmu_device *v, d, cores[4];
-	char (*names)[64];
+	char (*names)[64], path[512];
 	int n;
 
 	(void)state;
@@ -65,6 +78,27 @@ static void test_x86(void **state)
 	assert_false(v[2].is_core);
 	assert_string_equal(v[2].cpus, "0");
 	assert_int_equal(v[3].type, 1);
+	free(v);
+
+	/* The list is kept per sysroot, yet a PMU added to the tree (or removed) is seen. */
+	fx_write(root, DEV "breakpoint/type", "5");
+	assert_int_equal(pmuk_pmu_scan(&v, &n), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(v[0].name, "breakpoint");
+	free(v);
+	assert_int_equal(pmu_sysroot_set("/nonexistent-pmukit-root"), 0);
+	assert_int_equal(pmuk_pmu_scan(&v, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	assert_int_equal(pmuk_pmu_scan(&v, &n), 0);
+	assert_int_equal(n, 6);
+	free(v);
+	snprintf(path, sizeof(path), "%s/" DEV "breakpoint/type", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dirname(path)), 0);
+	assert_int_equal(pmuk_pmu_scan(&v, &n), 0);
+	assert_int_equal(n, 5);
 	free(v);
 
 	assert_int_equal(pmu_device_core_list(cores, 4), 1);

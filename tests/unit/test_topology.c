@@ -321,6 +321,50 @@ static void test_hybrid_fixture(void **state)
 	pmu_topology_free(t);
 }
 
+/* Arrow Lake-H: P-cores, E-cores and low-power E-cores, each with its own core PMU
+ * (cpu_core, cpu_atom, cpu_lowpower). Efficiency classes rank the three kinds. */
+static void test_three_kinds(void **state)
+{
+	struct pmu_topology *t;
+
+	(void)state;
+	put("sys/devices/system/cpu/present", "0-9");
+	for (int i = 0; i < 10; i++)
+		cpu_topo(i, 0, 0, i);
+	put("sys/bus/event_source/devices/cpu_core/cpus", "0-3");
+	put("sys/bus/event_source/devices/cpu_atom/cpus", "4-7");
+	put("sys/bus/event_source/devices/cpu_lowpower/cpus", "8-9");
+	pmu_sysroot_set(root);
+	assert_int_equal(pmu_topology_load(&t), 0);
+	assert_true(pmu_topology_is_hybrid(t));
+	assert_int_equal(pmu_topology_cpu_by_id(t, 0)->type, PMU_CORE_PERFORMANCE);
+	assert_int_equal(pmu_topology_cpu_by_id(t, 0)->efficiency, 2);
+	assert_int_equal(pmu_topology_cpu_by_id(t, 4)->type, PMU_CORE_EFFICIENCY);
+	assert_int_equal(pmu_topology_cpu_by_id(t, 4)->efficiency, 1);
+	assert_int_equal(pmu_topology_cpu_by_id(t, 9)->type, PMU_CORE_EFFICIENCY);
+	assert_int_equal(pmu_topology_cpu_by_id(t, 9)->efficiency, 0);
+	assert_string_equal(pmu_topology_cpu_by_id(t, 9)->pmu, "cpu_lowpower");
+	pmu_topology_free(t);
+}
+
+/* Only cpu_core registered (the other kind disabled): not a hybrid topology. */
+static void test_one_hybrid_pmu(void **state)
+{
+	struct pmu_topology *t;
+
+	(void)state;
+	put("sys/devices/system/cpu/present", "0-3");
+	for (int i = 0; i < 4; i++)
+		cpu_topo(i, 0, 0, i);
+	put("sys/bus/event_source/devices/cpu_core/cpus", "0-3");
+	pmu_sysroot_set(root);
+	assert_int_equal(pmu_topology_load(&t), 0);
+	assert_false(pmu_topology_is_hybrid(t));
+	assert_int_equal(pmu_topology_cpu_by_id(t, 2)->type, PMU_CORE_UNIFORM);
+	assert_string_equal(pmu_topology_cpu_by_id(t, 2)->pmu, "cpu_core");
+	pmu_topology_free(t);
+}
+
 /* ARM big.LITTLE: no hybrid PMU names, kinds come from cpu_capacity; no die_id. */
 static void test_capacity_fixture(void **state)
 {
@@ -356,6 +400,184 @@ static void test_capacity_fixture(void **state)
 	pmu_topology_free(t);
 }
 
+/* ---- hwloc and sysfs agree, on trees hwloc can read too (HWLOC_FSROOT) ---- */
+
+/* Declared weak: present when the library was built with hwloc. */
+int pmuk_topology_load_hwloc(struct pmu_topology **out) __attribute__((weak));
+
+enum { SC_NUMA, SC_MEMONLY, SC_NODIE, SC_NONUMA, SC_CAPACITY };
+
+/* A CPU set (bit i: CPU i) as a sysfs cpulist. */
+static const char *set_list(unsigned set, char *buf, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 32; i++)
+		if (set >> i & 1)
+			off += (size_t)snprintf(buf + off, n - off, "%s%d", off ? "," : "", i);
+	return buf;
+}
+
+/* rel as a cpumask and rel_list as a cpulist, as topology/ has them. */
+static void put_set(const char *rel, unsigned set)
+{
+	char rel2[200], list[64];
+
+	put(rel, "%08x", set);
+	snprintf(rel2, sizeof(rel2), "%s_list", rel);
+	put(rel2, "%s", set_list(set, list, sizeof(list)));
+}
+
+/* 2 packages x 2 cores x 2 threads: CPU c is package (c%4)/2, core c%2; CPU 7 offline
+ * (no topology, left out of its node's list as x86 does). Nodes 0 and 1 hold the
+ * packages; SC_MEMONLY adds node 2 with memory only, nearest node 0. */
+static void make_full_tree(int sc)
+{
+	static const char *const cdir = "sys/devices/system/cpu/cpu%d/%s";
+	static const unsigned online = 0x7f;
+	char p[160];
+
+	put("sys/devices/system/cpu/present", "0-7");
+	put("sys/devices/system/cpu/possible", "0-7");
+	put("sys/devices/system/cpu/online", "0-6");
+	put("sys/devices/system/cpu/offline", "7");
+	for (int c = 0; c < 8; c++) {
+		unsigned pkg = 0, sib = 0;
+
+		for (int x = 0; x < 8; x++) {
+			pkg |= (unsigned)((online >> x & 1) && (x % 4) / 2 == (c % 4) / 2) << x;
+			sib |= (unsigned)((online >> x & 1) && (x % 4) / 2 == (c % 4) / 2 &&
+					  x % 2 == c % 2) << x;
+		}
+		if (sc == SC_CAPACITY) {
+			snprintf(p, sizeof(p), cdir, c, "cpu_capacity");
+			put(p, "%d", (c % 4) / 2 ? 1024 : 446);
+		}
+		if (c == 7)
+			continue;
+		snprintf(p, sizeof(p), cdir, c, "topology/physical_package_id");
+		put(p, "%d", (c % 4) / 2);
+		snprintf(p, sizeof(p), cdir, c, "topology/core_id");
+		put(p, "%d", c % 2);
+		if (sc != SC_NODIE) {
+			snprintf(p, sizeof(p), cdir, c, "topology/die_id");
+			put(p, "0");
+			snprintf(p, sizeof(p), cdir, c, "topology/die_cpus");
+			put_set(p, pkg);
+		}
+		snprintf(p, sizeof(p), cdir, c, "topology/thread_siblings");
+		put_set(p, sib);
+		snprintf(p, sizeof(p), cdir, c, "topology/core_cpus");
+		put_set(p, sib);
+		snprintf(p, sizeof(p), cdir, c, "topology/core_siblings");
+		put_set(p, pkg);
+		snprintf(p, sizeof(p), cdir, c, "topology/package_cpus");
+		put_set(p, pkg);
+		for (int idx = 0; idx < 4; idx++) {
+			static const char *const type[] = { "Data", "Instruction", "Unified", "Unified" };
+			static const int level[] = { 1, 1, 2, 3 }, kb[] = { 32, 32, 1024, 16384 };
+			static const int ways[] = { 8, 8, 16, 16 };
+			char base[96], q[160], list[64];
+			unsigned shared = idx == 3 ? pkg : sib;
+
+			snprintf(base, sizeof(base), "sys/devices/system/cpu/cpu%d/cache/index%d", c, idx);
+#define CACHE_PUT(name, ...) (snprintf(q, sizeof(q), "%s/%s", base, name), put(q, __VA_ARGS__))
+			CACHE_PUT("level", "%d", level[idx]);
+			CACHE_PUT("type", "%s", type[idx]);
+			CACHE_PUT("size", "%dK", kb[idx]);
+			CACHE_PUT("ways_of_associativity", "%d", ways[idx]);
+			CACHE_PUT("coherency_line_size", "64");
+			CACHE_PUT("number_of_sets", "%d", kb[idx] * 1024 / (ways[idx] * 64));
+			CACHE_PUT("physical_line_partition", "1");
+			CACHE_PUT("shared_cpu_map", "%08x", shared);
+			CACHE_PUT("shared_cpu_list", "%s", set_list(shared, list, sizeof(list)));
+#undef CACHE_PUT
+		}
+	}
+	if (sc != SC_NONUMA) {
+		static const unsigned cpus[] = { 0x33, 0x4c, 0 };
+		static const char *const dist[] = { "10 21 17", "21 10 28", "17 28 10" };
+		static const int kb[] = { 8388608, 4194304, 2097152 };
+		int nn = sc == SC_MEMONLY ? 3 : 2;
+
+		for (int n = 0; n < nn; n++) {
+			char q[160];
+
+			snprintf(q, sizeof(q), "sys/devices/system/node/node%d/cpumap", n);
+			put(q, "%08x", cpus[n]);
+			snprintf(q, sizeof(q), "sys/devices/system/node/node%d/cpulist", n);
+			put(q, "%s", n == 0 ? "0-1,4-5" : n == 1 ? "2-3,6" : "");
+			snprintf(q, sizeof(q), "sys/devices/system/node/node%d/meminfo", n);
+			put(q, "Node %d MemTotal:       %d kB\nNode %d MemFree:   100 kB", n, kb[n], n);
+			snprintf(q, sizeof(q), "sys/devices/system/node/node%d/distance", n);
+			put(q, "%.*s", nn * 3 - 1, dist[n]);
+		}
+		put("sys/devices/system/node/online", "0-%d", nn - 1);
+		put("sys/devices/system/node/possible", "0-%d", nn - 1);
+		put("sys/devices/system/node/has_cpu", "0-1");
+		put("sys/devices/system/node/has_memory", "0-%d", nn - 1);
+	}
+	put("proc/meminfo", "MemTotal:       16384000 kB\nMemFree: 1 kB");
+	put("sys/bus/event_source/devices/cpu/type", "4");
+}
+
+/* Both backends read the same tree; their JSON differs only in "source". */
+static void test_hwloc_agrees(void **state)
+{
+	static const char *const names[] = { "two NUMA nodes", "a memory-only node", "no die_id",
+					     "no NUMA", "cpu_capacity classes" };
+
+	(void)state;
+	if (!pmuk_topology_load_hwloc) {
+		fprintf(stderr, "skip: pmukit is built without hwloc\n");
+		skip();
+	}
+	for (int sc = SC_NUMA; sc <= SC_CAPACITY; sc++) {
+		struct pmu_topology *h, *s;
+		char *jh, *js, *p;
+
+		fixture_remove(root);
+		fixture_mkdir(root, "");
+		make_full_tree(sc);
+		pmu_sysroot_set(root);
+		setenv("HWLOC_FSROOT", root, 1);
+		assert_int_equal(pmuk_topology_load_hwloc(&h), 0);
+		unsetenv("HWLOC_FSROOT");
+		assert_int_equal(pmuk_topology_load_sysfs(&s), 0);
+		jh = to_json(h);
+		js = to_json(s);
+		assert_non_null(p = strstr(jh, "\"hwloc\""));
+		memcpy(p, "\"sysfs\"", 7);
+		if (strcmp(jh, js)) {
+			size_t at = 0;
+
+			while (jh[at] == js[at])
+				at++;
+			at = at > 120 ? at - 120 : 0;
+			fail_msg("%s: hwloc and sysfs disagree at byte %zu:\nhwloc: %.200s\n"
+				 "sysfs: %.200s", names[sc], at, jh + at, js + at);
+		}
+		/* What both must say: the memory-only node has no CPU, and CPUs keep theirs. */
+		assert_int_equal(pmu_topology_cpu_node(s, 0), 0);
+		assert_int_equal(pmu_topology_cpu_node(s, 7), sc == SC_NONUMA ? 0 : -1);
+		if (sc == SC_MEMONLY) {
+			assert_int_equal(pmu_topology_node_count(s), 3);
+			assert_int_equal(pmu_topology_node(s, 2)->ncpus, 0);
+			assert_int_equal(pmu_topology_node(s, 2)->memory, 2097152ull * 1024);
+			assert_int_equal(pmu_topology_node_distance(s, 2, 0), 17);
+		}
+		if (sc == SC_CAPACITY) {
+			assert_int_equal(pmu_topology_cpu_by_id(s, 7)->type, PMU_CORE_PERFORMANCE);
+			assert_int_equal(pmu_topology_cpu_by_id(s, 0)->type, PMU_CORE_EFFICIENCY);
+		}
+		free(jh);
+		free(js);
+		pmu_topology_free(h);
+		pmu_topology_free(s);
+	}
+}
+
 static void test_missing_sysfs(void **state)
 {
 	struct pmu_topology *t = (void *)1;
@@ -382,6 +604,17 @@ static void test_cpulist(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(pmuk_cpulist_parse("3-1", &ids, &n), PMU_EFORMAT);
 	assert_int_equal(pmuk_cpulist_parse("1,x", &ids, &n), PMU_EFORMAT);
+	/* ids beyond int would wrap to negative CPU numbers (3000000000 -> -1294967296) */
+	assert_int_equal(pmuk_cpulist_parse("3000000000", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("4294967295", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("0-2147483648", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("-1", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("1- 3", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("+1", &ids, &n), PMU_EFORMAT);
+	assert_int_equal(pmuk_cpulist_parse("2147483647", &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 2147483647);
+	free(ids);
 	assert_int_equal(pmu_cpulist_format(v, 7, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0-3,8,10-11");
 	assert_int_equal(pmu_cpulist_format(v, 7, buf, 8), PMU_ERANGE);
@@ -451,6 +684,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hybrid_fixture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capacity_fixture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_three_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_hybrid_pmu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hwloc_agrees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_sysfs, setup, teardown),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_live),
