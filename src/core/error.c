@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char detail[1024];
 static pmu_log_fn log_fn;
@@ -38,11 +39,14 @@ const char *pmu_error_detail(void)
 
 int pmuk_fail(int err, const char *fmt, ...)
 {
+	char text[sizeof(detail)];
 	va_list ap;
 
+	/* Formatted aside first: callers may pass pmu_error_detail() as an argument. */
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	memcpy(detail, text, sizeof(detail));
 	return err;
 }
 

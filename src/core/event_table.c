@@ -4,7 +4,9 @@
 #include "core/event_table.h"
 #include "core/suggest.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -212,4 +214,15 @@ void pmuk_event_suggest_generic(struct pmuk_suggest *s)
 				pmuk_cache_name(k, o, r, name, sizeof(name));
 				pmuk_suggest_add(s, name);
 			}
+}
+
+int pmuk_event_raw(const char *s, uint64_t *config)
+{
+	if (s[0] != 'r' || !s[1] || strlen(s + 1) > 16)
+		return 0;
+	for (const char *p = s + 1; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return 0;
+	*config = strtoull(s + 1, NULL, 16);
+	return 1;
 }

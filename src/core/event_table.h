@@ -53,6 +53,9 @@ void pmuk_cache_name(int cache, int op, int miss, char *buf, size_t n);
 int pmuk_cache_parse(const char *name, uint64_t *config);
 const char *pmuk_cache_desc(int cache);
 
+/* "rNNNN": a raw event, 1 to 16 hex digits after the r (perf's syntax). */
+int pmuk_event_raw(const char *s, uint64_t *config);
+
 struct pmuk_suggest;
 /* Offers every generic, alias and hw-cache name to a suggestion search; aliases
  * first, since among equally close names perf's "cpu-cycles" reads better next to

@@ -85,17 +85,6 @@ static void per_core(struct pmuk_rctx *c, const char *name, uint32_t type, uint6
 	}
 }
 
-static int is_raw(const char *s, uint64_t *config)
-{
-	if (s[0] != 'r' || !s[1] || strlen(s + 1) > 16)
-		return 0;
-	for (const char *p = s + 1; *p; p++)
-		if (!isxdigit((unsigned char)*p))
-			return 0;
-	*config = strtoull(s + 1, NULL, 16);
-	return 1;
-}
-
 static void suggest_names(struct pmuk_rctx *c, const char *word, char *buf, size_t n)
 {
 	struct pmuk_suggest s;
@@ -144,7 +133,7 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 		per_core(c, head, PERF_TYPE_HW_CACHE, config, out);
 		return 0;
 	}
-	if (is_raw(t->text, &config)) {
+	if (pmuk_event_raw(t->text, &config)) {
 		snprintf(head, sizeof(head), "r%llx", (unsigned long long)config);
 		per_core(c, head, PERF_TYPE_RAW, config, out);
 		return 0;
@@ -155,7 +144,7 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 		char *colon = strchr(head, ':');
 
 		*colon = '\0';
-		if (pmuk_event_find(head) || !pmuk_cache_parse(head, &config) || is_raw(head, &config))
+		if (pmuk_event_find(head) || !pmuk_cache_parse(head, &config) || pmuk_event_raw(head, &config))
 			return pmuk_fail(PMU_EPARSE, "bad modifier ':%s' at position %d in '%.200s'; "
 					 "modifiers are u (user), k (kernel), h (hypervisor), p, pp, "
 					 "ppp (precise)", colon + 1, t->pos + (int)(colon + 1 - head),

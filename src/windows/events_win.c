@@ -93,7 +93,7 @@ static int resolve_name(struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 		ev->generic = -1;
 		return 0;
 	}
-	if (t->text[0] == 'r' && t->text[1] && !pmuk_ev_number(t->text + 1, &config))
+	if (pmuk_event_raw(t->text, &config))
 		return pmuk_fail(PMU_ENOTSUP, "raw event '%s' at position %d: Windows takes no raw "
 				 "encodings per acquisition; register it system-wide as a profile "
 				 "source first", t->text, t->pos);
