@@ -6,7 +6,9 @@
  * and decoders for the NT kernel logger events (process, thread, image,
  * context switch, samples, stacks, PMC, LBR). Memory stays bounded by the CPU
  * count and buffer size, never by the file size (the thread/process table
- * grows with the threads the trace names, not with its events). */
+ * grows with the threads the trace names, not with its events). Reading in
+ * time order, buffers met ahead of their CPU's turn wait as 48-byte entries
+ * in per-CPU queues: short, as loggers write the CPUs' buffers interleaved. */
 
 #include <stddef.h>
 #include <stdint.h>

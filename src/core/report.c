@@ -29,8 +29,8 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 
 static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
 {
-	struct stack_key k = { proc, r->scratch, n };
-	uint64_t h = pmuk_rp_hash(r->scratch, n * sizeof(*r->scratch), proc);
+	struct stack_key k = { proc, r->sscratch, n };
+	uint64_t h = pmuk_rp_hash(r->sscratch, n * sizeof(*r->sscratch), proc);
 	uint32_t id = pmuk_rp_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
@@ -41,7 +41,7 @@ static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t p
 			free(copy);
 			return PMU_ENOMEM;
 		}
-		memcpy(copy, r->scratch, n * sizeof(*copy));
+		memcpy(copy, r->sscratch, n * sizeof(*copy));
 		r->stacks[r->n_stacks++] = (struct rp_stack){ proc, (uint32_t)n, copy, 0, 0 };
 	}
 	r->stacks[id].count++;
@@ -80,17 +80,20 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 
 	if (!t || !p)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
-	if (pmuk_rp_grow((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof(*r->scratch)))
+	if (pmuk_rp_grow((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof(*r->scratch)) ||
+	    pmuk_rp_grow((void **)&r->sscratch, &r->sscratch_cap, n + 1, sizeof(*r->sscratch)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a stack of %zu frames", n);
 	size_t k = 0;
 	if (lead)
 		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->ip);
 	for (size_t i = 0; i < n; i++)
 		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->callchain[i]);
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		if (r->scratch[i] == RP_NONE)
 			return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
-	struct rp_frame *leaf = &r->frames[r->scratch[0]];
+		r->sscratch[i] = r->frames[r->scratch[i]].sym;
+	}
+	struct rp_sym *leaf = &r->syms[r->sscratch[0]];
 	leaf->samples++;
 	leaf->period += period;
 	if (leaf->module != RP_NONE) {

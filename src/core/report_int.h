@@ -59,8 +59,16 @@ struct rp_mapset {
 struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	uint64_t addr;           /* absolute */
-	uint32_t name;           /* "module!function", "module!+0xoff" or "0xaddr" */
 	uint32_t func;           /* the resolver's name, 0 when none */
+	uint32_t sym;            /* its row in the symbol table */
+};
+
+/* A symbol: one name ("module!function", "module!+0xoff" or "0xaddr") in one
+ * module. Addresses of one function, or one module offset mapped at several
+ * bases, share it: rows and folded stacks count symbols, not addresses. */
+struct rp_sym {
+	uint32_t name;           /* interned */
+	uint32_t module;         /* RP_NONE: no module */
 	uint64_t samples, period;    /* as the sampled address */
 };
 
@@ -91,7 +99,7 @@ struct rp_cpu {
 struct rp_stack {
 	uint32_t proc;           /* interned process name */
 	uint32_t n;
-	uint32_t *frames;        /* frame ids, leaf first */
+	uint32_t *frames;        /* symbol ids, leaf first */
 	uint64_t count, period;
 };
 
@@ -108,6 +116,9 @@ struct pmu_report {
 	struct rp_frame *frames;
 	size_t n_frames, cap_frames;
 	struct rp_index frame_ix;
+	struct rp_sym *syms;
+	size_t n_syms, cap_syms;
+	struct rp_index sym_ix;
 	struct rp_thread *threads;
 	size_t n_threads, cap_threads;
 	struct rp_index thread_ix;
@@ -121,6 +132,8 @@ struct pmu_report {
 	struct rp_index stack_ix;
 	uint32_t *scratch;       /* frame ids of the sample being added */
 	size_t scratch_cap;
+	uint32_t *sscratch;      /* ... and their symbol ids */
+	size_t sscratch_cap;
 	/* sorted row order per enum pmu_report_sort, rebuilt when stale */
 	uint32_t *order[5];
 	size_t order_n[5];

@@ -42,9 +42,9 @@ static uint64_t unmapped(const struct pmu_report *r, uint64_t *period)
 {
 	uint64_t n = 0, p = 0;
 
-	for (size_t i = 0; i < r->n_frames; i++)
-		if (r->frames[i].module == RP_NONE)
-			n += r->frames[i].samples, p += r->frames[i].period;
+	for (size_t i = 0; i < r->n_syms; i++)
+		if (r->syms[i].module == RP_NONE)
+			n += r->syms[i].samples, p += r->syms[i].period;
 	if (period)
 		*period = p;
 	return n;
@@ -52,7 +52,7 @@ static uint64_t unmapped(const struct pmu_report *r, uint64_t *period)
 
 static int build_order(struct pmu_report *r, enum pmu_report_sort by)
 {
-	size_t cap = by == PMU_REPORT_SYM ? r->n_frames : by == PMU_REPORT_MODULE ? r->n_mods + 1 :
+	size_t cap = by == PMU_REPORT_SYM ? r->n_syms : by == PMU_REPORT_MODULE ? r->n_mods + 1 :
 		     by == PMU_REPORT_TID ? r->n_threads : by == PMU_REPORT_PID ? r->n_procs : r->n_cpus;
 	struct key *k = malloc((cap + 1) * sizeof(*k));
 	size_t n = 0;
@@ -62,7 +62,7 @@ static int build_order(struct pmu_report *r, enum pmu_report_sort by)
 	for (size_t i = 0; i < cap; i++) {
 		struct key e = { 0, 0, (uint32_t)i };
 		if (by == PMU_REPORT_SYM) {
-			e.samples = r->frames[i].samples;
+			e.samples = r->syms[i].samples;
 		} else if (by == PMU_REPORT_MODULE) {
 			e.samples = i < r->n_mods ? r->mods[i].samples : unmapped(r, NULL);
 			e.id = i < r->n_mods ? (uint32_t)i : RP_NONE;
@@ -124,15 +124,15 @@ int pmu_report_row(struct pmu_report *r, enum pmu_report_sort by, size_t i,
 	out->pid = out->tid = out->cpu = -1;
 	out->name = out->module = out->build_id = out->process = "";
 	if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
-		uint32_t m = by == PMU_REPORT_SYM ? r->frames[id].module : id;
+		uint32_t m = by == PMU_REPORT_SYM ? r->syms[id].module : id;
 		if (m != RP_NONE) {
 			out->module = pmuk_rp_str(r, r->mods[m].path);
 			out->build_id = r->mods[m].bid_text;
 		}
 		if (by == PMU_REPORT_SYM) {
-			out->name = pmuk_rp_str(r, r->frames[id].name);
-			out->samples = r->frames[id].samples;
-			out->period = r->frames[id].period;
+			out->name = pmuk_rp_str(r, r->syms[id].name);
+			out->samples = r->syms[id].samples;
+			out->period = r->syms[id].period;
 		} else if (m != RP_NONE) {
 			out->name = pmuk_rp_str(r, r->mods[m].base);
 			out->samples = r->mods[m].samples;
@@ -349,7 +349,7 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 		const struct rp_stack *s = &r->stacks[i];
 		size_t cap = 64 + strlen(pmuk_rp_str(r, s->proc)), at;
 		for (uint32_t k = 0; k < s->n; k++)
-			cap += 1 + strlen(pmuk_rp_str(r, r->frames[s->frames[k]].name));
+			cap += 1 + strlen(pmuk_rp_str(r, r->syms[s->frames[k]].name));
 		if (!(lines[i] = malloc(cap))) {
 			for (size_t k = 0; k < i; k++)
 				free(lines[k]);
@@ -360,7 +360,7 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 		at = put_folded(lines[i], 0, cap, *proc ? proc : "[unknown]");
 		for (uint32_t k = s->n; k-- > 0;) {	/* root first */
 			lines[i][at++] = ';';
-			at = put_folded(lines[i], at, cap, pmuk_rp_str(r, r->frames[s->frames[k]].name));
+			at = put_folded(lines[i], at, cap, pmuk_rp_str(r, r->syms[s->frames[k]].name));
 		}
 		snprintf(lines[i] + at, cap - at, " %" PRIu64, s->count);
 	}

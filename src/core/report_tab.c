@@ -159,12 +159,12 @@ void pmu_report_free(struct pmu_report *r)
 		free(r->stacks[i].frames);
 	for (int i = 0; i < 5; i++)
 		free(r->order[i]);
-	struct rp_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->thread_ix,
-				  &r->proc_ix, &r->stack_ix };
+	struct rp_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
+				  &r->thread_ix, &r->proc_ix, &r->stack_ix };
 	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
 		pmuk_rp_free(ix[i]);
-	free(r->mods), free(r->maps), free(r->frames), free(r->threads), free(r->procs);
-	free(r->cpus), free(r->stacks), free(r->scratch);
+	free(r->mods), free(r->maps), free(r->frames), free(r->syms), free(r->threads);
+	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
 	free(r);
 }
 
@@ -244,8 +244,12 @@ const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t)
 
 /* ---- modules and address maps ---- */
 
+/* A module is its file name and build id when it has one (the same binary
+ * shows up under an NT device path at rundown and a plain path at load),
+ * else its path. */
 struct mod_key {
-	uint32_t path;
+	uint32_t name;           /* interned: file name with a build id, else path */
+	uint8_t bid_size;        /* at most 20 */
 	const struct pmu_mmap *m;
 };
 
@@ -254,7 +258,7 @@ static int mod_eq(const void *key, uint32_t id, const void *ctx)
 	const struct mod_key *k = key;
 	const struct rp_module *m = &((const struct pmu_report *)ctx)->mods[id];
 
-	return m->path == k->path && m->bid_size == k->m->build_id_size &&
+	return (k->bid_size ? m->base : m->path) == k->name && m->bid_size == k->bid_size &&
 	       m->bid_kind == k->m->build_id_kind &&
 	       !memcmp(m->build_id, k->m->build_id, m->bid_size);
 }
@@ -295,9 +299,10 @@ static void build_id_text(struct rp_module *m)
 
 static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 {
-	struct mod_key k = { pmuk_rp_intern(&r->str, mm->path ? mm->path : ""), mm };
-	uint64_t h = pmuk_rp_hash(&k.path, sizeof(k.path), 4);
+	const char *path = mm->path ? mm->path : "";
 	uint8_t n = mm->build_id_size > 20 ? 20 : mm->build_id_size;
+	struct mod_key k = { pmuk_rp_intern(&r->str, n ? base_name(path) : path), n, mm };
+	uint64_t h = pmuk_rp_hash(&k.name, sizeof(k.name), 4);
 
 	h = pmuk_rp_hash(mm->build_id, n, h);
 	uint32_t id = pmuk_rp_find(&r->mod_ix, h, mod_eq, &k, r);
@@ -307,8 +312,8 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 	    (id = pmuk_rp_add(&r->mod_ix, h)) == RP_NONE)
 		return RP_NONE;
 	struct rp_module *m = &r->mods[r->n_mods++];
-	m->path = k.path;
-	m->base = pmuk_rp_intern(&r->str, base_name(pmuk_rp_str(r, k.path)));
+	m->path = pmuk_rp_intern(&r->str, path);
+	m->base = pmuk_rp_intern(&r->str, base_name(path));
 	m->debug = mm->debug_path ? pmuk_rp_intern(&r->str, mm->debug_path) : 0;
 	memcpy(m->build_id, mm->build_id, n);
 	m->bid_size = n;
@@ -391,6 +396,34 @@ static int frame_eq(const void *key, uint32_t id, const void *ctx)
 	return f->addr == k->addr && f->module == k->module;
 }
 
+struct sym_key {
+	uint32_t name, module;
+};
+
+static int sym_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct sym_key *k = key;
+	const struct rp_sym *s = &((const struct pmu_report *)ctx)->syms[id];
+
+	return s->name == k->name && s->module == k->module;
+}
+
+/* The symbol named name in module: RP_NONE without memory. */
+static uint32_t sym_of(struct pmu_report *r, uint32_t name, uint32_t module)
+{
+	struct sym_key k = { name, module };
+	uint64_t h = pmuk_rp_hash(&k, sizeof(k), 6);
+	uint32_t id = pmuk_rp_find(&r->sym_ix, h, sym_eq, &k, r);
+
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_rp_grow((void **)&r->syms, &r->cap_syms, r->n_syms, sizeof(*r->syms)) ||
+	    (id = pmuk_rp_add(&r->sym_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->syms[r->n_syms++] = (struct rp_sym){ name, module, 0, 0 };
+	return id;
+}
+
 uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 {
 	const struct rp_map *m = find_map(pmuk_rp_mapset(r, pid, 0), addr);
@@ -402,14 +435,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 	uint32_t id = pmuk_rp_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	if (pmuk_rp_grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(*r->frames)) ||
-	    (id = pmuk_rp_add(&r->frame_ix, h)) == RP_NONE)
-		return RP_NONE;
-	struct rp_frame *f = &r->frames[r->n_frames++];
 	char name[600];
 	const char *fn = NULL;
-	f->module = k.module;
-	f->addr = addr;
 	if (r->o.resolve) {
 		struct pmu_report_module pm = { 0 };
 		if (m) {
@@ -420,8 +447,6 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 		}
 		fn = r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
 	}
-	if (fn && *fn)
-		f->func = pmuk_rp_intern(&r->str, fn);
 	if (m && fn && *fn)
 		snprintf(name, sizeof(name), "%s!%s", pmuk_rp_str(r, r->mods[m->module].base), fn);
 	else if (m)
@@ -431,7 +456,12 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 		snprintf(name, sizeof(name), "%s", fn);
 	else
 		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
-	f->name = pmuk_rp_intern(&r->str, name);
+	uint32_t sym = sym_of(r, pmuk_rp_intern(&r->str, name), k.module);
+	if (sym == RP_NONE ||
+	    pmuk_rp_grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(*r->frames)) ||
+	    (id = pmuk_rp_add(&r->frame_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->frames[r->n_frames++] = (struct rp_frame){ k.module, addr,
+		fn && *fn ? pmuk_rp_intern(&r->str, fn) : 0, sym };
 	return id;
 }
-

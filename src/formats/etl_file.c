@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #define ANY_CPU UINT32_MAX
-#define MAX_CPUS 2048
 
 static int seek_to(FILE *f, uint64_t off)
 {
@@ -62,7 +61,7 @@ static const char *bufhdr_bad(const struct etl_bufhdr *h)
 	if (h->size < ETL_BUF_HDR)
 		return "BufferSize is smaller than the 72-byte buffer header";
 	if (h->size > ETL_MAX_BUFFER)
-		return "BufferSize is larger than 64 MiB";
+		return "BufferSize is larger than 16 MiB, the most ETW writes";
 	if (h->type > 15 || (h->flags & 0xFF00))
 		return "BufferType/BufferFlag hold undefined values";
 	if (h->flags & ETL_FLAG_COMPRESSED) {
@@ -121,16 +120,17 @@ static uint64_t resync(struct pmu_etl *r, uint64_t from)
 	return r->file_size;
 }
 
-/* The next buffer at or after s->scan_off belonging to s (any CPU if s is
- * NULL); reports bad headers unless quiet. Returns 0 with *off set, 1 at the end. */
-static int next_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t *scan_off,
-		       uint32_t *scan_index, int quiet, uint64_t *off, struct etl_bufhdr *h)
+/* The next buffer at or after *scan_off; reports bad headers unless quiet.
+ * Returns 0 with *off and *h set, 1 at the end. */
+static int next_buffer(struct pmu_etl *r, uint64_t *scan_off, uint32_t *scan_index, int quiet,
+		       uint64_t *off, struct etl_bufhdr *h)
 {
 	uint8_t raw[ETL_BUF_HDR];
 
 	while (*scan_off < r->file_size) {
 		uint64_t at = *scan_off;
 		size_t got = read_at(r, at, raw, sizeof(raw));
+		r->header_reads++;
 		if (got < sizeof(raw)) {
 			if (!quiet)
 				pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing bytes "
@@ -159,11 +159,53 @@ static int next_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t *scan_o
 					 *scan_index, (unsigned long long)at, h->size,
 					 (unsigned long long)r->file_size);
 		*scan_off = at + h->size;
+		*off = at;
 		(*scan_index)++;
-		if (!s || s->cpu == ANY_CPU || s->cpu == h->cpu) {
-			*off = at;
+		return 0;
+	}
+	return 1;
+}
+
+static int enqueue(struct etl_stream *s, const struct etl_pending *p)
+{
+	if (s->q_n == s->q_cap) {
+		size_t cap = s->q_cap ? 2 * s->q_cap : 16;
+		struct etl_pending *q = malloc(cap * sizeof(*q));
+		if (!q)
+			return pmuk_fail(PMU_ENOMEM, "no memory to queue %zu .etl buffers of CPU %u",
+					 cap, s->cpu);
+		for (size_t i = 0; i < s->q_n; i++)
+			q[i] = s->q[(s->q_head + i) % s->q_cap];
+		free(s->q);
+		s->q = q;
+		s->q_head = 0;
+		s->q_cap = cap;
+	}
+	s->q[(s->q_head + s->q_n++) % s->q_cap] = *p;
+	return 0;
+}
+
+/* The next buffer of stream s: from its queue, else from the shared scan,
+ * queueing the other CPUs' buffers met on the way. 0, 1 at the end, or a
+ * negative PMU_E* code. */
+static int stream_next_buffer(struct pmu_etl *r, struct etl_stream *s, int quiet,
+			      struct etl_pending *p)
+{
+	int err;
+
+	if (s->q_n) {
+		*p = s->q[s->q_head];
+		s->q_head = (s->q_head + 1) % s->q_cap;
+		s->q_n--;
+		return 0;
+	}
+	while (!next_buffer(r, &r->scan_off, &r->scan_index, quiet, &p->off, &p->h)) {
+		p->index = r->scan_index - 1;
+		if (s->cpu == ANY_CPU || s->cpu == p->h.cpu)
 			return 0;
-		}
+		unsigned other = r->stream_of[p->h.cpu];
+		if (other && (err = enqueue(&r->streams[other - 1], p)))
+			return err;
 	}
 	return 1;
 }
@@ -198,6 +240,14 @@ static int load_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t off,
 		r->st.events_lost_flagged++;
 	if (h->flags & ETL_FLAG_COMPRESSED) {
 		r->st.compressed_buffers++;
+		/* a few corrupt bytes must not make every stream hold 16 MiB */
+		if (h->saved > r->max_saved) {
+			pmuk_etl_problem(r, avail, "buffer %u at offset 0x%llx: SavedOffset %u of a "
+					 "compressed buffer exceeds the log-file header's %u-byte "
+					 "buffers; skipped its %zu bytes", index,
+					 (unsigned long long)off, h->saved, r->max_saved, avail);
+			return 0;
+		}
 		if ((err = grow(&r->zbuf, &r->zcap, avail)) ||
 		    (err = grow(&s->data, &s->cap, h->saved)))
 			return err;
@@ -230,23 +280,25 @@ static int load_buffer(struct pmu_etl *r, struct etl_stream *s, uint64_t off,
 /* Moves s to its next record; s->have says whether there is one. */
 static int stream_advance(struct pmu_etl *r, struct etl_stream *s, int quiet)
 {
+	struct etl_pending p;
+	int err;
+
 	s->have = 0;
 	while (!s->done) {
 		if (s->data && pmuk_etl_parse_record(r, s, &s->ev)) {
 			s->have = 1;
 			return 0;
 		}
-		struct etl_bufhdr h;
-		uint64_t off;
-		uint32_t index = s->scan_index;
-		if (next_buffer(r, s, &s->scan_off, &s->scan_index, quiet, &off, &h)) {
+		if ((err = stream_next_buffer(r, s, quiet, &p)) < 0)
+			return err;
+		if (err) {	/* the end: its buffer goes (a reader kept for its tables holds none) */
 			s->done = 1;
+			free(s->data);
+			s->data = NULL;
+			s->cap = 0;
 			break;
 		}
-		/* next_buffer counted the buffers it passed; index is this one's */
-		index = s->scan_index - 1;
-		int err = load_buffer(r, s, off, &h, index);
-		if (err)
+		if ((err = load_buffer(r, s, p.off, &p.h, p.index)))
 			return err;
 	}
 	return 0;
@@ -281,7 +333,7 @@ static void sift_down(struct pmu_etl *r, unsigned i)
 /* Finds the CPUs present (and reports corrupt buffer headers once). */
 static int discover(struct pmu_etl *r)
 {
-	uint8_t *seen = calloc(MAX_CPUS, 1);
+	uint8_t *seen = calloc(ETL_MAX_CPUS, 1);
 	uint64_t scan = 0, off;
 	uint32_t index = 0;
 	struct etl_bufhdr h;
@@ -292,9 +344,11 @@ static int discover(struct pmu_etl *r)
 	if (r->opts.order == PMU_ETL_ORDER_FILE) {
 		n = 1;
 	} else {
-		while (!next_buffer(r, NULL, &scan, &index, 0, &off, &h))
-			if (!seen[h.cpu]++)
+		while (!next_buffer(r, &scan, &index, 0, &off, &h))
+			if (!seen[h.cpu]) {	/* a flag, not a count: 256 buffers wrapped it */
+				seen[h.cpu] = 1;
 				n++;
+			}
 	}
 	r->streams = calloc(n ? n : 1, sizeof(*r->streams));
 	r->heap = calloc(n ? n : 1, sizeof(*r->heap));
@@ -306,11 +360,14 @@ static int discover(struct pmu_etl *r)
 		r->streams[0].cpu = ANY_CPU;
 	} else {
 		n = 0;
-		for (unsigned c = 0; c < MAX_CPUS; c++)
-			if (seen[c])
+		for (unsigned c = 0; c < ETL_MAX_CPUS; c++)
+			if (seen[c]) {
 				r->streams[n++].cpu = c;
+				r->stream_of[c] = (uint16_t)n;
+			}
 	}
 	r->n_streams = n;
+	r->header_reads = 0;
 	free(seen);
 	return 0;
 }
@@ -343,6 +400,8 @@ static int read_logfile_header(struct pmu_etl *r, const char *path)
 							    ev.pointer_size, &r->hdr);
 		if (!err) {
 			r->hdr.header_raw_time = ev.raw_time;
+			if (r->hdr.buffer_size >= ETL_BUF_HDR && r->hdr.buffer_size <= ETL_MAX_BUFFER)
+				r->max_saved = r->hdr.buffer_size;
 			if (r->hdr.tick_freq && 1000000000ull % r->hdr.tick_freq == 0)
 				r->ns_per_tick = 1000000000ull / r->hdr.tick_freq;
 			r->hdr.compression_format = le16(raw + 0x2C);
@@ -380,6 +439,7 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 	}
 	r->last = -1;
 	r->stat_last = -1;
+	r->max_saved = ETL_MAX_BUFFER;
 	r->f = fopen(path, "rb");
 	if (!r->f) {
 		err = pmuk_fail(errno == ENOENT ? PMU_ENOENT : PMU_EIO, "cannot open %s: %s",
@@ -409,8 +469,10 @@ void pmu_etl_close(struct pmu_etl *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; i < r->n_streams; i++)
+	for (unsigned i = 0; i < r->n_streams; i++) {
 		free(r->streams[i].data);
+		free(r->streams[i].q);
+	}
 	free(r->streams);
 	free(r->heap);
 	free(r->zbuf);

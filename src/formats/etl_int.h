@@ -28,7 +28,10 @@ static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
 }
 
 #define ETL_BUF_HDR 0x48
-#define ETL_MAX_BUFFER (64u << 20)   /* larger buffers are taken for corruption */
+/* ETW buffers are at most 16 MiB (EVENT_TRACE_PROPERTIES.BufferSize, Windows 8+):
+ * larger ones are taken for corruption */
+#define ETL_MAX_BUFFER (16u << 20)
+#define ETL_MAX_CPUS 2048            /* processor index: 11 bits */
 #define ETL_FLAG_PROC_INDEX 0x0020
 #define ETL_FLAG_COMPRESSED 0x0040
 #define ETL_FLAG_EVENTS_LOST 0x0002
@@ -42,11 +45,21 @@ struct etl_bufhdr {
 	uint16_t flags, type;
 };
 
-/* The per-CPU (or, in file order, single) sequence of buffers being read. */
+/* A buffer found ahead of the stream that reads it. */
+struct etl_pending {
+	uint64_t off;
+	uint32_t index;
+	struct etl_bufhdr h;
+};
+
+/* The per-CPU (or, in file order, single) sequence of buffers being read.
+ * One scan of the buffer headers feeds every stream: buffers of other CPUs
+ * met while looking for this stream's next one wait in their stream's queue
+ * (short, as loggers write the CPUs' buffers interleaved in time). */
 struct etl_stream {
 	uint32_t cpu;            /* UINT32_MAX: every buffer (file order) */
-	uint64_t scan_off;       /* file offset of the next buffer header to look at */
-	uint32_t scan_index;     /* its index */
+	struct etl_pending *q;   /* ring of buffers found ahead */
+	size_t q_head, q_n, q_cap;
 	uint8_t *data;           /* current buffer, decompressed, header included */
 	size_t cap;
 	size_t end, pos;         /* valid area end, next record */
@@ -71,9 +84,14 @@ struct pmu_etl {
 	struct pmu_etl_opts opts;
 	struct pmu_etl_header hdr;
 	uint64_t ns_per_tick;    /* 1e9 / tick_freq when exact, else 0 */
+	uint32_t max_saved;      /* largest decompressed buffer believed: the logger's */
 	struct pmu_etl_stats st;
 	struct etl_stream *streams;
 	unsigned n_streams;
+	uint16_t stream_of[ETL_MAX_CPUS]; /* processor -> stream index + 1 */
+	uint64_t scan_off;       /* file offset of the next buffer header to look at */
+	uint32_t scan_index;     /* its index */
+	uint64_t header_reads;   /* buffer headers read while streaming (tests) */
 	unsigned *heap;          /* stream indices ordered by head time */
 	unsigned n_heap;
 	int started;

@@ -8,7 +8,7 @@
 size_t pmuk_etl_lz77(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len)
 {
 	size_t ip = 0, op = 0;
-	size_t nibble_at = (size_t)-1;	/* input byte whose high nibble is pending */
+	size_t nibble_at = SIZE_MAX;	/* input byte whose high nibble is pending */
 	uint32_t flags = 0;
 	int nflags = 0;
 
@@ -32,17 +32,17 @@ size_t pmuk_etl_lz77(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
 		uint32_t m = le16(in + ip);
 		ip += 2;
 		size_t dist = (m >> 3) + 1;
-		size_t len = m & 7;
+		uint64_t len = m & 7;	/* 64 bits: a u32 length + 3 must not wrap */
 		if (len == 7) {
 			uint32_t n;
-			if (nibble_at == (size_t)-1) {
+			if (nibble_at == SIZE_MAX) {
 				if (ip >= in_len)
 					break;
 				nibble_at = ip++;
 				n = in[nibble_at] & 15;
 			} else {
 				n = in[nibble_at] >> 4;
-				nibble_at = (size_t)-1;
+				nibble_at = SIZE_MAX;
 			}
 			len = 7 + n;
 			if (n == 15) {
@@ -71,14 +71,24 @@ size_t pmuk_etl_lz77(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
 			break;	/* reference before the start: corrupt */
 		if (len > out_len - op)
 			len = out_len - op;
-		const uint8_t *src = out + op - dist;
-		if (dist >= len) {
-			memcpy(out + op, src, len);
+		uint8_t *d = out + op;
+		const uint8_t *src = d - dist;
+		op += (size_t)len;
+		if (dist >= 8 && out_len - op >= 8) {
+			/* 8 bytes at a time, writing up to 7 bytes past the match that
+			 * later output overwrites; with dist >= 8 every chunk's source
+			 * is complete before it is read, overlapping or not */
+			do {
+				memcpy(d, src, 8);
+				d += 8;
+				src += 8;
+			} while (d < out + op);
+		} else if (dist == 1) {
+			memset(d, *src, (size_t)len);
 		} else {	/* overlapping: the copy repeats the last dist bytes */
-			for (size_t i = 0; i < len; i++)
-				out[op + i] = src[i];
+			while (d < out + op)
+				*d++ = *src++;
 		}
-		op += len;
 	}
 	return op;
 }

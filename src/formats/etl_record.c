@@ -14,15 +14,32 @@ static const char *const header_names[32] = {
 	[19] = "EVENT_HEADER64", [20] = "FULL_HEADER64", [21] = "INSTANCE64",
 };
 
+/* ns since 1970 of a FILETIME, saturated to the int64 range (years
+ * 1678..2262): corrupt headers must not overflow. */
 static int64_t filetime_ns(uint64_t ft)
 {
-	return ((int64_t)ft - FILETIME_UNIX_EPOCH) * 100;
+	const int64_t lim = INT64_MAX / 100;
+	int64_t d = ft > (uint64_t)INT64_MAX ? lim : (int64_t)ft - FILETIME_UNIX_EPOCH;
+
+	if (d > lim)
+		d = lim;
+	if (d < -lim)
+		d = -lim;
+	return d * 100;
+}
+
+/* base + or - d, saturated. */
+static int64_t add_ns(int64_t base, uint64_t d, int neg)
+{
+	if (neg)
+		return d > (uint64_t)base - (uint64_t)INT64_MIN ? INT64_MIN : (int64_t)((uint64_t)base - d);
+	return d > (uint64_t)INT64_MAX - (uint64_t)base ? INT64_MAX : (int64_t)((uint64_t)base + d);
 }
 
 int64_t pmu_etl_time_ns(const struct pmu_etl *r, uint64_t raw)
 {
 	const struct pmu_etl_header *h = &r->hdr;
-	uint64_t f = h->tick_freq, d;
+	uint64_t f = h->tick_freq, d, s, rem;
 	int neg = raw < h->header_raw_time;
 
 	if (!f)
@@ -30,10 +47,15 @@ int64_t pmu_etl_time_ns(const struct pmu_etl *r, uint64_t raw)
 	d = neg ? h->header_raw_time - raw : raw - h->header_raw_time;
 	/* most clocks tick at a divisor of 1 GHz (10 MHz QPC): no division */
 	if (r->ns_per_tick && d < (UINT64_C(1) << 56) / r->ns_per_tick)
-		d *= r->ns_per_tick;
-	else
-		d = (d / f) * 1000000000ull + (d % f) * 1000000000ull / f;
-	return neg ? h->start_ns - (int64_t)d : h->start_ns + (int64_t)d;
+		return add_ns(h->start_ns, d * r->ns_per_tick, neg);
+	s = d / f;
+	rem = d % f;
+	if (s > (uint64_t)INT64_MAX / 1000000000u)
+		return neg ? INT64_MIN : INT64_MAX;
+	/* rem * 1e9 fits 64 bits for clocks up to 18 GHz; beyond (corrupt) use a double */
+	d = s * 1000000000u + (rem < UINT64_MAX / 1000000000u ? rem * 1000000000u / f :
+			       (uint64_t)((double)rem / (double)f * 1e9));
+	return add_ns(h->start_ns, d, neg);
 }
 
 static size_t utf16_field(const uint8_t *p, size_t n, char *out, size_t outsz)

@@ -233,6 +233,9 @@ static void thread_event(struct pmuk_etl_records *a, const struct pmu_etl_event 
 	struct qent *e;
 
 	if (!pmu_etl_decode_thread(ev, t)) {
+		uint64_t *w = pmuk_er_idmap_at(&a->kwait, t->tid, 0);
+		if (w && (t->opcode == 1 || t->opcode == 2))
+			*w = 0;	/* kernel parts still waiting never get this user part */
 		if (t->opcode == 1 && (e = pmuk_er_push(a, PMU_RECORD_FORK, (int32_t)t->pid, (int32_t)t->tid, ev))) {
 			e->rec.task.ppid = (int32_t)t->pid;
 			e->rec.task.ptid = id32(ev->tid);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the .etl reader: any bytes as a file, read to the end
- * with every decoder applied to every event. Seeds: tests/fuzz/seeds/fuzz_etl/
- * (synthetic files written by test_etl_synth with PMUKIT_ETL_SEED_DIR set);
+ * with every decoder applied to every event, then through the record adapter
+ * into a report with every writer. Seeds: tests/fuzz/seeds/fuzz_etl/
+ * (synthetic files written by test_etl_synth and test_etl_records with
+ * PMUKIT_ETL_SEED_DIR set; the ones over 64 KiB left out);
  * ../shared/fixtures/etl makes a good extra corpus directory. */
+#include "formats/etl_records.h"
+
 #include <pmukit/etl.h>
+#include <pmukit/report.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -45,9 +50,38 @@ static void decode_all(const struct pmu_etl_event *ev)
 	pmu_etl_decode_tracelogging(ev, &u.tl);
 }
 
+/* The same file as pmu_record stream, into a report written every way. */
+static void report_all(const char *path, FILE *out)
+{
+	struct pmuk_etl_records_opts ao = { .sz = sizeof(ao), .stack_window_ns = 1000 };
+	struct pmuk_etl_records *a;
+	struct pmu_report *rep;
+
+	if (pmuk_etl_records_open(path, &ao, &a))
+		return;
+	struct pmu_report_opts ro = {
+		.sz = sizeof(ro),
+		.event_names = pmuk_etl_records_event_names(a),
+		.nr_events = (uint32_t)pmuk_etl_records_event_count(a),
+		.pmc_names = pmuk_etl_records_pmc_names(a),
+		.nr_pmc = (uint32_t)pmuk_etl_records_pmc_count(a),
+		.script = out,
+	};
+	if (!pmu_report_new(&ro, &rep)) {
+		pmuk_etl_records_read(a, pmu_report_record, rep);
+		for (int by = PMU_REPORT_SYM; by <= PMU_REPORT_CPU; by++)
+			pmu_report_write_text(rep, out, (enum pmu_report_sort)by, 0);
+		pmu_report_write_json(rep, out, 0);
+		pmu_report_write_collapsed(rep, out);
+		pmu_report_free(rep);
+	}
+	pmuk_etl_records_close(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
+	static FILE *out;
 	struct pmu_etl_event ev;
 	struct pmu_etl_thread t;
 	struct pmu_etl_stat st;
@@ -73,5 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pmu_etl_stat_at(r, i, &st);
 		pmu_etl_close(r);
 	}
+	if (!out && !(out = fopen("/dev/null", "w")))
+		abort();
+	report_all(path, out);
 	return 0;
 }

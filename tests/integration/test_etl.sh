@@ -69,6 +69,8 @@ check_eq "dump --provider <Thread GUID> lines" 3058 "$n"
 out=$("$PMUKIT" etl dump "$FIX/perfview-net452-x64-compressed.etl" --provider ImageID --opcode 36 --limit 1)
 echo "$out" | grep -q 'pdb_guid="ec83d8df-5559-46e0-b630-133ebd979266" pdb_age=2 pdb_file="wntdll.pdb"' \
 	&& pass "DbgID_RSDS decoded" || fail "DbgID_RSDS: $out"
+n=$("$PMUKIT" etl dump "$FIX/airbus-lxcore_kernel.etl" | wc -l)
+check_eq "dump: one line per event (messages ending in a newline escaped)" 4 "$n"
 out=$("$PMUKIT" etl dump "$FIX/perfview-primitive-types.etl")
 echo "$out" | grep -q 'event_name="PrimitiveTypesTest".*string_type="Jupiter"' \
 	&& pass "TraceLogging fields decoded" || fail "TraceLogging fields: $out"
@@ -84,5 +86,23 @@ grep -q "buffer 1 at offset 0x10000.*truncated" /tmp/pmukit_etl_err.$$ && pass "
 	|| fail "truncation report: $(cat /tmp/pmukit_etl_err.$$)"
 rm -f "$tmp" /tmp/pmukit_etl_err.$$
 "$PMUKIT" etl bogus "$FIX/airbus-lxcore_kernel.etl" 2>/dev/null; check_eq "unknown subcommand exits 2" 2 $?
+
+# 6. a corrupt clock (start time 0 = year 1601, 1 tick/s, header at tick 0):
+# event times saturate, relative times stay positive, nothing overflows.
+tmp=$(mktemp)
+py "
+import struct,sys
+d=bytearray(open(sys.argv[1],'rb').read())
+struct.pack_into('<Q',d,0x58,0)     # raw time of the log-file header record
+struct.pack_into('<Q',d,0x168,1)    # PerfFreq
+struct.pack_into('<Q',d,0x170,0)    # StartTime
+open(sys.argv[2],'wb').write(d)" "$FIX/airbus-lxcore_kernel.etl" "$tmp"
+out=$("$PMUKIT" etl dump "$tmp"); rc=$?
+check_eq "corrupt clock: dump exits 0" 0 $rc
+check_eq "corrupt clock: 4 events, none before the start" "4 0" \
+	"$(echo "$out" | awk '/cpu[0-9]/{n++; if ($1 < 0) neg++} END{print n, neg+0}')"
+"$PMUKIT" etl info "$tmp" | grep -qE '^duration: +[0-9]' && pass "corrupt clock: positive duration" \
+	|| fail "corrupt clock: duration"
+rm -f "$tmp"
 
 finish

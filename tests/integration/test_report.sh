@@ -85,7 +85,24 @@ check "other file: not an .etl file" test $rc -ne 0 -a -n "$(echo "$out" | grep 
 "$PMUKIT" report -i "$F" --sort bogus >/dev/null 2>&1
 check "bad --sort: usage error" test $? -eq 2
 
-# 6. the kernel-event fixture: no samples, still a report
+# 6. one binary is one module however its path is spelled (rundown: NT device
+# path, load: plain path; the PDB identity is the same): no module twice, no
+# symbol twice, and the module rows add up to the samples.
+X86=$FIX/perfview-net452-x86-compressed.etl
+"$PMUKIT" report -i "$X86" --json --limit 0 >"$tmp/x86" || fail "report x86 --json"
+py "
+import json,sys
+d=json.load(open(sys.argv[1]))
+mods=[(m['module'],m['build_id']) for m in d['modules']]
+assert len(mods)==len(set(mods)), [m for m in mods if mods.count(m)>1][:3]
+syms=[(t['symbol'],t['build_id']) for t in d['top']]
+assert len(syms)==len(set(syms)), [s for s in syms if syms.count(s)>1][:3]
+assert sum(m['samples'] for m in d['modules'])==d['samples']==88809
+clr=[m for m in d['modules'] if m['module']=='clr.dll']
+assert len(clr)==1 and clr[0]['samples']==2445, clr
+" "$tmp/x86" && pass "x86: modules and symbols listed once" || fail "x86: modules and symbols listed once"
+
+# 7. the kernel-event fixture: no samples, still a report
 "$PMUKIT" report -i "$FIX/airbus-ShutdownPerfDiagLogger.etl" --json >"$tmp/airbus" || fail "airbus"
 py "import json,sys; d=json.load(open(sys.argv[1])); assert d['samples']==0 and d['top']==[]" "$tmp/airbus" \
 	&& pass "airbus: empty report" || fail "airbus: empty report"

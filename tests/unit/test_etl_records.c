@@ -317,6 +317,141 @@ static void test_synthetic(void **state)
 	free(syn.d);
 }
 
+/* A kernel part waiting for its user part is dropped when its thread ends:
+ * the next thread with that id (here in another process) must not lend it
+ * a user stack. */
+static void test_stack_after_thread_end(void **state)
+{
+	static const uint64_t k12[] = { K1, K2 }, u12[] = { U1, U2 };
+	struct syn syn;
+	struct seen s = { .ordered = 1 };
+	struct pmuk_etl_records *a;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 100, 500, T0 + 1, NULL);
+	profile(&syn, T0 + 10, K1, 500);
+	stack_ev(&syn, 32, T0 + 11, T0 + 10, 500, k12, 2);	/* kernel only: waits */
+	thread_v3(&syn, 0x0502, 100, 500, T0 + 20, NULL);
+	thread_v3(&syn, 0x0501, 200, 500, T0 + 30, NULL);
+	profile(&syn, T0 + 40, U1, 500);
+	stack_ev(&syn, 32, T0 + 41, T0 + 40, 500, u12, 2);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "tidreuse");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), 0);
+	unlink(path);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.pid[0], 100);
+	assert_int_equal(s.nchain[0], 2);
+	assert_int_equal(s.nk[0], 2);
+	assert_memory_equal(s.chain[0], k12, sizeof(k12));
+	assert_int_equal(s.pid[1], 200);
+	assert_int_equal(s.nchain[1], 2);
+	assert_int_equal(s.nk[1], 0);
+	assert_memory_equal(s.chain[1], u12, sizeof(u12));
+	pmuk_etl_records_close(a);
+	free(syn.d);
+}
+
+static void key_ref(struct syn *s, unsigned op, uint64_t t, uint64_t et, uint32_t tid, uint64_t key)
+{
+	size_t at = syn_kernel(s, 17, (uint16_t)(0x1800 | op), 2, 0, 0, t, NULL, 0);
+	syn_u64(s, et), syn_u32(s, 100), syn_u32(s, tid), syn_u64(s, key);
+	syn_end(s, at);
+}
+
+/* A cached-stack key is reused after KeyDelete: each reference takes the
+ * definition current at its time (the first delete/rundown after it, else
+ * the last create before it); an undefined key leaves the sample bare. */
+static void test_stack_key_reuse(void **state)
+{
+	static const uint64_t ka[] = { K1 }, kb[] = { K2, K3 }, kc[] = { K3 };
+	struct syn syn;
+	struct seen s = { .ordered = 1 };
+	struct pmuk_etl_records *a;
+	struct pmuk_etl_records_stats st;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 100, 200, T0 + 1, NULL);
+	profile(&syn, T0 + 10, K1, 200);
+	key_ref(&syn, 37, T0 + 11, T0 + 10, 200, 0x77);
+	key_def(&syn, 35, T0 + 20, 0x77, ka, 1);		/* evicted: A */
+	profile(&syn, T0 + 30, K2, 200);
+	key_ref(&syn, 37, T0 + 31, T0 + 30, 200, 0x77);
+	key_def(&syn, 34, T0 + 32, 0x88, kc, 1);		/* created, never deleted */
+	profile(&syn, T0 + 35, K3, 200);
+	key_ref(&syn, 37, T0 + 36, T0 + 35, 200, 0x88);
+	profile(&syn, T0 + 38, K3, 200);
+	key_ref(&syn, 37, T0 + 39, T0 + 38, 200, 0x99);	/* never defined */
+	key_def(&syn, 36, T0 + 40, 0x77, kb, 2);		/* rundown: B */
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "keyreuse");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), 0);
+	pmuk_etl_records_stats(a, &st);
+	unlink(path);
+	assert_int_equal(s.samples, 4);
+	assert_int_equal(s.nchain[0], 1);
+	assert_memory_equal(s.chain[0], ka, sizeof(ka));
+	assert_int_equal(s.nchain[1], 2);
+	assert_memory_equal(s.chain[1], kb, sizeof(kb));
+	assert_int_equal(s.nchain[2], 1);
+	assert_memory_equal(s.chain[2], kc, sizeof(kc));
+	assert_int_equal(s.nchain[3], 0);
+	assert_int_equal(st.keys_unresolved, 1);
+	assert_int_equal(st.with_stack, 3);
+	pmuk_etl_records_close(a);
+	free(syn.d);
+}
+
+/* The user part comes when the thread returns to user mode: within the
+ * stack window it completes the sample, after it the sample has gone out
+ * with its kernel part only and the late part counts as unmatched. */
+static void test_stack_window(void **state)
+{
+	static const uint64_t k12[] = { K1, K2 }, u12[] = { U1, U2 }, all[] = { K1, K2, U1, U2 };
+	struct syn syn;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 100, 200, T0 + 1, NULL);
+	thread_v3(&syn, 0x0503, 100, 300, T0 + 2, NULL);
+	profile(&syn, T0 + 10, K1, 200);
+	stack_ev(&syn, 32, T0 + 11, T0 + 10, 200, k12, 2);
+	profile(&syn, T0 + 15000000, U5, 300);			/* 1.5 s: time moves on */
+	stack_ev(&syn, 32, T0 + 20000000, T0 + 10, 200, u12, 2);	/* 2 s later */
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "window");
+	for (int wide = 0; wide < 2; wide++) {
+		struct pmuk_etl_records_opts o = { .sz = sizeof(o),
+						   .stack_window_ns = wide ? 3000000000ull : 0 };
+		struct seen s = { .ordered = 1 };
+		struct pmuk_etl_records *a;
+		struct pmuk_etl_records_stats st;
+		assert_int_equal(pmuk_etl_records_open(path, &o, &a), 0);
+		assert_int_equal(pmuk_etl_records_read(a, on_record, &s), 0);
+		pmuk_etl_records_stats(a, &st);
+		assert_int_equal(s.samples, 2);
+		assert_int_equal(s.nk[0], 2);
+		if (wide) {
+			assert_int_equal(s.nchain[0], 4);
+			assert_memory_equal(s.chain[0], all, sizeof(all));
+			assert_int_equal(st.unmatched, 0);
+		} else {
+			assert_int_equal(s.nchain[0], 2);
+			assert_int_equal(st.unmatched, 1);
+		}
+		pmuk_etl_records_close(a);
+	}
+	unlink(path);
+	free(syn.d);
+}
+
 static int count_only(const struct pmu_record *r, void *ctx)
 {
 	struct seen *s = ctx;
@@ -401,6 +536,9 @@ int main(void)
 	(void)syn_ptr;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_stack_after_thread_end),
+		cmocka_unit_test(test_stack_key_reuse),
+		cmocka_unit_test(test_stack_window),
 		cmocka_unit_test(test_net452),
 		cmocka_unit_test(test_airbus_names),
 	};

@@ -338,6 +338,157 @@ static void test_time_order(void **state)
 	free(s.d);
 }
 
+/* Reading in time order scans the buffer headers once, however many CPUs
+ * there are (each CPU's stream rescanning the file made it quadratic). */
+static void test_time_order_many_cpus(void **state)
+{
+	enum { CPUS = 64, ROUNDS = 16 };
+	struct syn s;
+	struct pmu_etl_event ev;
+	unsigned t[2];
+	(void)state;
+
+	syn_begin(&s, 1024, 8, CPUS);
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned c = 0; c < CPUS; c++) {
+			t[0] = 1000 * r + c;
+			t[1] = 1000 * r + c + 500;
+			cpu_buffer(&s, c, t, 2);
+		}
+	struct pmu_etl *r = open_syn(&s, "manycpu", PMU_ETL_ORDER_TIME, NULL);
+	uint64_t last = 0;
+	unsigned n = 0;
+	while (pmu_etl_next(r, &ev) > 0) {
+		assert_true(ev.raw_time >= last);
+		last = ev.raw_time;
+		n++;
+	}
+	assert_int_equal(n, 1 + 2 * CPUS * ROUNDS);
+	/* every header once while streaming, plus a few at the ends */
+	assert_true(r->header_reads <= CPUS * ROUNDS + 1 + CPUS);
+	pmu_etl_close(r);
+	free(s.d);
+}
+
+/* A processor with a multiple of 256 buffers still has its stream. */
+static void test_time_order_256_buffers(void **state)
+{
+	struct syn s;
+	struct pmu_etl_event ev;
+	unsigned t = 1;
+	(void)state;
+
+	syn_begin(&s, 1024, 8, 2);
+	for (unsigned i = 0; i < 256; i++, t++)
+		cpu_buffer(&s, 1, &t, 1);
+	cpu_buffer(&s, 0, &t, 1);
+	struct pmu_etl *r = open_syn(&s, "cpu256", PMU_ETL_ORDER_TIME, NULL);
+	unsigned n = 0;
+	while (pmu_etl_next(r, &ev) > 0)
+		n += ev.group == PMU_ETL_GROUP_PERFINFO;
+	assert_int_equal(n, 257);
+	pmu_etl_close(r);
+	free(s.d);
+}
+
+/* Log-file header fields of a syn_begin(psz 8) file, at their offsets. */
+#define HDR_PAYLOAD (0x48 + 32)
+#define HDR_CPU_MHZ (HDR_PAYLOAD + 0x34)
+#define HDR_PERF_FREQ (HDR_PAYLOAD + 0x100)
+#define HDR_START (HDR_PAYLOAD + 0x108)
+#define HDR_CLOCK (HDR_PAYLOAD + 0x110)
+
+/* A file on the given clock with samples at raw times T0 + d[i]. */
+static struct pmu_etl *clock_file(struct syn *s, unsigned clock, uint64_t freq, uint32_t mhz,
+				  uint64_t start, const uint64_t *d, unsigned n)
+{
+	syn_begin(s, 1024, 8, 1);
+	syn_buffer_begin(s, 0, 0);
+	for (unsigned i = 0; i < n; i++) {
+		size_t at = syn_kernel(s, 17, 0x0F2E, 2, 0, 0, T0 + d[i], NULL, 0);
+		syn_u64(s, 0x1000), syn_u32(s, 4), syn_u16(s, 1), syn_u16(s, 0);
+		syn_end(s, at);
+	}
+	syn_buffer_end(s);
+	syn_set32(s, HDR_CLOCK, clock);
+	syn_set32(s, HDR_PERF_FREQ, (uint32_t)freq);
+	syn_set32(s, HDR_PERF_FREQ + 4, (uint32_t)(freq >> 32));
+	syn_set32(s, HDR_CPU_MHZ, mhz);
+	syn_set32(s, HDR_START, (uint32_t)start);
+	syn_set32(s, HDR_START + 4, (uint32_t)(start >> 32));
+	return open_syn(s, "clock", PMU_ETL_ORDER_FILE, NULL);
+}
+
+static int64_t sample_ns(struct pmu_etl *r, unsigned i)
+{
+	struct pmu_etl_event ev;
+	unsigned k = 0;
+
+	while (pmu_etl_next(r, &ev) > 0)
+		if (ev.group == PMU_ETL_GROUP_PERFINFO && k++ == i)
+			return ev.time_ns - pmu_etl_header(r)->start_ns;
+	fail_msg("no sample %u", i);
+	return 0;
+}
+
+/* QPC at a frequency that does not divide 1 GHz, system time, CPU cycles;
+ * times before the header; corrupt start times and far clocks saturate. */
+static void test_clock_types(void **state)
+{
+	struct syn s;
+	struct pmu_etl *r;
+	const uint64_t start = 132756731757990000ull;	/* 2021-09-09 */
+	(void)state;
+
+	uint64_t q[] = { 3117777ull * 5 + 1234 };
+	r = clock_file(&s, 1, 3117777, 0, start, q, 1);
+	assert_int_equal(pmu_etl_header(r)->tick_freq, 3117777);
+	assert_int_equal(pmu_etl_header(r)->start_ns, (int64_t)(start - 116444736000000000ull) * 100);
+	assert_int_equal(sample_ns(r, 0), 5000000000ll + 1234ll * 1000000000 / 3117777);
+	assert_int_equal(pmu_etl_time_ns(r, 0) - pmu_etl_header(r)->start_ns,
+			 -(int64_t)(T0 * 1000000000 / 3117777));
+	pmu_etl_close(r);
+	free(s.d);
+
+	uint64_t st[] = { 12345 };
+	r = clock_file(&s, 2, 0, 0, start, st, 1);
+	assert_int_equal(pmu_etl_header(r)->tick_freq, 10000000);
+	assert_int_equal(sample_ns(r, 0), 1234500);
+	pmu_etl_close(r);
+	free(s.d);
+
+	uint64_t cy[] = { 3000000000ull * 2 + 3, 7 };
+	r = clock_file(&s, 3, 10000000, 3000, start, cy, 2);
+	assert_int_equal(pmu_etl_header(r)->tick_freq, 3000000000ull);
+	assert_int_equal(sample_ns(r, 0), 2000000001);
+	pmu_etl_close(r);
+	free(s.d);
+
+	/* a zero start time (1601) and raw times at the ends of the clock */
+	uint64_t far[] = { 1 };
+	r = clock_file(&s, 1, 10000000, 0, 0, far, 1);
+	const struct pmu_etl_header *h = pmu_etl_header(r);
+	assert_true(h->start_ns < -9000000000000000000ll);
+	assert_int_equal(pmu_etl_time_ns(r, 0), INT64_MIN);	/* 0.1 s before 1678 */
+	assert_int_equal(pmu_etl_time_ns(r, UINT64_MAX), INT64_MAX);
+	pmu_etl_close(r);
+	free(s.d);
+	r = clock_file(&s, 1, 10000000, 0, UINT64_MAX, far, 1);
+	h = pmu_etl_header(r);
+	assert_int_equal(h->start_ns, INT64_MAX / 100 * 100);
+	assert_int_equal(pmu_etl_time_ns(r, UINT64_MAX), INT64_MAX);
+	pmu_etl_close(r);
+	free(s.d);
+	/* a 4.3 PHz "CPU": tick remainders past 64 bits times 1e9 */
+	r = clock_file(&s, 3, 0, UINT32_MAX, start, far, 1);
+	h = pmu_etl_header(r);
+	assert_int_equal(pmu_etl_time_ns(r, T0 + 20000000000ull) - h->start_ns, 4656);
+	int64_t far_ns = pmu_etl_time_ns(r, UINT64_MAX) - h->start_ns - 4294967296999ll;
+	assert_true(far_ns >= -1 && far_ns <= 1);	/* a double rounds the remainder */
+	pmu_etl_close(r);
+	free(s.d);
+}
+
 /* A plain LZ77 encoder (greedy) matching the decoder's format, for tests. */
 static size_t lz77_encode(const uint8_t *in, size_t n, uint8_t *out)
 {
@@ -456,6 +607,21 @@ static void test_compressed(void **state)
 	pmu_etl_stats(r2, &st);
 	assert_int_equal(st.compressed_buffers, 2);
 	pmu_etl_close(r1);
+	pmu_etl_close(r2);
+
+	/* a SavedOffset beyond the logger's buffer size (8192) is corruption:
+	 * reported, and the buffer is not inflated */
+	size_t b2 = 8192 + le32(c.d + 8192);
+	syn_set32(&c, b2 + 4, 8 << 20);
+	r2 = open_syn(&c, "packbig", PMU_ETL_ORDER_FILE, &p);
+	n = 0;
+	while (pmu_etl_next(r2, &e2) > 0)
+		n++;
+	assert_int_equal(n, 11);
+	assert_int_equal(p.n, 1);
+	assert_non_null(strstr(p.last, "buffer 2 at offset"));
+	assert_non_null(strstr(p.last, "SavedOffset 8388608 of a compressed buffer exceeds the "
+				       "log-file header's 8192-byte buffers"));
 	pmu_etl_close(r2);
 	free(s.d);
 	free(c.d);
@@ -600,6 +766,169 @@ static void test_lz77_bounds(void **state)
 	assert_int_equal(pmuk_etl_lz77(lit, 2, out, sizeof(out)), 0);
 }
 
+/* [MS-XCA] plain LZ77 as the specification spells it, one byte at a time. */
+static size_t lz77_reference(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	size_t ip = 0, op = 0, half = 0;
+	uint32_t flags = 0;
+	int count = 0;
+
+	for (;;) {
+		if (!count) {
+			if (ip + 4 > n)
+				return op;
+			flags = le32(in + ip);
+			ip += 4;
+			count = 32;
+		}
+		count--;
+		if (!(flags & (1u << count))) {
+			if (ip >= n || op >= cap)
+				return op;
+			out[op++] = in[ip++];
+			continue;
+		}
+		if (ip + 2 > n)
+			return op;
+		uint32_t m = le16(in + ip);
+		ip += 2;
+		uint64_t len = m & 7, dist = (m >> 3) + 1;
+		if (len == 7) {
+			if (!half) {
+				if (ip >= n)
+					return op;
+				len = in[ip] & 15;
+				half = ++ip;
+			} else {
+				len = in[half - 1] >> 4;
+				half = 0;
+			}
+			if (len == 15) {
+				if (ip >= n)
+					return op;
+				len = in[ip++];
+				if (len == 255) {
+					if (ip + 2 > n)
+						return op;
+					len = le16(in + ip);
+					ip += 2;
+					if (!len) {
+						if (ip + 4 > n)
+							return op;
+						len = le32(in + ip);
+						ip += 4;
+					}
+					len -= 22;	/* wraps below 22: the copy stops at cap */
+				}
+				len += 15;
+			}
+			len += 7;
+		}
+		len += 3;
+		if (dist > op)
+			return op;
+		for (uint64_t i = 0; i < len && op < cap; i++, op++)
+			out[op] = out[op - dist];
+		if (op >= cap)
+			return op;
+	}
+}
+
+/* A random well-formed stream: literals and matches of every length form
+ * (including u32 lengths far past the output), distances within what was
+ * written, often short (overlapping copies). Returns its size. */
+static size_t lz77_random(uint8_t *in, size_t cap)
+{
+	size_t n = 0, op = 0, nib = 0;
+	int pending = 0;
+
+	while (n + 4 + 32 * 10 <= cap) {
+		size_t flag_at = n;
+		uint32_t flags = 0;
+		n += 4;
+		for (int bit = 31; bit >= 0; bit--) {
+			if (!op || rand() % 3 == 0) {
+				in[n++] = (uint8_t)rand();
+				op++;
+				continue;
+			}
+			flags |= 1u << bit;
+			size_t lim = rand() % 2 ? 16 : 8192, dist = 1 + (size_t)rand() % (op < lim ? op : lim);
+			uint64_t len;
+			int form = rand() % 6;
+			if (form == 0)
+				len = 3 + (uint64_t)(rand() % 7);
+			else if (form == 1)
+				len = 10 + (uint64_t)(rand() % 15);
+			else if (form == 2)
+				len = 25 + (uint64_t)(rand() % 255);
+			else if (form == 3)
+				len = 3 + 0x100 + (uint64_t)(rand() % 3000);
+			else if (form == 4)
+				len = 3 + 0x10000 + (uint64_t)(rand() % 5000);
+			else
+				len = 3 + 0xFFFFFF00u + (uint64_t)(rand() % 0xFF);
+			uint32_t code = len < 10 ? (uint32_t)(len - 3) : 7;
+			uint32_t m = (uint32_t)((dist - 1) << 3 | code);
+			in[n++] = (uint8_t)m, in[n++] = (uint8_t)(m >> 8);
+			if (code == 7) {
+				uint32_t x = len < 25 ? (uint32_t)(len - 10) : 15;
+				if (!pending) {
+					nib = n;
+					in[n++] = (uint8_t)x;
+				} else {
+					in[nib] |= (uint8_t)(x << 4);
+				}
+				pending = !pending;
+				if (x == 15) {
+					if (len < 280) {
+						in[n++] = (uint8_t)(len - 25);
+					} else {
+						in[n++] = 255;
+						uint64_t v = len - 3;
+						if (v < 0x10000) {
+							in[n++] = (uint8_t)v, in[n++] = (uint8_t)(v >> 8);
+						} else {
+							in[n++] = 0, in[n++] = 0;
+							syn_u32_at(in, n, (uint32_t)v);
+							n += 4;
+						}
+					}
+				}
+			}
+			op += (size_t)len;
+		}
+		syn_u32_at(in, flag_at, flags);
+	}
+	return n;
+}
+
+/* The decoder against the reference on random streams, well-formed and
+ * damaged, into buffers of exactly the announced size so that ASan sees any
+ * write past them. */
+static void test_lz77_differential(void **state)
+{
+	static uint8_t in[4096];
+	(void)state;
+
+	srand(77);
+	for (int it = 0; it < 4000; it++) {
+		size_t n = lz77_random(in, 4 + 32 * 10 + (size_t)rand() % (sizeof(in) - 4 - 32 * 10));
+		if (it & 1)	/* damage */
+			for (int k = rand() % 8; k >= 0; k--)
+				in[(size_t)rand() % n] = (uint8_t)rand();
+		size_t cap = 1 + (size_t)rand() % (it % 4 < 2 ? 20000 : 600);
+		uint8_t *a = malloc(cap), *b = malloc(cap);
+		assert_non_null(a);
+		assert_non_null(b);
+		size_t ga = pmuk_etl_lz77(in, n, a, cap), gb = lz77_reference(in, n, b, cap);
+		assert_int_equal(ga, gb);
+		assert_memory_equal(a, b, ga);
+		free(a);
+		free(b);
+	}
+}
+
 static void test_guid(void **state)
 {
 	struct pmu_guid g, h;
@@ -627,12 +956,16 @@ int main(void)
 		cmocka_unit_test(test_kernel_events_64),
 		cmocka_unit_test(test_kernel_events_32),
 		cmocka_unit_test(test_time_order),
+		cmocka_unit_test(test_time_order_many_cpus),
+		cmocka_unit_test(test_time_order_256_buffers),
+		cmocka_unit_test(test_clock_types),
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_corrupt_buffer_size),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_lz77_bounds),
+		cmocka_unit_test(test_lz77_differential),
 		cmocka_unit_test(test_guid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,6 +329,76 @@ static void test_reuse(void **state)
 	pmu_report_free(rp);
 }
 
+static const char *resolve_a(const struct pmu_report_module *m, uint64_t addr, void *ctx)
+{
+	(void)ctx;
+	return m && addr >= 0x1100 && addr < 0x1180 ? "func_a" : NULL;
+}
+
+/* Rows and folded stacks are per symbol, not per address: two addresses of
+ * one function, and one module offset mapped at two bases, are one row. */
+static void test_symbol_rows(void **state)
+{
+	static const uint64_t a1[] = { 0x1100, 0x1200 }, a2[] = { 0x1140, 0x1200 },
+		b1[] = { 0x5010 }, b2[] = { 0x7010 };
+	struct pmu_report_opts o = { .sz = sizeof(o), .resolve = resolve_a };
+	struct pmu_report *rp;
+	struct pmu_report_row w;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	comm(rp, 10, 10, "app");
+	comm(rp, 20, 20, "app");
+	mmap_rec(rp, 10, 0x1000, 0x1000, "/usr/lib/libx.so", 0);
+	mmap_rec(rp, 10, 0x5000, 0x1000, "C:\\Windows\\y.dll", 1);
+	mmap_rec(rp, 20, 0x7000, 0x1000, "C:\\Windows\\y.dll", 1);
+	sample(rp, 10, 10, 0, 100, a1, 2, 0);
+	sample(rp, 10, 10, 0, 200, a2, 2, 0);
+	sample(rp, 10, 10, 0, 300, b1, 1, 0);
+	sample(rp, 20, 20, 0, 400, b2, 1, 0);
+	assert_int_equal(pmu_report_count(rp, PMU_REPORT_SYM), 2);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, 0, &w), 0);
+	assert_string_equal(w.name, "libx.so!func_a");
+	assert_int_equal(w.samples, 2);
+	assert_true(w.percent > 49.99 && w.percent < 50.01);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, 1, &w), 0);
+	assert_string_equal(w.name, "y.dll!+0x10");
+	assert_int_equal(w.samples, 2);
+	char *out = capture(rp, 0);
+	assert_string_equal(out, "app;libx.so!+0x200;libx.so!func_a 2\n"
+				 "app;y.dll!+0x10 2\n");
+	free(out);
+	pmu_report_free(rp);
+}
+
+/* One binary named by two paths (an NT device path at rundown, a plain one
+ * at load) is one module when the build id says so; without one the path
+ * decides. */
+static void test_module_identity(void **state)
+{
+	static const uint64_t a[] = { 0x5010 }, b[] = { 0x7010 }, c[] = { 0x9010 };
+	struct pmu_report *rp;
+	struct pmu_report_row w;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	mmap_rec(rp, 10, 0x5000, 0x1000, "\\Device\\HarddiskVolume2\\Windows\\clr.dll", 1);
+	mmap_rec(rp, 20, 0x7000, 0x1000, "\\Windows\\clr.dll", 1);
+	mmap_rec(rp, 30, 0x9000, 0x1000, "\\Windows\\other\\clr.dll", 0);
+	sample(rp, 10, 10, 0, 100, a, 1, 0);
+	sample(rp, 20, 20, 0, 200, b, 1, 0);
+	sample(rp, 30, 30, 0, 300, c, 1, 0);
+	assert_int_equal(pmu_report_count(rp, PMU_REPORT_MODULE), 2);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_MODULE, 0, &w), 0);
+	assert_string_equal(w.name, "clr.dll");
+	assert_int_equal(w.samples, 2);
+	assert_string_equal(w.build_id, "0403020106050807090A0B0C0D0E0F1014131211");
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_MODULE, 1, &w), 0);
+	assert_int_equal(w.samples, 1);
+	assert_string_equal(w.build_id, "");
+	pmu_report_free(rp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +407,8 @@ int main(void)
 		cmocka_unit_test(test_script_and_resolver),
 		cmocka_unit_test(test_switch_time_pmc_lost),
 		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_symbol_rows),
+		cmocka_unit_test(test_module_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

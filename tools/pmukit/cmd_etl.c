@@ -56,7 +56,11 @@ static void summary_problems(struct pmu_etl *r)
 
 static double rel_s(const struct pmu_etl_header *h, int64_t ns)
 {
-	return (double)(ns - h->start_ns) / 1e9;
+	/* times of one sign cannot overflow; across 1970 (corrupt clocks that
+	 * saturate at the ends of int64) the difference is taken in doubles */
+	if ((ns < 0) == (h->start_ns < 0))
+		return (double)(ns - h->start_ns) / 1e9;
+	return ((double)ns - (double)h->start_ns) / 1e9;
 }
 
 static int info(const char *path, int json)
@@ -124,7 +128,7 @@ static int info(const char *path, int json)
 		printf("clock:           type %u, %" PRIu64 " ticks/s, timer resolution %.4f ms\n",
 		       h->clock_type, h->tick_freq, h->timer_resolution / 1e4);
 		printf("logger:          %s\n", h->logger_name);
-		printf("duration:        %.6f s\n", h->end_ns ? (double)(h->end_ns - h->start_ns) / 1e9 : 0.0);
+		printf("duration:        %.6f s\n", h->end_ns ? rel_s(h, h->end_ns) : 0.0);
 		printf("buffers:         %" PRIu64 " of %u bytes%s\n", st.buffers, h->buffer_size,
 		       h->compressed ? " (compressed)" : "");
 		printf("events:          %" PRIu64 "\n", st.events);

@@ -32,12 +32,26 @@ static void kv_x(struct etl_out *o, const char *k, uint64_t v)
 		fprintf(o->f, " %s=%s", k, b);
 }
 
+/* Text values are quoted; quotes, backslashes and control characters
+ * escaped, so one event stays one line (TraceLogging messages end in \n). */
 static void kv_s(struct etl_out *o, const char *k, const char *v)
 {
-	if (o->json)
+	if (o->json) {
 		pmuk_json_str(o->j, k, v);
-	else
-		fprintf(o->f, " %s=\"%s\"", k, v);
+		return;
+	}
+	fprintf(o->f, " %s=\"", k);
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(o->f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", o->f);
+		else if (*p < 0x20 || *p == 0x7F)
+			fprintf(o->f, "\\x%02x", *p);
+		else
+			fputc(*p, o->f);
+	}
+	fputc('"', o->f);
 }
 
 static void frames(struct etl_out *o, const uint64_t *f, unsigned n)
