@@ -3,6 +3,7 @@
  * is extrapolated to the whole enabled time, and the reading says so. */
 #include "core/scale.h"
 
+#include <math.h>
 
 uint64_t pmuk_scale_u64(uint64_t value, uint64_t enabled, uint64_t running)
 {
@@ -53,4 +54,30 @@ double pmu_reading_running_percent(const struct pmu_reading *r)
 	if (r->time_running >= r->time_enabled)
 		return 100.0;
 	return (double)((long double)r->time_running * 100.0L / (long double)r->time_enabled);
+}
+
+void pmuk_runs_add(struct pmuk_runs *s, const struct pmu_reading *r)
+{
+	double d = r->scaled - s->mean;
+
+	s->n++;
+	s->mean += d / (double)s->n;
+	s->m2 += d * (r->scaled - s->mean);
+	s->value += r->value;
+	s->enabled += r->time_enabled;
+	s->running += r->time_running;
+	s->flags |= r->flags & PMU_READING_ERROR_STATE;
+}
+
+void pmuk_runs_mean(const struct pmuk_runs *s, struct pmu_reading *out, double *stderr_pct)
+{
+	uint64_t n = s->n ? s->n : 1;
+
+	out->flags = s->flags;
+	pmuk_reading_set(out, s->value / n, s->enabled / n, s->running / n);
+	out->scaled = s->mean;
+	*stderr_pct = 0;
+	if (s->n > 1 && s->mean != 0)
+		*stderr_pct = 100.0 * sqrt(s->m2 / (double)(s->n - 1) / (double)s->n) /
+			      fabs(s->mean);
 }

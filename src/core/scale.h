@@ -30,6 +30,22 @@ static inline void pmuk_reading_set(struct pmu_reading *r, uint64_t value, uint6
 	}
 }
 
+/* One event's readings over repeated runs (pmukit stat -r). */
+struct pmuk_runs {
+	uint64_t n;
+	double mean, m2;                  /* of the scaled values (Welford) */
+	uint64_t value, enabled, running; /* sums */
+	uint32_t flags;                   /* PMU_READING_ERROR_STATE of any run */
+};
+
+void pmuk_runs_add(struct pmuk_runs *s, const struct pmu_reading *r);
+
+/* The mean reading: raw value and times are the means of the runs', the scaled value
+ * is the mean of their scaled values (so a multiplexed run weighs as much as the
+ * others). *stderr_pct is the standard error of that mean in percent of it, as perf
+ * stat -r shows it (0 for fewer than two runs). */
+void pmuk_runs_mean(const struct pmuk_runs *s, struct pmu_reading *out, double *stderr_pct);
+
 /* value * enabled / running without overflowing 64 bits (saturates at UINT64_MAX);
  * 0 when running is 0. */
 uint64_t pmuk_scale_u64(uint64_t value, uint64_t enabled, uint64_t running);

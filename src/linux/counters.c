@@ -21,6 +21,24 @@
 
 static pmuk_device_lookup_fn device_lookup = pmu_device_lookup;
 
+unsigned pmuk_fork_count;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void forked(void)
+{
+	pmuk_fork_count++;
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, forked);
+}
+
+void pmuk_fork_watch(void)
+{
+	pthread_once(&fork_once, watch_forks);
+}
+
 void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn)
 {
 	device_lookup = fn ? fn : pmu_device_lookup;
@@ -149,7 +167,7 @@ static int cpulist_has(const char *s, int cpu)
 	return 0;
 }
 
-/* Parses "0-3,6" into a newly allocated array. */
+/* The threads or CPUs to open on, as the target stands now. */
 static int units_of(struct pmu_counters *c, const struct pmu_target *t)
 {
 	struct pmuk_units u;
@@ -163,18 +181,26 @@ static int units_of(struct pmu_counters *c, const struct pmu_target *t)
 	return 0;
 }
 
-/* Hybrid: a group of hardware events only exists on the CPUs of its PMU. */
-static void group_cpus(struct pmu_counters *c, struct pmuk_cgroup *g)
+/* Hybrid: a group of hardware events only exists on the CPUs of its PMU. One whose
+ * PMU serves none of the target's CPUs would open nowhere and read zeros. */
+static int group_cpus(struct pmu_counters *c, struct pmuk_cgroup *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const struct pmu_event *e = &c->ev[g->m[i]];
 		struct pmu_device d;
+		char gtext[200];
 
-		if (pmuk_event_is_hw(e) && device_lookup(event_pmu(e), &d) == 0 && d.cpus[0]) {
-			snprintf(g->cpus, sizeof(g->cpus), "%s", d.cpus);
-			return;
-		}
+		if (!pmuk_event_is_hw(e) || device_lookup(event_pmu(e), &d) < 0 || !d.cpus[0])
+			continue;
+		snprintf(g->cpus, sizeof(g->cpus), "%s", d.cpus);
+		for (size_t u = 0; u < c->nunits; u++)
+			if (cpulist_has(g->cpus, c->unit[u]))
+				return 0;
+		group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
+		return pmuk_fail(PMU_ENOTSUP, "group %s cannot count on the CPUs asked: the %s PMU "
+				 "serves CPUs %s only", gtext, event_pmu(e), g->cpus);
 	}
+	return 0;
 }
 
 static int sibling_rejected(struct pmu_counters *c, struct pmuk_cgroup *g, const struct pmu_event *e)
@@ -287,6 +313,48 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 	return 0;
 }
 
+/* True when thread tid has exited: /proc has no such task, or a zombie. */
+static int thread_exited(int tid)
+{
+	char path[4096], buf[1024], *p;
+	int n;
+
+	if (pmuk_path(path, sizeof(path), "/proc/%d/stat", tid) < 0)
+		return 0;
+	n = pmuk_read_text(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == PMU_ENOENT;
+	p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+/* True when unit u counted at some point (or cannot tell: a read failed). */
+static int unit_counted(struct pmu_counters *c, size_t u)
+{
+	for (size_t g = 0; g < c->ngrp; g++) {
+		int lfd = c->fd[u * c->nev + c->grp[g].m[0]];
+
+		/* buf[1] is time_enabled: it only grows while the task runs enabled */
+		if (lfd >= 0 && (read(lfd, c->buf, c->bufsz) <= 0 || c->buf[1] > 0))
+			return 1;
+	}
+	return 0;
+}
+
+int pmuk_counters_never_ran(struct pmu_counters *c)
+{
+	if (c->cpu_target || c->unit[0] == 0)
+		return 0;
+	for (size_t u = 0; u < c->nunits; u++) {
+		if (c->fd[u * c->nev + c->grp[0].m[0]] < 0)
+			continue; /* vanished while opening */
+		/* Looked at again once it is gone: it may have run in between. */
+		if (unit_counted(c, u) || !thread_exited(c->unit[u]) || unit_counted(c, u))
+			return 0;
+	}
+	return 1;
+}
+
 static void close_unit(struct pmu_counters *c, size_t u)
 {
 	for (size_t e = 0; e < c->nev; e++) {
@@ -341,6 +409,7 @@ void pmu_counters_close(struct pmu_counters *c)
 	free(c->id);
 	free(c->page);
 	free(c->buf);
+	free(c->sum);
 	free(c);
 }
 
@@ -357,7 +426,8 @@ static int alloc_arrays(struct pmu_counters *c)
 	c->fd = malloc(c->nunits * c->nev * sizeof(int));
 	c->id = calloc(c->nunits * c->nev, sizeof(uint64_t));
 	c->page = calloc(c->nev, sizeof(void *));
-	if (!c->buf || !c->fd || !c->id || !c->page)
+	c->sum = calloc(c->nev, sizeof(*c->sum));
+	if (!c->buf || !c->fd || !c->id || !c->page || !c->sum)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
 				 c->nev, c->nunits);
 	for (size_t i = 0; i < c->nunits * c->nev; i++)
@@ -392,7 +462,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;
 	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
-		group_cpus(c, &c->grp[g]);
+		if ((err = group_cpus(c, &c->grp[g])) < 0)
+			goto fail;
 	for (size_t g = 0; g < c->ngrp; g++)
 		if (c->grp[g].n > 1 && (err = probe_fit(c, &c->grp[g])) < 0)
 			goto fail;
@@ -415,8 +486,19 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 				t->pid);
 		goto fail;
 	}
-	if (t->kind == PMU_TARGET_SELF && (c->uops = pmuk_uread_native()) != NULL)
+	if (!o.start_disabled && !o.enable_on_exec && pmuk_counters_never_ran(c)) {
+		err = pmuk_fail(PMU_ESRCH, "%s %d exited before its counters were enabled: "
+				"nothing was counted", t->kind == PMU_TARGET_TID ? "thread" :
+				"process", t->pid);
+		goto fail;
+	}
+	/* rdpmc sees this thread's counter only: not what inherited children add */
+	if (t->kind == PMU_TARGET_SELF && !o.inherit && (c->uops = pmuk_uread_native()) != NULL) {
+		pmuk_fork_watch();
+		c->owner = pthread_self();
+		c->forks = pmuk_fork_count;
 		map_pages(c);
+	}
 	*out = c;
 	return 0;
 fail:

@@ -2,6 +2,7 @@
 #ifndef PMUK_LINUX_COUNTERS_H
 #define PMUK_LINUX_COUNTERS_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include <pmukit/counting.h>
@@ -26,9 +27,12 @@ struct pmu_counters {
 	uint64_t *id;
 	void **page;    /* [event]: user-read pages, PMU_TARGET_SELF only */
 	size_t pagesz;
+	pthread_t owner; /* the thread counted: rdpmc is only valid there */
+	unsigned forks;  /* pmuk_fork_count at open: a forked child has no pages */
 	const struct pmuk_uread_ops *uops;
 	uint64_t *buf;  /* one group read */
 	size_t bufsz;
+	struct pmu_reading *sum; /* [event]: one unit's readings, summed over units */
 };
 
 /* pmu_counters_open() on an array of events (the list's contents). */
@@ -42,6 +46,23 @@ void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn);
 
 /* Fails with PMU_EBUDGET when a group can never fit on its PMU's counters. */
 int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n);
+
+/* True when every thread of a task target has exited without ever counting. The
+ * kernel accepts PERF_EVENT_IOC_ENABLE on the counter of an exited task and ignores
+ * it, so without this check such a target reads as zeros, as if it had idled. */
+int pmuk_counters_never_ran(struct pmu_counters *c);
+
+/* Bumped in the child of every fork(): the kernel does not copy perf mappings
+ * (VM_DONTCOPY), so a child touching its parent's pages would fault. */
+extern unsigned pmuk_fork_count;
+void pmuk_fork_watch(void); /* starts counting forks (once) */
+
+/* True when the calling thread may read c's pages from user space: the thread that
+ * opened a PMU_TARGET_SELF handle, in the process that opened it. */
+static inline int pmuk_counters_uread_here(const struct pmu_counters *c)
+{
+	return c->uops && c->forks == pmuk_fork_count && pthread_equal(c->owner, pthread_self());
+}
 
 /* Replaces the user-read instructions of a PMU_TARGET_SELF handle (tests, benches). */
 void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread_ops *ops);

@@ -17,90 +17,85 @@ void pmuk_counters_set_uread_ops(struct pmu_counters *c, const struct pmuk_uread
 	c->uops = ops;
 }
 
-/* How a unit's values go into the caller's readings: the first unit of a sum sets
- * them, later units (threads, CPUs) add, and the only unit of a read sets and finishes
- * them in one pass (the common self/thread case, kept short: it runs on every read). */
-enum { ADD, FIRST, ONLY };
-
-static void put(struct pmu_reading *r, int how, uint64_t val, uint64_t ena, uint64_t run)
+static void set(struct pmu_reading *r, uint64_t val, uint64_t ena, uint64_t run, uint32_t flags)
 {
-	if (how == ONLY) {
-		r->flags = 0;
-		pmuk_reading_set(r, val, ena, run);
-	} else if (how == FIRST) {
-		r->value = val;
-		r->time_enabled = ena;
-		r->time_running = run;
-	} else {
-		r->value += val;
-		r->time_enabled += ena;
-		r->time_running += run;
-	}
+	r->flags = flags;
+	pmuk_reading_set(r, val, ena, run);
 }
 
 /* All members from their pages, or 1 to fall back to read(). c->buf is scratch. */
 static int uread_group(struct pmu_counters *c, const struct pmuk_cgroup *g,
-		       struct pmu_reading *out, int how)
+		       struct pmu_reading *out)
 {
 	uint64_t *v = c->buf, ena, run;
 
 	if (pmuk_uread_group(c->page, g->m, g->n, c->uops, v, &ena, &run) != PMUK_UREAD_OK)
 		return 1;
 	for (size_t i = 0; i < g->n; i++)
-		put(&out[g->m[i]], how, v[i], ena, run);
+		set(&out[g->m[i]], v[i], ena, run, 0);
 	return 0;
 }
 
-static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g,
-		      struct pmu_reading *out, int how)
+/* What is not a whole group read: EINTR, a pinned group in error state (EOF), an
+ * error, a short read. */
+static int read_unusual(struct pmu_counters *c, int lfd, const struct pmuk_cgroup *g,
+			struct pmu_reading *out, ssize_t *r)
 {
-	const uint64_t *ids = &c->id[u * c->nev];
-	int lfd = c->fd[u * c->nev + g->m[0]];
-	uint64_t nr, ena, run;
+	while (*r < 0 && errno == EINTR)
+		*r = read(lfd, c->buf, c->bufsz);
+	if (*r < 0)
+		return pmuk_fail(PMU_EIO, "reading the group of %s failed: %s",
+				 c->ev[g->m[0]].name, strerror(errno));
+	if (*r == 0) {
+		/* EOF: a pinned group lost its counters and stays in error state. */
+		for (size_t i = 0; i < g->n; i++)
+			set(&out[g->m[i]], 0, 0, 0, PMU_READING_ERROR_STATE);
+		return 1;
+	}
+	if (c->buf[0] != g->n || (size_t)*r < (3 + 2 * g->n) * sizeof(uint64_t))
+		return pmuk_fail(PMU_EIO, "short group read of %s: %zd bytes for %llu of %zu events",
+				 c->ev[g->m[0]].name, *r, (unsigned long long)c->buf[0], g->n);
+	return 0;
+}
+
+/* Sets out[] for the members of g from one read of unit u. */
+static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup *g,
+		      struct pmu_reading *out)
+{
+	const uint64_t *ids = &c->id[u * c->nev], *b = c->buf;
+	int lfd = c->fd[u * c->nev + g->m[0]], err;
 	ssize_t r;
 
 	if (lfd < 0) {
 		/* Not opened on this unit (a hybrid PMU's group on another core type). */
-		for (size_t i = 0; how != ADD && i < g->n; i++)
-			put(&out[g->m[i]], how, 0, 0, 0);
+		for (size_t i = 0; i < g->n; i++)
+			set(&out[g->m[i]], 0, 0, 0, 0);
 		return 0;
 	}
-	if (g->uread && c->uops && uread_group(c, g, out, how) == 0)
+	if (g->uread && pmuk_counters_uread_here(c) && uread_group(c, g, out) == 0)
 		return 0;
-	do
-		r = read(lfd, c->buf, c->bufsz);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return pmuk_fail(PMU_EIO, "reading the group of %s failed: %s",
-				 c->ev[g->m[0]].name, strerror(errno));
-	if (r == 0) {
-		/* EOF: a pinned group lost its counters and stays in error state. */
-		for (size_t i = 0; i < g->n; i++) {
-			if (how != ADD)
-				put(&out[g->m[i]], how, 0, 0, 0);
-			out[g->m[i]].flags |= PMU_READING_ERROR_STATE;
-		}
-		return 0;
-	}
-	nr = c->buf[0];
-	if (nr != g->n || (size_t)r < (3 + 2 * nr) * sizeof(uint64_t))
-		return pmuk_fail(PMU_EIO, "short group read of %s: %zd bytes for %llu of %zu events",
-				 c->ev[g->m[0]].name, r, (unsigned long long)nr, g->n);
-	ena = c->buf[1];
-	run = c->buf[2];
-	for (size_t k = 0; k < nr; k++) {
-		uint64_t val = c->buf[3 + 2 * k], id = c->buf[4 + 2 * k];
+	/* nr, time_enabled, time_running, then {value, id} per member: the size says nr */
+	r = read(lfd, c->buf, c->bufsz);
+	if ((size_t)r != (3 + 2 * g->n) * sizeof(uint64_t) &&
+	    (err = read_unusual(c, lfd, g, out, &r)) != 0)
+		return err < 0 ? err : 0;
+	for (size_t k = 0; k < g->n; k++) {
+		uint64_t id = b[4 + 2 * k];
 		size_t j = k; /* the kernel keeps open order: try that slot first */
 
 		if (ids[g->m[j]] != id)
 			for (j = 0; j < g->n && ids[g->m[j]] != id; j++)
 				;
-		if (j < g->n)
-			put(&out[g->m[j]], how, val, ena, run);
+		if (j == g->n)
+			return pmuk_fail(PMU_EIO, "the group read of %s returned id %llu, which is "
+					 "none of its events", c->ev[g->m[0]].name,
+					 (unsigned long long)id);
+		set(&out[g->m[j]], b[3 + 2 * k], b[1], b[2], 0);
 	}
 	return 0;
 }
 
+/* Readings summed over units u0..u1 (threads or CPUs); c->sum holds one unit's. */
 static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_reading *out,
 		      size_t n)
 {
@@ -113,16 +108,22 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 				 "are counted", n, c->nev);
 	if (u1 - u0 == 1) {
 		for (size_t g = 0; g < c->ngrp; g++)
-			if ((err = read_group(c, u0, &c->grp[g], out, ONLY)) < 0)
+			if ((err = read_group(c, u0, &c->grp[g], out)) < 0)
 				return err;
 		return 0;
 	}
-	for (size_t e = 0; e < c->nev; e++)
-		out[e].flags = 0;
-	for (size_t u = u0; u < u1; u++)
+	memset(out, 0, c->nev * sizeof(*out));
+	for (size_t u = u0; u < u1; u++) {
 		for (size_t g = 0; g < c->ngrp; g++)
-			if ((err = read_group(c, u, &c->grp[g], out, u == u0 ? FIRST : ADD)) < 0)
+			if ((err = read_group(c, u, &c->grp[g], c->sum)) < 0)
 				return err;
+		for (size_t e = 0; e < c->nev; e++) {
+			out[e].value += c->sum[e].value;
+			out[e].time_enabled += c->sum[e].time_enabled;
+			out[e].time_running += c->sum[e].time_running;
+			out[e].flags |= c->sum[e].flags & PMU_READING_ERROR_STATE;
+		}
+	}
 	for (size_t e = 0; e < c->nev; e++)
 		pmuk_reading_set(&out[e], out[e].value, out[e].time_enabled, out[e].time_running);
 	return 0;
@@ -163,7 +164,13 @@ static int ioctl_all(struct pmu_counters *c, unsigned long req, unsigned long ar
 
 int pmu_counters_enable(struct pmu_counters *c)
 {
-	return ioctl_all(c, PERF_EVENT_IOC_ENABLE, 0, "enabling");
+	int err = ioctl_all(c, PERF_EVENT_IOC_ENABLE, 0, "enabling");
+
+	if (err == 0 && pmuk_counters_never_ran(c))
+		return pmuk_fail(PMU_ESRCH, "thread %d%s exited before the counters were enabled: "
+				 "nothing was counted", c->unit[0],
+				 c->nunits > 1 ? " and every other counted thread" : "");
+	return err;
 }
 
 int pmu_counters_disable(struct pmu_counters *c)

@@ -169,8 +169,9 @@ int pmuk_perf_fail(int err, const struct pmuk_open_ctx *c)
 				 "opened for %s (check the NMI watchdog, other perf/profiler sessions)",
 				 ev->name, what);
 	case ENODEV:
-		return pmuk_fail(PMU_ENOTSUP, "cpu %d is offline or not served by the PMU of %s",
-				 c->cpu, ev->name);
+		return pmuk_fail(PMU_ENOTSUP, "cpu %d is offline or not served by the PMU of %s: "
+				 "list only online CPUs (/sys/devices/system/cpu/online) that PMU "
+				 "serves", c->cpu, ev->name);
 	case ENOMEM:
 		return pmuk_fail(PMU_ENOMEM, "the kernel is out of memory opening %s", ev->name);
 	case E2BIG:

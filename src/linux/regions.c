@@ -41,7 +41,7 @@ static unsigned gen = 1;
 static uint64_t serials;
 
 static _Thread_local struct rthread *self;
-static _Thread_local unsigned self_gen;
+static _Thread_local unsigned self_gen, self_forks;
 
 static struct rthread *find_serial(uint64_t serial)
 {
@@ -132,6 +132,7 @@ int pmu_regions_init(const char *spec)
 	}
 	pmu_regions_fini();
 	pthread_once(&key_once, make_key);
+	pmuk_fork_watch();
 	pthread_mutex_lock(&lock);
 	evs = ev;
 	nev = n;
@@ -152,7 +153,8 @@ static int thread_state(struct rthread **out)
 	struct rthread *rt;
 	int err;
 
-	if (self && self_gen == gen) {
+	/* A forked child inherits self, whose counters count the parent's thread. */
+	if (self && self_gen == gen && self_forks == pmuk_fork_count) {
 		*out = self;
 		return 0;
 	}
@@ -179,6 +181,7 @@ static int thread_state(struct rthread **out)
 		pthread_setspecific(key, (void *)(uintptr_t)rt->serial);
 	self = rt;
 	self_gen = gen;
+	self_forks = pmuk_fork_count;
 	*out = rt;
 	return 0;
 }
@@ -257,7 +260,7 @@ int pmu_region_begin(const char *name)
 
 int pmu_region_end(const char *name)
 {
-	struct rthread *rt = self && self_gen == gen ? self : NULL;
+	struct rthread *rt = self && self_gen == gen && self_forks == pmuk_fork_count ? self : NULL;
 	struct region *r;
 	int err;
 

@@ -105,36 +105,52 @@ uint64_t pmuk_uread_delta(uint64_t cyc, uint64_t time_offset, uint32_t time_mult
 	return time_offset + quot * time_mult + ((rem * time_mult) >> time_shift);
 }
 
+/* The leader's count and times extended to now, read inside the caller's seqlock. */
+static int read_leader(const volatile struct perf_event_mmap_page *pc,
+		       const struct pmuk_uread_ops *ops, uint64_t *count, uint64_t *enabled,
+		       uint64_t *running)
+{
+	uint64_t caps = pc->capabilities, cyc, delta;
+	uint32_t idx = pc->index;
+
+	/* Without user time the page's enabled/running are stale: use read(). */
+	if (!(caps & CAP_USER_RDPMC) || idx == 0 || !(caps & CAP_USER_TIME))
+		return PMUK_UREAD_FALLBACK;
+	cyc = ops->read_clock(ops->ctx);
+	if (caps & CAP_USER_TIME_SHORT)
+		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+	delta = pmuk_uread_delta(cyc, pc->time_offset, pc->time_mult, pc->time_shift);
+	*count = (uint64_t)pc->offset +
+		 pmuk_uread_sext(ops->read_counter(idx - 1, ops->ctx), pc->pmc_width);
+	*enabled = pc->time_enabled + delta;
+	*running = pc->time_running + delta;
+	return PMUK_UREAD_OK;
+}
+
+static int ops_usable(const struct pmuk_uread_ops *ops)
+{
+	return ops && ops->read_counter && ops->read_clock;
+}
+
 int pmuk_uread(const struct perf_event_mmap_page *page, const struct pmuk_uread_ops *ops,
 	       uint64_t *count, uint64_t *enabled, uint64_t *running)
 {
 	const volatile struct perf_event_mmap_page *pc = page;
-	uint64_t cnt, ena, run, cyc, delta, caps;
-	uint32_t seq, idx;
+	uint64_t cnt, ena, run;
+	uint32_t seq;
 
-	if (ops == NULL || ops->read_counter == NULL || ops->read_clock == NULL)
+	if (!ops_usable(ops))
 		return PMUK_UREAD_FALLBACK;
 	do {
 		seq = pc->lock;
 		barrier();
-		caps = pc->capabilities;
-		idx = pc->index;
-		/* Without user time the page's enabled/running are stale: use read(). */
-		if (!(caps & CAP_USER_RDPMC) || idx == 0 || !(caps & CAP_USER_TIME))
+		if (read_leader(pc, ops, &cnt, &ena, &run))
 			return PMUK_UREAD_FALLBACK;
-		cnt = (uint64_t)pc->offset;
-		ena = pc->time_enabled;
-		run = pc->time_running;
-		cyc = ops->read_clock(ops->ctx);
-		if (caps & CAP_USER_TIME_SHORT)
-			cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
-		delta = pmuk_uread_delta(cyc, pc->time_offset, pc->time_mult, pc->time_shift);
-		cnt += pmuk_uread_sext(ops->read_counter(idx - 1, ops->ctx), pc->pmc_width);
 		barrier();
 	} while (pc->lock != seq);
 	*count = cnt;
-	*enabled = ena + delta;
-	*running = run + delta;
+	*enabled = ena;
+	*running = run;
 	return PMUK_UREAD_OK;
 }
 
@@ -160,14 +176,30 @@ static int uread_count(const struct perf_event_mmap_page *page, const struct pmu
 	return PMUK_UREAD_OK;
 }
 
+/* Each sibling page has its own seqlock, which keeps that member's count whole (an
+ * overflow rewrites that page alone). The leader's lock around the whole pass keeps
+ * the group whole: a group is scheduled out and in as a unit, which rewrites every
+ * member's page, the leader's too, so an unchanged leader lock means no member
+ * moved while the others were read. */
 int pmuk_uread_group(void *const *pages, const size_t *members, size_t n,
 		     const struct pmuk_uread_ops *ops, uint64_t *counts, uint64_t *enabled,
 		     uint64_t *running)
 {
-	if (n == 0 || pmuk_uread(pages[members[0]], ops, &counts[0], enabled, running))
+	const volatile struct perf_event_mmap_page *lead;
+	uint32_t seq;
+
+	if (n == 0 || !ops_usable(ops))
 		return PMUK_UREAD_FALLBACK;
-	for (size_t i = 1; i < n; i++)
-		if (uread_count(pages[members[i]], ops, &counts[i]))
+	lead = pages[members[0]];
+	do {
+		seq = lead->lock;
+		barrier();
+		if (read_leader(lead, ops, &counts[0], enabled, running))
 			return PMUK_UREAD_FALLBACK;
+		for (size_t i = 1; i < n; i++)
+			if (uread_count(pages[members[i]], ops, &counts[i]))
+				return PMUK_UREAD_FALLBACK;
+		barrier();
+	} while (lead->lock != seq);
 	return PMUK_UREAD_OK;
 }

@@ -32,8 +32,9 @@ int pmuk_uread(const struct perf_event_mmap_page *pc, const struct pmuk_uread_op
 
 /* Reads a group (pages[members[0]] is the leader's page): every member's count, and
  * the leader's times extended to now, which all members share since a group is
- * scheduled as a unit; one clock read per group. Returns PMUK_UREAD_FALLBACK when
- * any member cannot be read from user space. */
+ * scheduled as a unit; one clock read per group. All from one schedule of the group
+ * (retried if it moved meanwhile), as a PERF_FORMAT_GROUP read() gives. Returns
+ * PMUK_UREAD_FALLBACK when any member cannot be read from user space. */
 int pmuk_uread_group(void *const *pages, const size_t *members, size_t n,
 		     const struct pmuk_uread_ops *ops, uint64_t *counts, uint64_t *enabled,
 		     uint64_t *running);

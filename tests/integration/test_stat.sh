@@ -72,7 +72,7 @@ lines=$("$PMUKIT" stat -I 100 -e task-clock -- "$TP" 1 -s 550 | grep -c 'task-cl
 check "-I 100 over 550 ms printed 4-6 intervals ($lines)" test "$lines" -ge 4 -a "$lines" -le 6
 
 # 8. Attach to a pid: counts until the process exits.
-"$TP" 10 -s 600 & pid=$!
+"$TP" 10 -s 1000 & pid=$!
 att=$("$PMUKIT" stat -p $pid -e task-clock --json) || fail "stat -p failed"
 py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert v>5e7, v" "$att" \
 	|| fail "-p did not count the spinning process: $att"
@@ -80,7 +80,7 @@ wait $pid
 pass "-p PID counts until the process exits"
 
 # 8b. Attach to one thread.
-"$TP" 10 -s 600 & pid=$!
+"$TP" 10 -s 1000 & pid=$!
 att=$("$PMUKIT" stat -t $pid -e task-clock --json) || fail "stat -t failed"
 py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert d['target']=='tid' and v>5e7, v" "$att" \
 	|| fail "-t did not count the spinning thread: $att"
@@ -127,6 +127,34 @@ grep -q 'task-clock' /tmp/pmukit_int.$$ || fail "SIGINT output lacks counts"
 rm -f /tmp/pmukit_int.$$
 pass "SIGINT prints the counts so far"
 
+# 10b. A child that stops itself sends SIGCHLD too: pmukit must not block waiting for
+# its exit, -I keeps printing while it is stopped, and its status still comes through.
+tmp=$(mktemp -d)
+"$PMUKIT" stat -I 100 -x, -e task-clock -o $tmp/out -- sh -c "echo \$\$ > $tmp/pid; kill -STOP \$\$; exit 3" & spid=$!
+for _ in $(seq 50); do [ -s $tmp/pid ] && break; sleep 0.1; done
+sleep 0.8
+stopped=$(grep -c task-clock $tmp/out)
+kill -CONT "$(cat $tmp/pid)"; wait $spid; st=$?
+check "-I goes on while the child is stopped ($stopped lines in 0.8 s)" test "$stopped" -ge 4
+check_eq "stopped then continued child: status 3 passed through" 3 $st
+# Started with SIGCHLD ignored (some daemons do that to their children), the command
+# would be reaped by the kernel: no status to wait for, and pmukit waited forever.
+timeout -s KILL 10 python3 -c 'import os,signal,sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execvp(sys.argv[1], sys.argv[1:])' \
+	"$PMUKIT" stat -e task-clock -o /dev/null -- "$TP" 1 -x 4
+check_eq "SIGCHLD ignored by our parent: status 4 still passed through" 4 $?
+# A target that sleeps through an interval counted nothing: <not counted>, not 0.
+sleep 0.7 & pid=$!
+"$PMUKIT" stat -p $pid -I 100 -x, -e task-clock > $tmp/sleep 2>&1
+wait $pid
+if ! grep -q '<not counted>,msec,task-clock,' $tmp/sleep; then
+	fail "sleeping target read as a count: $(head -3 $tmp/sleep)"
+elif grep '<not counted>' $tmp/sleep | grep -q 'CPUs utilized'; then
+	fail "a metric beside <not counted>: $(head -3 $tmp/sleep)"
+else
+	pass "a target that did not run reads <not counted>"
+fi
+rm -rf $tmp
+
 # 11. Bad input: errors, not crashes.
 "$PMUKIT" stat -e cyclse -- true 2>/tmp/pmukit_err.$$; check_eq "bad event -> 1" 1 $?
 grep -q "cyclse" /tmp/pmukit_err.$$ || fail "bad event error does not name the token"
@@ -134,5 +162,16 @@ grep -q "cyclse" /tmp/pmukit_err.$$ || fail "bad event error does not name the t
 grep -qi "no such process" /tmp/pmukit_err.$$ || fail "unknown pid error: $(cat /tmp/pmukit_err.$$)"
 rm -f /tmp/pmukit_err.$$
 "$PMUKIT" stat 2>/dev/null; check_eq "no command -> usage 2" 2 $?
+# Numbers that do not fit are refused, not truncated (4294967297 as an int is pid 1,
+# which would be counted until it exits: hence the timeouts).
+timeout 10 "$PMUKIT" stat -p 4294967297 -e task-clock 2>/dev/null; check_eq "pid beyond int -> usage 2" 2 $?
+timeout 10 "$PMUKIT" stat -r 4294967298 -e task-clock -- true 2>/dev/null; check_eq "-r beyond int -> usage 2" 2 $?
+timeout 10 "$PMUKIT" stat -I 99999999999999999 -e task-clock -- true 2>/dev/null; check_eq "huge -I -> usage 2" 2 $?
+# A CPU listed twice is counted once.
+if dup=$("$PMUKIT" stat -C 0,0 -A -e cpu-clock --json -- true 2>/dev/null); then
+	py "import json,sys; d=json.loads(sys.argv[1]); assert [c['cpu'] for c in d['counters']]==[0], d" "$dup" \
+		|| fail "-C 0,0 counted CPU 0 more than once: $dup"
+	pass "-C 0,0 counts CPU 0 once"
+fi
 
 finish

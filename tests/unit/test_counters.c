@@ -82,6 +82,7 @@ static void spin(double ms)
 	while (thread_cpu_ns() < end)
 		for (int i = 0; i < 1000; i++)
 			x += (unsigned long)i;
+	(void)x;
 }
 
 static void touch(long npages)
@@ -364,6 +365,37 @@ static int fake_lookup(const char *name, struct pmu_device *out)
 	return 0;
 }
 
+static int atom_lookup(const char *name, struct pmu_device *out)
+{
+	if (strcmp(name, "cpu_atom") != 0)
+		return PMU_ENOENT;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "cpu_atom");
+	snprintf(out->cpus, sizeof(out->cpus), "8-15");
+	out->is_core = 1;
+	out->gp_counters = out->fixed_counters = -1;
+	return 0;
+}
+
+/* Hybrid: a group whose PMU serves none of the CPUs asked would open nowhere and
+ * read zeros; it must fail and say which CPUs the PMU serves. */
+static void test_hybrid_pmu_serves_none(void **state)
+{
+	struct pmu_event ev = ev_hw("cycles", PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+	int cpus[2] = { 0, 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_CPUS, .cpus = cpus, .ncpus = 2 };
+	struct pmu_counters *c = NULL;
+
+	(void)state;
+	snprintf(ev.pmu, sizeof(ev.pmu), "cpu_atom");
+	pmuk_counters_set_device_lookup(atom_lookup);
+	assert_int_equal(pmuk_counters_open_events(&ev, 1, &t, NULL, &c), PMU_ENOTSUP);
+	assert_null(c);
+	assert_string_equal(pmu_error_detail(), "group {cycles} cannot count on the CPUs asked: "
+			    "the cpu_atom PMU serves CPUs 8-15 only");
+	pmuk_counters_set_device_lookup(NULL);
+}
+
 static void test_budget(void **state)
 {
 	const char *names[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
@@ -458,6 +490,10 @@ static void test_errno_sentences(void **state)
 	assert_string_equal(pmu_error_detail(), "no such process 4321");
 	assert_int_equal(pmuk_perf_fail(EBUSY, &self), PMU_EBUSY);
 	assert_non_null(strstr(pmu_error_detail(), "another user holds exclusive counters"));
+	/* an offline CPU: say which and where the online ones are listed */
+	assert_int_equal(pmuk_perf_fail(ENODEV, &cpuwide), PMU_ENOTSUP);
+	assert_non_null(strstr(pmu_error_detail(), "cpu 2 is offline"));
+	assert_non_null(strstr(pmu_error_detail(), "/sys/devices/system/cpu/online"));
 	assert_int_equal(pmuk_perf_fail(EMFILE, &self), PMU_EIO);
 	assert_non_null(strstr(pmu_error_detail(), "ulimit -n"));
 	/* the fixture has no PMUs at all */
@@ -469,6 +505,148 @@ static void test_errno_sentences(void **state)
 	pmu_sysroot_set("");
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
+}
+
+/* A child that waits for a byte on fd, then exits with status 0. */
+static pid_t held_child(int fd)
+{
+	pid_t pid = fork();
+	char ch;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(read(fd, &ch, 1) == 1 ? 0 : 1);
+	return pid;
+}
+
+/* The kernel accepts PERF_EVENT_IOC_ENABLE on the counter of a task that has exited
+ * and ignores it: enabling must say so rather than leave zeros that read like an
+ * idle task (pmukit stat -t once printed 0 with time_enabled 0 for a spinning
+ * thread that exited between open and enable under load). */
+static void test_enable_after_exit(void **state)
+{
+	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_TID };
+	struct pmu_reading r[3];
+	struct pmu_event ev[3];
+	struct pmu_counters *c;
+	siginfo_t si;
+	int go[2];
+
+	(void)state;
+	sw_group(ev);
+	assert_int_equal(pipe(go), 0);
+	for (int zombie = 1; zombie >= 0; zombie--) {
+		t.pid = held_child(go[0]);
+		assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+		assert_int_equal(write(go[1], "g", 1), 1);
+		/* exited: left a zombie (not reaped), then gone (reaped) */
+		assert_int_equal(waitid(P_PID, (id_t)t.pid, &si, WEXITED | (zombie ? WNOWAIT : 0)), 0);
+		assert_int_equal(pmu_counters_enable(c), PMU_ESRCH);
+		assert_non_null(strstr(pmu_error_detail(), "exited before the counters were enabled"));
+		assert_int_equal(pmu_counters_read(c, r, 3), 0);
+		assert_int_equal(r[0].time_enabled, 0);
+		pmu_counters_close(c);
+		if (zombie)
+			assert_int_equal(waitpid(t.pid, NULL, 0), t.pid);
+	}
+	/* a thread that counted and then exited keeps its counts: enabling again is fine */
+	t.pid = held_child(go[0]);
+	o.start_disabled = 0;
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(t.pid, NULL, 0), t.pid);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[0].time_enabled > 0 && r[0].value > 0);
+	assert_int_equal(pmu_counters_disable(c), 0);
+	assert_int_equal(pmu_counters_enable(c), 0);
+	pmu_counters_close(c);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* rdpmc reads the counter of the CPU it runs on, so a self handle's pages are only
+ * valid on the thread that opened it, and a forked child has no pages at all (perf
+ * mappings are not copied: touching them faults). Crafted pages with a fake counter
+ * stand in for a hardware group; any other caller must get the read() answer. */
+static struct perf_event_mmap_page owner_pages[3];
+static unsigned fake_calls;
+
+static uint64_t owner_counter(uint32_t counter, void *ctx)
+{
+	(void)ctx;
+	fake_calls++;
+	return 100 + counter;
+}
+
+static uint64_t owner_clock(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void *other_thread_read(void *arg)
+{
+	static struct pmu_reading r[3];
+
+	return pmu_counters_read(arg, r, 3) == 0 ? r : NULL;
+}
+
+static void test_uread_owner_only(void **state)
+{
+	static const struct pmuk_uread_ops fake = { owner_counter, owner_clock, NULL };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_reading r[3], *theirs;
+	struct pmu_event ev[3];
+	struct pmu_counters *c;
+	pthread_t th;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (!pmuk_uread_native()) {
+		fprintf(stderr, "skip: no user-space counter read on this architecture\n");
+		skip();
+	}
+	sw_group(ev);
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, NULL, &c), 0);
+	for (int i = 0; i < 3; i++) {
+		memset(&owner_pages[i], 0, sizeof(owner_pages[i]));
+		owner_pages[i].lock = 2;
+		owner_pages[i].index = (uint32_t)i + 1;
+		owner_pages[i].offset = 1000 * (i + 1);
+		owner_pages[i].time_enabled = owner_pages[i].time_running = 5000;
+		owner_pages[i].cap_user_rdpmc = owner_pages[i].cap_user_time = 1;
+		owner_pages[i].pmc_width = 48;
+		owner_pages[i].time_mult = 1;
+		c->page[i] = &owner_pages[i];
+	}
+	c->grp[0].uread = 1;
+	pmuk_counters_set_uread_ops(c, &fake);
+	/* the owner: from the pages */
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_int_equal(fake_calls, 3);
+	assert_int_equal(r[0].value, 1000 + 100);
+	assert_int_equal(r[2].value, 3000 + 102);
+	assert_int_equal(r[0].time_enabled, 5000);
+	/* another thread: read(), the owner's real counts */
+	fake_calls = 0;
+	assert_int_equal(pthread_create(&th, NULL, other_thread_read, c), 0);
+	assert_int_equal(pthread_join(th, (void **)&theirs), 0);
+	assert_non_null(theirs);
+	assert_int_equal(fake_calls, 0);
+	assert_true(theirs[0].time_enabled > 5000 && theirs[0].value != 1100);
+	/* a forked child: read() too (exit 0), never the pages (exit 3) */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(pmu_counters_read(c, r, 3) != 0 ? 2 : fake_calls ? 3 : 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	for (int i = 0; i < 3; i++)
+		c->page[i] = NULL;
+	pmu_counters_close(c);
 }
 
 static void test_bad_args(void **state)
@@ -496,8 +674,11 @@ int main(void)
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_hybrid_pmu_serves_none),
 		cmocka_unit_test(test_parsed_list),
 		cmocka_unit_test(test_errno_sentences),
+		cmocka_unit_test(test_enable_after_exit),
+		cmocka_unit_test(test_uread_owner_only),
 		cmocka_unit_test(test_bad_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

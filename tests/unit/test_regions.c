@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmukit/counting.h>
@@ -171,12 +172,73 @@ static void test_default_events(void **state)
 	pmu_regions_fini();
 }
 
+/* A forked child (a harness's worker) counts itself, not the thread it was forked
+ * from: its inherited per-thread state counts the parent. */
+static void test_forked_child(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int p[2], status;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pmu_regions_init("page-faults"), 0);
+	assert_int_equal(pmu_region_begin("parent"), 0);
+	assert_int_equal(pmu_region_end("parent"), 0);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int ok;
+
+		close(p[0]);
+		f = fdopen(p[1], "w");
+		ok = f && pmu_region_begin("child") == 0;
+		touch(PAGES);
+		ok = ok && pmu_region_end("child") == 0 && pmu_regions_write(f, 0) == 0;
+		_exit(ok && fclose(f) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	for (;;) {
+		char buf[512];
+		ssize_t r = read(p[0], buf, sizeof(buf));
+
+		if (r <= 0)
+			break;
+		fwrite(buf, 1, (size_t)r, f);
+	}
+	fclose(f);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* "child  <tid>  1  page-faults  sum min max": the child's own tid and faults */
+	{
+		char *line = strstr(text, "child"), name[32], event[32];
+		int tid = 0;
+		unsigned long long calls = 0;
+		double sum = -1;
+
+		assert_non_null(line);
+		assert_int_equal(sscanf(line, "%31s %d %llu %31s %lf", name, &tid, &calls, event,
+					&sum), 5);
+		assert_int_equal(tid, pid);
+		assert_int_equal(calls, 1);
+		assert_true(sum >= PAGES);
+	}
+	free(text);
+	pmu_regions_fini();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_default_events),
+		cmocka_unit_test(test_forked_child),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

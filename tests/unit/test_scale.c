@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+
 #include "core/scale.h"
 
 static void test_scale_u64(void **state)
@@ -101,6 +103,52 @@ static void test_reading_huge(void **state)
 	assert_true(pmu_reading_running_percent(&r) == 100.0);
 }
 
+/* pmukit stat -r: the mean reading and its spread. */
+static void test_runs_mean(void **state)
+{
+	struct pmuk_runs s = { 0 };
+	struct pmu_reading r = { 0 }, m;
+	double pct;
+
+	(void)state;
+	/* one run multiplexed at 25% (scaled 400), one not (100): the mean of what each
+	 * run reports is 250, not the 161 that scaling the summed raw counts by the
+	 * summed times would give */
+	pmuk_reading_set(&r, 100, 100, 25);
+	pmuk_runs_add(&s, &r);
+	pmuk_reading_set(&r, 100, 100, 100);
+	pmuk_runs_add(&s, &r);
+	pmuk_runs_mean(&s, &m, &pct);
+	assert_true(m.scaled == 250.0);
+	assert_int_equal(m.value, 100);
+	assert_int_equal(m.time_enabled, 100);
+	assert_int_equal(m.time_running, 62);
+	assert_int_equal(m.flags, PMU_READING_MULTIPLEXED);
+	/* standard error of the mean: sd 212.13 / sqrt(2) = 150, 60% of 250 */
+	assert_true(pct > 59.999 && pct < 60.001);
+
+	/* perf stat -r's example: 10, 12, 14 -> mean 12, sd 2, stderr 1.1547 = 9.62% */
+	memset(&s, 0, sizeof(s));
+	for (int i = 0; i < 3; i++) {
+		memset(&r, 0, sizeof(r));
+		pmuk_reading_set(&r, 10 + 2 * (uint64_t)i, 50, 50);
+		pmuk_runs_add(&s, &r);
+	}
+	pmuk_runs_mean(&s, &m, &pct);
+	assert_true(m.scaled == 12.0);
+	assert_int_equal(m.flags, 0);
+	assert_true(pct > 9.6224 && pct < 9.6226);
+
+	/* one run: no spread; an error state in any run stays visible */
+	memset(&s, 0, sizeof(s));
+	r.flags = PMU_READING_ERROR_STATE;
+	pmuk_reading_set(&r, 0, 0, 0);
+	pmuk_runs_add(&s, &r);
+	pmuk_runs_mean(&s, &m, &pct);
+	assert_true(pct == 0.0);
+	assert_int_equal(m.flags, PMU_READING_ERROR_STATE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_reading_set_not_counted),
 		cmocka_unit_test(test_reading_flags_kept),
 		cmocka_unit_test(test_reading_huge),
+		cmocka_unit_test(test_runs_mean),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

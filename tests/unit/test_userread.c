@@ -272,6 +272,60 @@ static void test_group(void **state)
 	assert_int_equal(pmuk_uread_group(pp, members, 3, &ops, c, &e, &r), PMUK_UREAD_FALLBACK);
 }
 
+/* The group is scheduled out and back in between the leader's read and a sibling's:
+ * every member's page is rewritten (new offsets, the leader's lock moves too). The
+ * sibling's own seqlock only makes its own count whole; the group read must start
+ * over so that the leader's count and times and the siblings' come from one
+ * schedule, as a PERF_FORMAT_GROUP read() would give. */
+struct resched {
+	struct perf_event_mmap_page *pages;
+	int fired;
+};
+
+static uint64_t resched_counter(uint32_t counter, void *ctx)
+{
+	struct resched *rs = ctx;
+
+	if (counter == 1 && !rs->fired) { /* the sibling's first read */
+		rs->fired = 1;
+		for (int i = 0; i < 2; i++) {
+			rs->pages[i].lock += 2;
+			rs->pages[i].offset += 1000;
+			rs->pages[i].time_enabled += 70;
+			rs->pages[i].time_running += 70;
+		}
+	}
+	return 5;
+}
+
+static uint64_t zero_clock(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void test_group_resched(void **state)
+{
+	static struct perf_event_mmap_page pages[2];
+	struct resched rs = { pages, 0 };
+	struct pmuk_uread_ops ops = { resched_counter, zero_clock, &rs };
+	void *pp[2] = { &pages[0], &pages[1] };
+	size_t members[2] = { 0, 1 };
+	uint64_t c[2], e, r;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		craft((uint32_t)(i + 1), 100 * (i + 1), 48);
+		pages[i] = pg;
+	}
+	assert_int_equal(pmuk_uread_group(pp, members, 2, &ops, c, &e, &r), PMUK_UREAD_OK);
+	assert_int_equal(rs.fired, 1);
+	assert_int_equal(c[0], 1100 + 5);
+	assert_int_equal(c[1], 1200 + 5);
+	assert_int_equal(e, 1000000 + 70);
+	assert_int_equal(r, 800000 + 70);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_time_short),
 		cmocka_unit_test(test_native_table),
 		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_group_resched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

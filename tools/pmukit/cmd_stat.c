@@ -3,8 +3,11 @@
 #include "cmd.h"
 #include "stat.h"
 
+#include "core/cpulist.h"
+
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -45,35 +48,15 @@ static void usage(FILE *f)
 		"The command's exit status is passed through; Ctrl-C prints the counts so far.\n");
 }
 
-static int parse_cpus(const char *s, int *cpus, size_t max, size_t *n)
+/* A whole decimal number in [min, max] (strtol alone would let "4294967297" through
+ * as an int 1 once truncated: -p would attach to init). */
+static int parse_num(const char *s, long min, long max, long *out)
 {
 	char *end;
 
-	*n = 0;
-	while (*s) {
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return -1;
-		}
-		for (long c = a; c <= b; c++) {
-			if (*n >= max)
-				return -1;
-			cpus[(*n)++] = (int)c;
-		}
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return *n ? 0 : -1;
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return end != s && !*end && !errno && *out >= min && *out <= max ? 0 : -1;
 }
 
 static int parse_args(int argc, char **argv, struct stat_config *cfg)
@@ -98,7 +81,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	const char *output = NULL;
 	int opt, targets = 0;
 	size_t ncpus;
-	char *end;
+	long v;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->target.kind = PMU_TARGET_PID;
@@ -113,8 +96,8 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 			targets++;
 			break;
 		case 'C':
-			if (parse_cpus(optarg, cfg->cpus, sizeof(cfg->cpus) / sizeof(cfg->cpus[0]),
-				       &ncpus)) {
+			free(cfg->cpus);
+			if (pmuk_cpulist_parse(optarg, &cfg->cpus, &ncpus) || ncpus == 0) {
 				fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
 				return 2;
 			}
@@ -126,26 +109,25 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		case 'p':
 		case 't':
 			cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
-			cfg->target.pid = (int)strtol(optarg, &end, 10);
-			if (*end || cfg->target.pid <= 0) {
+			if (parse_num(optarg, 1, INT_MAX, &v)) {
 				fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
 				return 2;
 			}
+			cfg->target.pid = (int)v;
 			targets++;
 			break;
 		case 'I':
-			cfg->interval_ms = strtol(optarg, &end, 10);
-			if (*end || cfg->interval_ms < 10) {
-				fprintf(stderr, "pmukit stat: -I takes milliseconds, at least 10\n");
+			if (parse_num(optarg, 10, 86400000, &cfg->interval_ms)) {
+				fprintf(stderr, "pmukit stat: -I takes milliseconds, from 10 to 86400000\n");
 				return 2;
 			}
 			break;
 		case 'r':
-			cfg->repeat = (int)strtol(optarg, &end, 10);
-			if (*end || cfg->repeat < 1 || cfg->repeat > 1000000) {
-				fprintf(stderr, "pmukit stat: -r takes a count from 1\n");
+			if (parse_num(optarg, 1, 1000000, &v)) {
+				fprintf(stderr, "pmukit stat: -r takes a count from 1 to 1000000\n");
 				return 2;
 			}
+			cfg->repeat = (int)v;
 			break;
 		case 'A': cfg->per_cpu = 1; break;
 		case 'j': cfg->format = STAT_JSON; break;
@@ -264,8 +246,10 @@ int cmd_stat(int argc, char **argv)
 	int rc, err;
 
 	rc = parse_args(argc, argv, &cfg);
-	if (rc)
+	if (rc) {
+		free(cfg.cpus);
 		return rc < 0 ? 0 : rc;
+	}
 	spec = cfg.events ? cfg.events : default_events(&cfg, &note);
 	err = pmu_event_parse(spec, &list);
 	if (err) {
@@ -276,5 +260,6 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (cfg.out && cfg.out != stdout)
 		fclose(cfg.out);
+	free(cfg.cpus);
 	return rc;
 }

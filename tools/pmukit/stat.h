@@ -11,7 +11,7 @@ struct stat_config {
 	const char *events;      /* -e, NULL: defaults */
 	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
 	struct pmu_target target;
-	int cpus[1024];
+	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
 	int per_cpu;
 	long interval_ms;
 	int repeat;

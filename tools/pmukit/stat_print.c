@@ -14,6 +14,24 @@ static int is_clock(const struct pmu_event *ev)
 	return ev->generic == PMU_GENERIC_TASK_CLOCK || ev->generic == PMU_GENERIC_CPU_CLOCK;
 }
 
+/* Why a count has no value, or NULL when it has one. An event never enabled while
+ * its task ran (time_enabled 0) counted nothing, which is not a count of 0: the task
+ * slept throughout or exited before counting started (perf says <not counted> too).
+ * On one CPU of a CPU target it means the event's PMU does not serve that CPU. */
+static const char *not_counted(const struct stat_rows *rows, size_t i)
+{
+	const struct pmu_reading *r = &rows->r[i];
+
+	if (r->flags & PMU_READING_ERROR_STATE)
+		return "lost its counter: pinned event evicted";
+	if (r->flags & PMU_READING_NOT_COUNTED)
+		return "never scheduled on a counter";
+	if (r->time_enabled == 0)
+		return rows->cpu >= 0 ? "its PMU does not serve this CPU"
+				      : "the target did not run while counting";
+	return NULL;
+}
+
 static const char *target_name(const struct stat_config *cfg)
 {
 	if (cfg->argv && cfg->target.kind != PMU_TARGET_CPUS)
@@ -65,6 +83,7 @@ static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
+	const char *why = not_counted(rows, i);
 	struct pmuk_metric m;
 	char num[40];
 
@@ -72,10 +91,8 @@ static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_
 		fprintf(f, "%16.9f ", sum->interval_s);
 	if (rows->cpu >= 0)
 		fprintf(f, "CPU%-4d", rows->cpu);
-	if (r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE)) {
-		fprintf(f, "%18s      %-30s%s\n", "<not counted>", ev->name,
-			r->flags & PMU_READING_ERROR_STATE ? "  (lost its counter: pinned event evicted)"
-							   : "  (never scheduled on a counter)");
+	if (why) {
+		fprintf(f, "%18s      %-30s  (%s)\n", "<not counted>", ev->name, why);
 		return;
 	}
 	if (is_clock(ev)) {
@@ -106,7 +123,7 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 		fprintf(f, "%.9f%s", sum->interval_s, s);
 	if (rows->cpu >= 0)
 		fprintf(f, "CPU%d%s", rows->cpu, s);
-	if (r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE))
+	if (not_counted(rows, i))
 		fprintf(f, "<not counted>%s", s);
 	else if (is_clock(ev))
 		fprintf(f, "%.2f%s", r->scaled / 1e6, s);
@@ -117,7 +134,8 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 		fprintf(f, "%.2f%%%s", rows->stddev_pct[i], s);
 	fprintf(f, "%llu%s%.2f", (unsigned long long)r->time_running, s,
 		pmu_reading_running_percent(r));
-	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
+	if (!not_counted(rows, i) &&
+	    pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
 		fprintf(f, "%s%.2f%s%s%s", s, m.value, s, m.percent ? "%" : "", m.unit);
 	else
 		fprintf(f, "%s%s", s, s);
@@ -129,7 +147,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
-	int counted = !(r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_ERROR_STATE));
+	const char *why = not_counted(rows, i);
 	struct pmuk_metric m;
 
 	pmuk_json_obj_begin(j, NULL);
@@ -137,7 +155,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 	pmuk_json_str(j, "pmu", ev->pmu);
 	if (rows->cpu >= 0)
 		pmuk_json_int(j, "cpu", rows->cpu);
-	if (counted)
+	if (!why)
 		pmuk_json_double(j, "value", round(r->scaled));
 	else
 		pmuk_json_null(j, "value");
@@ -147,12 +165,14 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 	pmuk_json_uint(j, "time_running", r->time_running);
 	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
 	pmuk_json_bool(j, "multiplexed", !!(r->flags & PMU_READING_MULTIPLEXED));
-	pmuk_json_bool(j, "counted", counted);
+	pmuk_json_bool(j, "counted", !why);
+	if (why)
+		pmuk_json_str(j, "not_counted", why);
 	if (r->flags & PMU_READING_ERROR_STATE)
 		pmuk_json_str(j, "error", "pinned event lost its counter");
 	if (rows->stddev_pct)
 		pmuk_json_double(j, "stddev_percent", rows->stddev_pct[i]);
-	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m)) {
+	if (!why && pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m)) {
 		pmuk_json_obj_begin(j, "metric");
 		pmuk_json_double(j, "value", m.value);
 		pmuk_json_str(j, "unit", m.percent ? "%" : m.unit);

@@ -23,7 +23,7 @@ struct run {
 	int *cpu_ids;                 /* [ncpu] */
 	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
 	struct pmu_reading *delta;
-	double t0;
+	double t0, tprev;             /* start; the previous -I reading */
 	int exit_status;
 	int interrupted;
 	const char *note;
@@ -85,15 +85,25 @@ static int interval_tick(struct run *r)
 {
 	size_t total = (r->ncpu + 1) * r->n;
 	int err = read_all(r, r->cur);
+	double t = now_ns();
 
 	if (err)
 		return tool_error("stat", "reading counters", err);
-	for (size_t i = 0; i < total; i++)
-		pmuk_reading_set(&r->delta[i], r->cur[i].value - r->prev[i].value,
-				 r->cur[i].time_enabled - r->prev[i].time_enabled,
-				 r->cur[i].time_running - r->prev[i].time_running);
+	for (size_t i = 0; i < total; i++) {
+		const struct pmu_reading *c = &r->cur[i], *p = &r->prev[i];
+
+		r->delta[i].flags = c->flags & PMU_READING_ERROR_STATE;
+		if (r->delta[i].flags) /* it reads as zeros: nothing to subtract */
+			pmuk_reading_set(&r->delta[i], 0, 0, 0);
+		else
+			pmuk_reading_set(&r->delta[i], c->value - p->value,
+					 c->time_enabled - p->time_enabled,
+					 c->time_running - p->time_running);
+	}
 	memcpy(r->prev, r->cur, total * sizeof(*r->cur));
-	print_readings(r, r->delta, (now_ns() - r->t0) / 1e9, r->cfg->interval_ms * 1e6, 1, NULL);
+	/* Rates over the time this interval really took (a late tick is longer). */
+	print_readings(r, r->delta, (t - r->t0) / 1e9, t - r->tprev, 1, NULL);
+	r->tprev = t;
 	return 0;
 }
 
@@ -141,9 +151,20 @@ static int wait_loop(struct run *r, const sigset_t *set)
 			continue;
 		}
 		if (sig == SIGCHLD && r->cmd) {
-			int status, err = pmu_command_wait(r->cmd, &status);
+			int status;
 
-			if (err == 0) {
+			/* SIGCHLD also comes when the child stops or continues: only reap
+			 * (and block in waitpid) once it has exited. */
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
+				   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
+				fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
+					pmu_command_pid(r->cmd), strerror(errno));
+				return 1;
+			}
+			if (si.si_pid == 0)
+				continue;
+			if (pmu_command_wait(r->cmd, &status) == 0) {
 				r->exit_status = exit_code(status);
 				return 0;
 			}
@@ -164,15 +185,21 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 {
 	struct stat_config *cfg = r->cfg;
 	struct pmu_counters_opts opts = { .sz = sizeof(opts) };
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;
 	int err, rc = 0;
 
 	r->exit_status = -1;
+	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
+	 * leave no status to wait for: take the default for the run. */
+	sigaction(SIGCHLD, &dfl, &old_chld);
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &r->cmd);
-		if (err)
+		if (err) {
+			sigaction(SIGCHLD, &old_chld, NULL);
 			return tool_error("stat", "preparing the command", err);
+		}
 		if (target.kind != PMU_TARGET_CPUS) {
 			target.kind = PMU_TARGET_PID;
 			target.pid = pmu_command_pid(r->cmd);
@@ -215,7 +242,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	}
 	memset(r->prev, 0, (r->ncpu + 1) * r->n * sizeof(*r->prev));
 	stat_print_header(cfg);
-	r->t0 = now_ns();
+	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
 		if (err) {
@@ -235,29 +262,16 @@ out:
 		pmu_command_free(r->cmd);
 	r->cmd = NULL;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
 	return rc;
-}
-
-/* -r: mean of each count over the runs and its relative standard deviation. */
-struct spread {
-	double *mean, *m2, *stddev_pct;
-};
-
-static void spread_add(struct spread *s, size_t n, const struct pmu_reading *rd, int k)
-{
-	for (size_t i = 0; i < n; i++) {
-		double d = rd[i].scaled - s->mean[i];
-
-		s->mean[i] += d / k;
-		s->m2[i] += d * (rd[i].scaled - s->mean[i]);
-	}
 }
 
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
 	struct run r = { .cfg = cfg, .note = note };
-	struct spread sp = { 0 };
-	struct pmu_reading *sum = NULL;
+	struct pmuk_runs *runs_of = NULL;
+	struct pmu_reading *mean = NULL;
+	double *stderr_pct = NULL;
 	double elapsed = 0, elapsed_sum = 0;
 	int rc = 0, runs = 0;
 
@@ -269,46 +283,30 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		elapsed_sum += elapsed;
 		if (cfg->repeat == 1)
 			break;
-		if (!sp.mean) {
-			sp.mean = calloc(r.n, sizeof(double));
-			sp.m2 = calloc(r.n, sizeof(double));
-			sp.stddev_pct = calloc(r.n, sizeof(double));
-			sum = calloc(r.n, sizeof(*sum));
-			if (!sp.mean || !sp.m2 || !sp.stddev_pct || !sum) {
+		if (!runs_of) {
+			runs_of = calloc(r.n, sizeof(*runs_of));
+			mean = calloc(r.n, sizeof(*mean));
+			stderr_pct = calloc(r.n, sizeof(*stderr_pct));
+			if (!runs_of || !mean || !stderr_pct) {
 				rc = tool_error("stat", "allocating", PMU_ENOMEM);
 				break;
 			}
 		}
-		spread_add(&sp, r.n, r.cur, k);
-		for (size_t i = 0; i < r.n; i++) {
-			sum[i].value += r.cur[i].value;
-			sum[i].time_enabled += r.cur[i].time_enabled;
-			sum[i].time_running += r.cur[i].time_running;
-			sum[i].flags |= r.cur[i].flags & PMU_READING_ERROR_STATE;
-		}
+		for (size_t i = 0; i < r.n; i++)
+			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
 	if (runs > 1 && !rc) {
-		/* Report the mean per run; the spread is the standard error of the mean, as perf. */
-		for (size_t i = 0; i < r.n; i++) {
-			double sd = sqrt(sp.m2[i] / (runs - 1)) / sqrt(runs);
-
-			pmuk_reading_set(&sum[i], sum[i].value / (uint64_t)runs,
-					 sum[i].time_enabled / (uint64_t)runs,
-					 sum[i].time_running / (uint64_t)runs);
-			sp.stddev_pct[i] = sp.mean[i] ? 100.0 * sd / sp.mean[i] : 0;
-		}
-		print_readings(&r, sum, -1, elapsed_sum / runs, runs, sp.stddev_pct);
-	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
-		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
-	} else if (runs == 1 && !rc && cfg->format == STAT_JSON) {
+		for (size_t i = 0; i < r.n; i++)
+			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
+		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
+	} else if (runs == 1 && !rc && (cfg->interval_ms <= 0 || cfg->format == STAT_JSON)) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
-	free(sp.mean);
-	free(sp.m2);
-	free(sp.stddev_pct);
-	free(sum);
+	free(runs_of);
+	free(mean);
+	free(stderr_pct);
 	free(r.events);
 	free(r.cur);
 	free(r.prev);
