@@ -211,8 +211,6 @@ int main(void)
 	}
 
 	for (int rep = 0; rep < REPS; rep++) {
-		double t0;
-
 		/* Either may go first: the second of two back-to-back runs finds warmer caches. */
 		if (rep & 1) {
 			t[PMUKIT][rep] = time_pmukit(c, rd);
@@ -223,7 +221,7 @@ int main(void)
 		}
 #ifdef PMUKIT_HAVE_PAPI
 		if (have[PAPI]) {
-			t0 = now_ns();
+			double t0 = now_ns();
 			for (int i = 0; i < ITERS; i++)
 				if (PAPI_read(es, pv) != PAPI_OK)
 					abort();
