@@ -242,6 +242,15 @@ const char *const *pmuk_etl_records_pmc_names(const struct pmuk_etl_records *a)
 	return a->tab.pmc_names;
 }
 
+void pmuk_etl_records_report_opts(const struct pmuk_etl_records *a, struct pmu_report_opts *ro)
+{
+	ro->event_names = a->tab.src_names;
+	ro->nr_events = (uint32_t)a->tab.n_src;
+	ro->pmc_names = a->tab.pmc_names;
+	ro->nr_pmc = (uint32_t)a->tab.n_pmc;
+	ro->time_zero = (uint64_t)pmuk_etl_records_header(a)->start_ns;
+}
+
 void pmuk_etl_records_stats(const struct pmuk_etl_records *a, struct pmuk_etl_records_stats *st)
 {
 	*st = a->st;

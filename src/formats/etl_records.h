@@ -6,6 +6,7 @@
 #define PMUK_FORMATS_ETL_RECORDS_H
 
 #include <pmukit/etl.h>
+#include <pmukit/report.h>
 #include <pmukit/sampling.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,9 @@ const char *const *pmuk_etl_records_event_names(const struct pmuk_etl_records *a
 /* Names of the counters whose readings SWITCH records carry (pmu_switch.pmc). */
 size_t pmuk_etl_records_pmc_count(const struct pmuk_etl_records *a);
 const char *const *pmuk_etl_records_pmc_names(const struct pmuk_etl_records *a);
+/* Fills what a report needs to know of this recording: event and PMC names, and
+ * the trace's start as time zero. The caller's other options are kept. */
+void pmuk_etl_records_report_opts(const struct pmuk_etl_records *a, struct pmu_report_opts *ro);
 void pmuk_etl_records_stats(const struct pmuk_etl_records *a, struct pmuk_etl_records_stats *st);
 void pmuk_etl_records_close(struct pmuk_etl_records *a);
 

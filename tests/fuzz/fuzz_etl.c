@@ -59,14 +59,9 @@ static void report_all(const char *path, FILE *out)
 
 	if (pmuk_etl_records_open(path, &ao, &a))
 		return;
-	struct pmu_report_opts ro = {
-		.sz = sizeof(ro),
-		.event_names = pmuk_etl_records_event_names(a),
-		.nr_events = (uint32_t)pmuk_etl_records_event_count(a),
-		.pmc_names = pmuk_etl_records_pmc_names(a),
-		.nr_pmc = (uint32_t)pmuk_etl_records_pmc_count(a),
-		.script = out,
-	};
+	struct pmu_report_opts ro = { .sz = sizeof(ro), .script = out };
+
+	pmuk_etl_records_report_opts(a, &ro);
 	if (!pmu_report_new(&ro, &rep)) {
 		pmuk_etl_records_read(a, pmu_report_record, rep);
 		for (int by = PMU_REPORT_SYM; by <= PMU_REPORT_CPU; by++)

@@ -63,13 +63,9 @@ static int run(const char *path, enum pmu_report_sort sort, int json, enum forma
 		return tool_error("report", path, err);
 	struct pmu_report_opts ro = {
 		.sz = sizeof(ro),
-		.event_names = pmuk_etl_records_event_names(a),
-		.nr_events = (uint32_t)pmuk_etl_records_event_count(a),
-		.pmc_names = pmuk_etl_records_pmc_names(a),
-		.nr_pmc = (uint32_t)pmuk_etl_records_pmc_count(a),
 		.script = fmt == FMT_SCRIPT ? stdout : NULL,
-		.time_zero = (uint64_t)pmuk_etl_records_header(a)->start_ns,
 	};
+	pmuk_etl_records_report_opts(a, &ro);
 	if ((err = pmu_report_new(&ro, &rep))) {
 		rc = tool_error("report", "creating the report", err);
 		goto out;
