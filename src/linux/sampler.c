@@ -316,25 +316,38 @@ int pmu_sampler_open(const struct pmu_event_list *events, const struct pmu_targe
 	return pmuk_sampler_open_events(events->ev, events->n, target, opts, out);
 }
 
-static int ioctl_all(struct pmu_sampler *s, unsigned long req, const char *what)
+static int ioctl_one(struct pmu_sampler *s, size_t i, unsigned long req, const char *what)
 {
-	if (!s)
-		return pmuk_fail(PMU_EINVAL, "no sampler");
-	for (size_t i = 0; i < s->units.n * s->nev; i++)
-		if (s->fd[i] >= 0 && ioctl(s->fd[i], req, 0) < 0)
-			return pmuk_fail(PMU_EIO, "cannot %s sampling %s: %s", what,
-					 s->ev[i % s->nev].name, strerror(errno));
+	if (s->fd[i] >= 0 && ioctl(s->fd[i], req, 0) < 0)
+		return pmuk_fail(PMU_EIO, "cannot %s sampling %s: %s", what,
+				 s->ev[i % s->nev].name, strerror(errno));
 	return 0;
 }
 
+/* Members before their leader: each group then starts as one when its leader is
+ * enabled. A member enabled into a running group may never start its timer
+ * (task-clock under a cpu-clock leader got no samples at all on Linux 6.18). */
 int pmu_sampler_enable(struct pmu_sampler *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_ENABLE, "start");
+	int err = 0;
+
+	if (!s)
+		return pmuk_fail(PMU_EINVAL, "no sampler");
+	for (size_t i = s->units.n * s->nev; i-- > 0 && err == 0;)
+		err = ioctl_one(s, i, PERF_EVENT_IOC_ENABLE, "start");
+	return err;
 }
 
+/* Leaders first: disabling a leader stops its whole group at once. */
 int pmu_sampler_disable(struct pmu_sampler *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_DISABLE, "stop");
+	int err = 0;
+
+	if (!s)
+		return pmuk_fail(PMU_EINVAL, "no sampler");
+	for (size_t i = 0; i < s->units.n * s->nev && err == 0; i++)
+		err = ioctl_one(s, i, PERF_EVENT_IOC_DISABLE, "stop");
+	return err;
 }
 
 int pmu_sampler_poll(struct pmu_sampler *s, int timeout_ms)

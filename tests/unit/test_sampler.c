@@ -356,6 +356,9 @@ static void test_two_events(void **state)
 		tl.per_event[1]);
 	assert_true(tl.per_event[0] > 0);
 	assert_true(tl.per_event[1] > 0);
+	/* the group starts as one, so neither member misses part of the run */
+	assert_true(tl.per_event[1] * 10 >= tl.per_event[0] * 9);
+	assert_true(tl.per_event[0] * 10 >= tl.per_event[1] * 9);
 	assert_int_equal(tl.per_event[2], 0);
 	assert_int_equal(tl.bad_tid + tl.bad_period + tl.backwards, 0);
 	assert_string_equal(pmu_sampler_event(s, 1)->name, "task-clock");
