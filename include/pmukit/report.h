@@ -62,6 +62,7 @@ struct pmu_report_summary {
 	uint64_t lost;           /* records or samples dropped (sum of LOST counts) */
 	uint64_t lost_buffers;
 	uint64_t lost_bytes;
+	uint64_t lost_uncounted; /* losses the source flagged without a count */
 	uint64_t switches;
 	uint64_t with_callchain; /* samples that carried a stack */
 	size_t threads, processes, modules, stacks;

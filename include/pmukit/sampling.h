@@ -137,6 +137,8 @@ struct pmu_lost {
 	int samples;           /* dropped samples before the ring (else whole records at a full ring) */
 	uint64_t buffers;      /* whole buffers of records lost, their record count unknown */
 	uint64_t bytes;        /* input bytes skipped as corrupt (recordings read from files) */
+	uint64_t uncounted;    /* times the source said records were lost without a count
+				  (.etl buffers flagged EVENTS_LOST) */
 };
 
 struct pmu_record {

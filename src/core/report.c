@@ -227,6 +227,7 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 		r->sum.lost += rec->lost.count;
 		r->sum.lost_buffers += rec->lost.buffers;
 		r->sum.lost_bytes += rec->lost.bytes;
+		r->sum.lost_uncounted += rec->lost.uncounted;
 		break;
 	default:
 		break;

@@ -189,6 +189,8 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 	if (r->sum.lost_buffers || r->sum.lost_bytes)
 		fprintf(f, " (+%" PRIu64 " buffers, %" PRIu64 " bytes skipped)", r->sum.lost_buffers,
 			r->sum.lost_bytes);
+	if (r->sum.lost_uncounted)
+		fprintf(f, " (+%" PRIu64 " losses of unknown size)", r->sum.lost_uncounted);
 	fprintf(f, ", with stacks: %" PRIu64 "\n", r->sum.with_callchain);
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
@@ -304,6 +306,7 @@ int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
 	pmuk_json_uint(&j, "lost", r->sum.lost);
 	pmuk_json_uint(&j, "lost_buffers", r->sum.lost_buffers);
 	pmuk_json_uint(&j, "lost_bytes", r->sum.lost_bytes);
+	pmuk_json_uint(&j, "lost_uncounted", r->sum.lost_uncounted);
 	pmuk_json_uint(&j, "with_callchain", r->sum.with_callchain);
 	pmuk_json_uint(&j, "switches", r->sum.switches);
 	pmuk_json_uint(&j, "stacks", r->n_stacks);

@@ -214,6 +214,12 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 		e->rec.time = a->now > 0 ? (uint64_t)a->now : e->rec.time;
 		e->rec.lost.bytes = st.bytes_skipped - a->skipped;
 	}
+	/* The header's count covers the flagged buffers when the session wrote one. */
+	if (st.events_lost_flagged && !h->events_lost &&
+	    (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, NULL))) {
+		e->rec.time = a->now > 0 ? (uint64_t)a->now : e->rec.time;
+		e->rec.lost.uncounted = st.events_lost_flagged;
+	}
 	return a->err ? a->err : release(a, 1, cb, ctx);
 }
 

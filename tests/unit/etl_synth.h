@@ -18,6 +18,7 @@ struct syn {
 	unsigned bufsz;
 	unsigned nbuf;
 	uint64_t seq;
+	size_t hdr_at;        /* the log-file header's payload */
 };
 
 static void syn_need(struct syn *s, size_t more)
@@ -148,6 +149,7 @@ static void syn_begin(struct syn *s, unsigned bufsz, unsigned psz, unsigned cpus
 	syn_buffer_begin(s, 0, 4);
 	size_t at = syn_kernel(s, psz == 4 ? 1 : 2, 0x0000, 2, 0, 0, 1000000, NULL, 0);
 	size_t p = s->n;
+	s->hdr_at = p;
 	syn_u32(s, bufsz);
 	syn_u8(s, 10), syn_u8(s, 0), syn_u8(s, 1), syn_u8(s, 5);
 	syn_u32(s, 19041);

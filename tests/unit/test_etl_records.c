@@ -164,7 +164,7 @@ static char *build(struct syn *s)
 
 struct seen {
 	unsigned n, samples, comms, mmaps, switches, lost, exits;
-	uint64_t last_time, lost_count, lost_buffers;
+	uint64_t last_time, lost_count, lost_buffers, lost_uncounted;
 	int ordered;
 	uint64_t chain[5][8];
 	uint32_t nchain[5], nk[5], tid[5];
@@ -215,6 +215,7 @@ static int on_record(const struct pmu_record *r, void *ctx)
 		s->lost++;
 		s->lost_count += r->lost.count;
 		s->lost_buffers += r->lost.buffers;
+		s->lost_uncounted += r->lost.uncounted;
 	} else if (r->kind == PMU_RECORD_EXIT) {
 		s->exits++;
 	}
@@ -353,6 +354,55 @@ static void test_stack_after_thread_end(void **state)
 	assert_memory_equal(s.chain[1], u12, sizeof(u12));
 	pmuk_etl_records_close(a);
 	free(syn.d);
+}
+
+/* A buffer flagged EVENTS_LOST when the header counts no lost events (a
+ * session that stopped before writing its totals): reported, not dropped. */
+static void read_flagged(uint32_t header_lost, struct seen *s)
+{
+	struct syn syn;
+	struct pmuk_etl_records *a;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_set32(&syn, syn.hdr_at + 48, header_lost);
+	syn_set32(&syn, syn.hdr_at + 0x38 + 16 + 176 + 28, 0);	/* buffers lost (psz 8) */
+	syn_buffer_begin(&syn, 0, 0);
+	syn_set16(&syn, syn.buf + 0x34, 0x0022);	/* PROC_INDEX | EVENTS_LOST */
+	thread_v3(&syn, 0x0503, 100, 500, T0 + 1, NULL);
+	profile(&syn, T0 + 10, U1, 500);
+	syn_buffer_end(&syn);
+	syn_buffer_begin(&syn, 0, 0);
+	profile(&syn, T0 + 20, U1, 500);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "flagged");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_record, s), 0);
+	unlink(path);
+	pmuk_etl_records_close(a);
+	free(syn.d);
+}
+
+static void test_lost_flagged(void **state)
+{
+	struct pmu_report_summary sum;
+	struct seen s = { .ordered = 1 };
+
+	(void)state;
+	assert_int_equal(pmu_report_new(NULL, &s.rp), 0);
+	read_flagged(0, &s);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.lost, 1);
+	assert_int_equal(s.lost_count, 0);
+	assert_int_equal(s.lost_uncounted, 1);
+	pmu_report_summary(s.rp, &sum);
+	assert_int_equal(sum.lost_uncounted, 1);
+	pmu_report_free(s.rp);
+
+	/* the header's count already covers the flagged buffer */
+	struct seen t = { .ordered = 1 };
+	read_flagged(9, &t);
+	assert_int_equal(t.lost_count, 9);
+	assert_int_equal(t.lost_uncounted, 0);
 }
 
 static void key_ref(struct syn *s, unsigned op, uint64_t t, uint64_t et, uint32_t tid, uint64_t key)
@@ -537,6 +587,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_stack_after_thread_end),
+		cmocka_unit_test(test_lost_flagged),
 		cmocka_unit_test(test_stack_key_reuse),
 		cmocka_unit_test(test_stack_window),
 		cmocka_unit_test(test_net452),

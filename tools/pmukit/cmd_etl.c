@@ -99,6 +99,7 @@ static int info(const char *path, int json)
 		pmuk_json_uint(&j, "events", st.events);
 		pmuk_json_uint(&j, "lost_events", h->events_lost);
 		pmuk_json_uint(&j, "lost_buffers", h->buffers_lost);
+		pmuk_json_uint(&j, "buffers_flagged_lost", st.events_lost_flagged);
 		pmuk_json_uint(&j, "buffers", st.buffers);
 		pmuk_json_uint(&j, "problems", st.problems);
 		pmuk_json_uint(&j, "bytes_skipped", st.bytes_skipped);
@@ -132,7 +133,11 @@ static int info(const char *path, int json)
 		printf("buffers:         %" PRIu64 " of %u bytes%s\n", st.buffers, h->buffer_size,
 		       h->compressed ? " (compressed)" : "");
 		printf("events:          %" PRIu64 "\n", st.events);
-		printf("lost:            %u events, %u buffers\n", h->events_lost, h->buffers_lost);
+		printf("lost:            %u events, %u buffers", h->events_lost, h->buffers_lost);
+		if (st.events_lost_flagged)
+			printf("; %" PRIu64 " buffers flagged as following lost events",
+			       st.events_lost_flagged);
+		printf("\n");
 		if (st.problems)
 			printf("corrupt:         %" PRIu64 " problems, %" PRIu64 " bytes skipped\n",
 			       st.problems, st.bytes_skipped);
