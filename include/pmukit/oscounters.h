@@ -6,9 +6,11 @@
  * accounting (no PMU needed). One model on every OS:
  *
  *   Linux    /proc/stat "cpuN" lines (USER_HZ ticks), frequency from
- *            cpufreq scaling_cur_freq when present
+ *            cpufreq scaling_cur_freq when present, idle states from cpuidle
+ *            (cpuN/cpuidle/stateK: name, latency, usage, time)
  *   Windows  PDH "\Processor Information(*)" read raw, cooked by counter type, with
- *            frequency, parking and % Processor Performance; where that object is
+ *            frequency, parking, % Processor Performance and the C1-C3 idle states
+ *            (% Cn Time, Cn Transitions/sec); where that object is
  *            missing (Wine, stripped hosts) NtQuerySystemInformation(
  *            SystemProcessorPerformanceInformation), times only
  *
@@ -18,6 +20,8 @@
  *   pmu_cpustat_sample(s);           second sample: the interval ends here
  *   for (i = 0; i < pmu_cpustat_cpu_count(s); i++)
  *       pmu_cpustat_read(s, i, &cpu); cumulative ns and percent of the interval
+ *       for (k = 0; k < pmu_cpustat_idle_count(s, i); k++)
+ *           pmu_cpustat_idle_read(s, i, k, &st);   its idle states
  *   pmu_cpustat_close(s);
  *
  * Cumulative values never go backwards: a counter that steps back (hotplug, the
@@ -78,6 +82,28 @@ int pmu_cpustat_sample(struct pmu_cpustat *s);
 /* CPUs of the last sample, ordered by CPU id. */
 size_t pmu_cpustat_cpu_count(const struct pmu_cpustat *s);
 int pmu_cpustat_read(const struct pmu_cpustat *s, size_t i, struct pmu_cpustat_cpu *out);
+/* Idle states of a CPU (deepest last), as many as the OS exposes: Linux cpuidle
+ * has up to 10; Windows PDH C1-C3; none without a cpuidle driver or under NtQSI. */
+#define PMU_IDLE_STATE_MAX 10
+
+struct pmu_idle_state {
+	char name[32];           /* Linux cpuidle name ("POLL", "C1E", "haltpoll idle"),
+				  * Windows "C1".."C3" */
+	uint32_t exit_latency_us; /* Linux: the driver's exit latency; Windows: 0 unknown */
+	int disabled;            /* Linux: turned off through cpuidle's disable knob */
+	uint64_t entries;        /* times entered, since boot */
+	uint64_t ns;             /* time resident, since boot */
+	/* The last interval (since boot after the first sample): */
+	uint64_t entries_delta;
+	double percent;          /* residency, percent of the interval's wall-clock time;
+				  * 0 after the first sample */
+};
+
+/* Number of idle states of CPU index i of the last sample (0 when none). */
+size_t pmu_cpustat_idle_count(const struct pmu_cpustat *s, size_t i);
+/* Idle state k of CPU index i. Returns 0 or PMU_ERANGE. */
+int pmu_cpustat_idle_read(const struct pmu_cpustat *s, size_t i, size_t k,
+			  struct pmu_idle_state *out);
 /* Every CPU summed (cpu -1; freq_mhz and perf_percent averaged, parked: count). */
 int pmu_cpustat_total(const struct pmu_cpustat *s, struct pmu_cpustat_cpu *out);
 /* Where the values come from: "/proc/stat", "pdh", "ntqsi". */

@@ -107,6 +107,19 @@ static const struct pmuk_cpustat_raw *find(const struct pmuk_cpustat_snap *s, in
 	return s->n ? bsearch(&key, s->cpu, s->n, sizeof(key), by_cpu) : NULL;
 }
 
+static void clamp_idle(struct pmu_cpustat *s, struct pmuk_idle_raw *c,
+		       const struct pmuk_idle_raw *p)
+{
+	if (c->entries < p->entries) {
+		c->entries = p->entries;
+		s->clamps++;
+	}
+	if (c->ns < p->ns) {
+		c->ns = p->ns;
+		s->clamps++;
+	}
+}
+
 static int take(struct pmu_cpustat *s)
 {
 	struct pmuk_cpustat_snap t = s->prev;
@@ -140,6 +153,9 @@ static int take(struct pmu_cpustat *s)
 				c->ns[k] = p->ns[k];
 				s->clamps++;
 			}
+		for (uint32_t k = 0; p && k < c->nidle && k < p->nidle; k++)
+			if (!strcmp(c->idle[k].name, p->idle[k].name))
+				clamp_idle(s, &c->idle[k], &p->idle[k]);
 	}
 	s->nsamples++;
 	return 0;
@@ -221,6 +237,44 @@ int pmu_cpustat_read(const struct pmu_cpustat *s, size_t i, struct pmu_cpustat_c
 	p = s->nsamples > 1 ? find(&s->prev, c->cpu) : NULL;
 	fill(out, c);
 	percentages(out, p ? p->ns : NULL);
+	return 0;
+}
+
+size_t pmu_cpustat_idle_count(const struct pmu_cpustat *s, size_t i)
+{
+	return s && i < s->cur.n ? s->cur.cpu[i].nidle : 0;
+}
+
+int pmu_cpustat_idle_read(const struct pmu_cpustat *s, size_t i, size_t k,
+			  struct pmu_idle_state *out)
+{
+	const struct pmuk_cpustat_raw *c, *p;
+	const struct pmuk_idle_raw *st, *was = NULL;
+	uint64_t wall = pmu_cpustat_elapsed_ns(s);
+
+	if (!out || pmu_cpustat_idle_count(s, i) <= k)
+		return pmuk_fail(PMU_ERANGE, "idle state %zu of CPU index %zu: it has %zu", k, i,
+				 pmu_cpustat_idle_count(s, i));
+	c = &s->cur.cpu[i];
+	st = &c->idle[k];
+	p = s->nsamples > 1 ? find(&s->prev, c->cpu) : NULL;
+	/* A state renamed between samples (driver change) starts from boot again. */
+	if (p && k < p->nidle && !strcmp(p->idle[k].name, st->name))
+		was = &p->idle[k];
+	memset(out, 0, sizeof(*out));
+	memcpy(out->name, st->name, sizeof(out->name));
+	out->name[sizeof(out->name) - 1] = '\0';
+	out->exit_latency_us = st->exit_latency_us;
+	out->disabled = st->disabled;
+	out->entries = st->entries;
+	out->ns = st->ns;
+	out->entries_delta = st->entries - (was ? was->entries : 0);
+	if (was && wall) {
+		out->percent = 100.0 * (double)(st->ns - was->ns) / (double)wall;
+		/* residency and wall clock are read a moment apart */
+		if (out->percent > 100)
+			out->percent = 100;
+	}
 	return 0;
 }
 

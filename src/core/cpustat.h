@@ -10,6 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pmuk_idle_raw {
+	char name[32];
+	uint32_t exit_latency_us;
+	int disabled;
+	uint64_t entries, ns;            /* cumulative since boot */
+};
+
 /* What a backend reports for one CPU at one instant. */
 struct pmuk_cpustat_raw {
 	int cpu;
@@ -18,6 +25,8 @@ struct pmuk_cpustat_raw {
 	double freq_mhz;                 /* 0 unknown */
 	double perf_percent;             /* 0 unknown */
 	int parked;                      /* -1 unknown */
+	uint32_t nidle;                  /* states filled in idle[], shallowest first */
+	struct pmuk_idle_raw idle[PMU_IDLE_STATE_MAX];
 };
 
 struct pmuk_cpustat_snap {

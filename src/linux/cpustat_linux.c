@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* OS CPU-time counters on Linux: /proc/stat "cpuN" lines and, when the cpufreq
- * driver exposes it, cpuN/cpufreq/scaling_cur_freq (kHz). Both through the sysroot,
- * so tests point them at fixture trees. */
+/* OS CPU-time counters on Linux: /proc/stat "cpuN" lines and, when the drivers
+ * expose them, cpuN/cpufreq/scaling_cur_freq (kHz) and cpuN/cpuidle/stateK (name,
+ * latency in us, usage, time in us, disable). All through the sysroot, so tests
+ * point them at fixture trees. */
 #include "core/cpustat.h"
 #include "core/error.h"
 #include "core/sysroot.h"
 
 #include <pmukit/error.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -24,6 +26,38 @@ static void frequency(struct pmuk_cpustat_raw *r)
 	if (pmuk_path(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/"
 		      "scaling_cur_freq", r->cpu) == 0 && pmuk_read_u64(path, &khz) == 0)
 		r->freq_mhz = (double)khz / 1000.0;
+}
+
+/* cpuidle states state0, state1, ... until the first missing one. A state whose
+ * counters cannot be read ends the list there rather than showing zeros. */
+static void idle_states(struct pmuk_cpustat_raw *r)
+{
+	char dir[448], path[512];
+
+	for (r->nidle = 0; r->nidle < PMU_IDLE_STATE_MAX; r->nidle++) {
+		struct pmuk_idle_raw *st = &r->idle[r->nidle];
+		uint64_t lat = 0, off = 0, us;
+
+		if (pmuk_path(dir, sizeof(dir), "/sys/devices/system/cpu/cpu%d/cpuidle/state%u",
+			      r->cpu, r->nidle))
+			return;
+		snprintf(path, sizeof(path), "%s/name", dir);
+		if (pmuk_read_text(path, st->name, sizeof(st->name)) <= 0)
+			return;
+		snprintf(path, sizeof(path), "%s/usage", dir);
+		if (pmuk_read_u64(path, &st->entries))
+			return;
+		snprintf(path, sizeof(path), "%s/time", dir);
+		if (pmuk_read_u64(path, &us))
+			return;
+		st->ns = us * 1000;
+		snprintf(path, sizeof(path), "%s/latency", dir);
+		if (pmuk_read_u64(path, &lat) == 0)
+			st->exit_latency_us = lat > UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
+		snprintf(path, sizeof(path), "%s/disable", dir);
+		if (pmuk_read_u64(path, &off) == 0)
+			st->disabled = off != 0;
+	}
 }
 
 static int linux_read(void *state, struct pmuk_cpustat_snap *snap)
@@ -53,8 +87,10 @@ static int linux_read(void *state, struct pmuk_cpustat_snap *snap)
 	fclose(f);
 	if (!err && !ncpu)
 		err = pmuk_fail(PMU_EFORMAT, "%s has no cpuN lines", path);
-	for (size_t i = 0; !err && i < snap->n; i++)
+	for (size_t i = 0; !err && i < snap->n; i++) {
 		frequency(&snap->cpu[i]);
+		idle_states(&snap->cpu[i]);
+	}
 	return err;
 }
 

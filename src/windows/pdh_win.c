@@ -5,7 +5,9 @@
  * mapped to flat CPU ids through the topology. The times are cumulative 100 ns
  * ticks (PERF_100NSEC_TIMER, PERF_PRECISION_100NS_TIMER); core/cpustat.c takes the
  * interval percentages from their deltas. % Privileged Time includes interrupt and
- * DPC time: system is privileged less both. Wine lacks the object (the counters
+ * DPC time: system is privileged less both. The C1-C3 idle states come from
+ * "% Cn Time" (cumulative 100 ns) and "Cn Transitions/sec" (a cumulative count
+ * read raw), where the host has them. Wine lacks the object (the counters
  * answer PDH_CSTATUS_NO_COUNTER) and aborts in PdhGetRawCounterArrayW: under Wine,
  * and wherever the object is missing, NtQuerySystemInformation serves (ntqsi_win.c). */
 #include "windows/win.h"
@@ -21,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_USER, C_PRIV, C_IDLE, C_IRQ, C_DPC, C_FREQ, C_PARK, C_PERF, NCOUNTERS };
+enum { C_USER, C_PRIV, C_IDLE, C_IRQ, C_DPC, C_FREQ, C_PARK, C_PERF,
+       C_C1_TIME, C_C2_TIME, C_C3_TIME, C_C1_ENTRIES, C_C2_ENTRIES, C_C3_ENTRIES, NCOUNTERS };
 
 static const struct {
 	const wchar_t *path;
@@ -35,7 +38,19 @@ static const struct {
 	[C_FREQ] = { L"\\Processor Information(*)\\Processor Frequency", 0 },
 	[C_PARK] = { L"\\Processor Information(*)\\Parking Status", 0 },
 	[C_PERF] = { L"\\Processor Information(*)\\% Processor Performance", 0 },
+	[C_C1_TIME] = { L"\\Processor Information(*)\\% C1 Time", 0 },
+	[C_C2_TIME] = { L"\\Processor Information(*)\\% C2 Time", 0 },
+	[C_C3_TIME] = { L"\\Processor Information(*)\\% C3 Time", 0 },
+	[C_C1_ENTRIES] = { L"\\Processor Information(*)\\C1 Transitions/sec", 0 },
+	[C_C2_ENTRIES] = { L"\\Processor Information(*)\\C2 Transitions/sec", 0 },
+	[C_C3_ENTRIES] = { L"\\Processor Information(*)\\C3 Transitions/sec", 0 },
 };
+
+/* Counters read as cumulative 100 ns times. */
+static int is_time_counter(int c)
+{
+	return c <= C_DPC || (c >= C_C1_TIME && c <= C_C3_TIME);
+}
 
 struct prev_perf {
 	int cpu;
@@ -142,6 +157,19 @@ static int put(struct pdh_state *st, int c, struct pmuk_cpustat_raw *r,
 	}
 	if (c == C_PERF)
 		return perf(st, r, &raw);
+	if (c >= C_C1_TIME) {
+		int level = (c - C_C1_TIME) % 3;  /* C1, C2, C3 */
+
+		for (int k = (int)r->nidle; k <= level; k++)
+			snprintf(r->idle[k].name, sizeof(r->idle[k].name), "C%d", k + 1);
+		if (r->nidle < (uint32_t)level + 1)
+			r->nidle = (uint32_t)level + 1;
+		if (c <= C_C3_TIME)
+			r->idle[level].ns = raw.value * 100;
+		else
+			r->idle[level].entries = raw.value;
+		return 0;
+	}
 	if (pmuk_pdh_cook(st->type[c], NULL, &raw, PMUK_PDH_100NS_FREQ, &v))
 		return 0;  /* not a gauge on this host: leave it unknown */
 	if (c == C_FREQ)
@@ -251,7 +279,7 @@ static int pdh_open(struct pdh_state *st)
 		} else if (!(err = pmuk_pdh_sized_call(counter_info, &st->h[c], &info, &cap,
 							"PdhGetCounterInfoW"))) {
 			st->type[c] = ((PDH_COUNTER_INFO_W *)info)->dwType;
-			if (c <= C_DPC && !is_timer(st->type[c]))
+			if (is_time_counter(c) && !is_timer(st->type[c]))
 				err = pmuk_fail(PMU_ENOENT, "PDH %ls: a counter type pmukit does "
 						"not read as time: 0x%08lx", counters[c].path,
 						(unsigned long)st->type[c]);

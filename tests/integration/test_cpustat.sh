@@ -1,7 +1,7 @@
 #!/bin/bash
-# pmukit cpustat against /proc/stat sampled by this script around it: every CPU's
-# cumulative times lie between the script's two readings, percentages add up, and a
-# fixture tree (PMUKIT_SYSROOT) comes out exactly.
+# pmukit cpustat against /proc/stat and cpuidle sampled by this script around it:
+# every CPU's cumulative times and idle-state counters lie between the script's two
+# readings, percentages add up, and a fixture tree (PMUKIT_SYSROOT) comes out exactly.
 set -u
 . "$(dirname "$0")/lib.sh"
 [ -r /proc/stat ] || skip "/proc/stat is not readable here"
@@ -10,10 +10,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 hz=$(getconf CLK_TCK)
 
+idle_snap() {	# cpu state name usage time(us), one line per cpuidle state
+	for s in /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*; do
+		[ -r "$s/usage" ] || continue
+		c=${s#/sys/devices/system/cpu/cpu}
+		printf '%s %s %s %s %s\n' "${c%%/*}" "${s##*/state}" "$(cat "$s/usage")" \
+			"$(cat "$s/time")" "$(tr ' ' _ <"$s/name")"
+	done
+}
+idle_snap >"$tmp/idle_before"
 cat /proc/stat >"$tmp/before"
 "$PMUKIT" cpustat -i 0.3 --json >"$tmp/out.json" 2>"$tmp/err"
 rc=$?
 cat /proc/stat >"$tmp/after"
+idle_snap >"$tmp/idle_after"
 check_eq "cpustat --json exits 0 ($(head -c 200 "$tmp/err"))" 0 "$rc"
 check "cumulative times lie between /proc/stat before and after; percentages add up" py '
 import json, sys
@@ -48,6 +58,34 @@ for name in kinds:
 assert abs(sum(t["percent"].values()) - 100) < 0.01 or t["interval_ns"] == 0
 ' "$tmp/out.json" "$tmp/before" "$tmp/after" "$hz"
 
+if [ -s "$tmp/idle_after" ]; then
+	check "idle states: names and counters between cpuidle before and after, residency 0-100 %" py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+def snap(path):
+    out = {}
+    for line in open(path):
+        c, k, usage, us, name = line.split()
+        out.setdefault(int(c), {})[int(k)] = (int(usage), int(us) * 1000, name.replace("_", " "))
+    return out
+a, b = snap(sys.argv[2]), snap(sys.argv[3])
+for c in d["cpus"]:
+    states = c["idle_states"]
+    want = b.get(c["cpu"], {})
+    assert len(states) == len(want), (c["cpu"], states, want)
+    total = 0
+    for k, st in enumerate(states):
+        assert st["name"] == want[k][2], (st["name"], want[k])
+        assert a[c["cpu"]][k][0] <= st["entries"] <= want[k][0], (st, a[c["cpu"]][k], want[k])
+        assert a[c["cpu"]][k][1] <= st["ns"] <= want[k][1], (st, a[c["cpu"]][k], want[k])
+        assert 0 <= st["percent"] <= 100 and st["entries_delta"] <= st["entries"], st
+        total += st["percent"]
+    assert total <= 100.5, (c["cpu"], total)
+' "$tmp/out.json" "$tmp/idle_before" "$tmp/idle_after"
+else
+	echo "# no cpuidle states on this host: the live idle check is skipped"
+fi
+
 "$PMUKIT" cpustat -i 0.05 >"$tmp/out.txt" 2>&1
 check "the text table has a row per CPU and the total" py '
 import sys
@@ -56,7 +94,8 @@ n = sum(1 for l in open("/proc/stat") if l.startswith("cpu") and not l.startswit
 assert lines[0].startswith("CPU time over"), lines[0]
 head = lines[2].split()
 assert head[:4] == ["cpu", "busy", "user", "nice"] and "steal" in head, head
-rows = [l.split() for l in lines[3:]]
+end = lines.index("", 3) if "" in lines[3:] else len(lines)
+rows = [l.split() for l in lines[3:end]]
 assert len(rows) == n + 1 and rows[-1][0] == "all", rows
 ' "$tmp/out.txt"
 
@@ -68,6 +107,10 @@ mkdir -p "$tmp/root/proc" "$tmp/root/sys/devices/system/cpu/cpu1/cpufreq"
 printf 'cpu  3 0 3 6 0 0 0 0 0 0\ncpu0 1 0 2 3 0 0 0 0 0 0\ncpu1 2 0 1 3 1 0 0 0 0 0\nintr 5\n' \
 	>"$tmp/root/proc/stat"
 echo 1500000 >"$tmp/root/sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq"
+st=$tmp/root/sys/devices/system/cpu/cpu1/cpuidle/state0
+mkdir -p "$st"
+echo "C1E" >"$st/name"; echo 2 >"$st/latency"; echo 42 >"$st/usage"; echo 1500 >"$st/time"
+echo 0 >"$st/disable"
 PMUKIT_SYSROOT=$tmp/root "$PMUKIT" cpustat -i 0.01 --json >"$tmp/fix.json" 2>"$tmp/fix.err"
 check_eq "cpustat on a fixture tree exits 0 ($(head -c 200 "$tmp/fix.err"))" 0 $?
 check "fixture values come out exactly" py '
@@ -80,5 +123,8 @@ assert c0["ns"]["system"] == 2 * 10**9 // hz and c1["ns"]["iowait"] == 10**9 // 
 assert c0["freq_mhz"] is None and c1["freq_mhz"] == 1500, d
 assert c0["interval_ns"] == 0 and c0["busy_percent"] == 0, c0
 assert d["total"]["ns"]["idle"] == 6 * 10**9 // hz, d["total"]
+assert c0["idle_states"] == [], c0
+assert c1["idle_states"] == [{"name": "C1E", "exit_latency_us": 2, "disabled": False,
+    "percent": 0, "entries_delta": 0, "entries": 42, "ns": 1500000}], c1["idle_states"]
 ' "$tmp/fix.json" "$hz"
 finish

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* OS CPU-time counters on Linux against fixture /proc/stat trees: USER_HZ ticks to
  * ns, percentages of an interval (the pdh-math.md 1.3 example), backward steps kept
- * at the high-water mark, cpufreq, CPUs appearing, malformed files. */
+ * at the high-water mark, cpufreq, cpuidle states, CPUs appearing, malformed files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,92 @@ static void test_bad_files(void **state)
 	assert_string_equal(pmu_cputime_name(PMU_CPUTIME_SOFTIRQ), "softirq");
 }
 
+static void idle_state(int cpu, int k, const char *name, int lat, uint64_t usage, uint64_t us,
+		       int disable)
+{
+	char d[96], f[128];
+	static const char *const file[] = { "name", "latency", "usage", "time", "disable" };
+	char v[5][32];
+
+	snprintf(d, sizeof(d), "sys/devices/system/cpu/cpu%d/cpuidle/state%d", cpu, k);
+	snprintf(v[0], sizeof(v[0]), "%s", name);
+	snprintf(v[1], sizeof(v[1]), "%d", lat);
+	snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)usage);
+	snprintf(v[3], sizeof(v[3]), "%llu", (unsigned long long)us);
+	snprintf(v[4], sizeof(v[4]), "%d", disable);
+	for (int i = 0; i < 5; i++) {
+		snprintf(f, sizeof(f), "%s/%s", d, file[i]);
+		fixture_writeln(root, f, "%s", v[i]);
+	}
+}
+
+/* cpuidle: names, latency, the disable knob; entries and residency of the interval
+ * (percent of the wall clock between the samples); a state that steps back keeps
+ * its high-water mark; a renamed state starts from boot; an unreadable state ends
+ * the list; a CPU without cpuidle has none. */
+static void test_idle_states(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_idle_state st;
+	uint64_t wall;
+
+	(void)state;
+	proc_stat("cpu0 10 0 10 80 0 0 0 0 0 0\ncpu1 10 0 10 80 0 0 0 0 0 0\n"
+		  "cpu2 10 0 10 80 0 0 0 0 0 0\n");
+	idle_state(0, 0, "POLL", 0, 5, 100, 0);
+	idle_state(0, 1, "C1E", 2, 1000, 500000, 0);
+	idle_state(0, 2, "C6", 170, 40, 900000, 1);
+	idle_state(1, 0, "POLL", 0, 7, 70, 0);
+	idle_state(1, 2, "C6", 170, 1, 1, 0);	/* no state1: the list ends at state0 */
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_int_equal(pmu_cpustat_idle_count(s, 0), 3);
+	assert_int_equal(pmu_cpustat_idle_count(s, 1), 1);
+	assert_int_equal(pmu_cpustat_idle_count(s, 2), 0);
+	assert_int_equal(pmu_cpustat_idle_count(s, 3), 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 1, &st), 0);
+	assert_string_equal(st.name, "C1E");
+	assert_int_equal(st.exit_latency_us, 2);
+	assert_int_equal(st.entries, 1000);
+	assert_int_equal(st.ns, 500000000ull);
+	assert_int_equal(st.entries_delta, 1000);	/* since boot */
+	assert_true(st.percent == 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 2, &st), 0);
+	assert_int_equal(st.disabled, 1);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 3, &st), PMU_ERANGE);
+	assert_int_equal(pmu_cpustat_idle_read(s, 2, 0, &st), PMU_ERANGE);
+
+	usleep(20000);
+	idle_state(0, 1, "C1E", 2, 1250, 502000, 0);	/* +250 entries, +2 ms */
+	idle_state(0, 2, "C6", 170, 30, 800000, 1);	/* stepped back */
+	idle_state(1, 0, "C1", 1, 9, 90, 0);		/* renamed */
+	fixture_writeln(root, "sys/devices/system/cpu/cpu2/cpuidle/state0/name", "POLL");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	wall = pmu_cpustat_elapsed_ns(s);
+	assert_true(wall >= 20000000);
+	assert_int_equal(pmu_cpustat_idle_count(s, 2), 0);	/* no usage/time files */
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 1, &st), 0);
+	assert_int_equal(st.entries_delta, 250);
+	assert_true(fabs(st.percent - 100.0 * 2e6 / (double)wall) < 1e-9);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 0, &st), 0);
+	assert_int_equal(st.entries_delta, 0);
+	assert_true(st.percent == 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 2, &st), 0);
+	assert_int_equal(st.entries, 40);
+	assert_int_equal(st.ns, 900000000ull);
+	assert_int_equal(st.entries_delta, 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 1, 0, &st), 0);
+	assert_string_equal(st.name, "C1");
+	assert_int_equal(st.entries_delta, 9);
+	assert_true(st.percent == 0);
+
+	/* Residency read a moment after the wall clock never shows more than 100 %. */
+	idle_state(0, 1, "C1E", 2, 1300, 502000 + 10000000, 0);
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 1, &st), 0);
+	assert_true(st.percent == 100);
+	pmu_cpustat_close(s);
+}
+
 /* The live host: every CPU of /proc/stat, percentages summing to 100. */
 static void test_live(void **state)
 {
@@ -207,6 +294,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backwards_and_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus_and_freq, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 	};
 

@@ -23,6 +23,7 @@ assert len(d["cpus"]) == n, "%d CPUs, host has %d" % (len(d["cpus"]), n)
 for c in d["cpus"]:
     p = c["percent"]
     assert set(p) == {"user", "system", "idle", "irq", "softirq"}, p
+    assert c["idle_states"] == [], c["idle_states"]  # NtQSI has no C-states
     assert c["interval_ns"] > 0 and abs(sum(p.values()) - 100) < 0.01, c
     # USER_HZ ticks of 10 ms: user + nice, in ns.
     lo, hi = [(s[c["cpu"]][0] + s[c["cpu"]][1]) * 10**7 for s in (a, b)]

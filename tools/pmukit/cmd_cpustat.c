@@ -21,10 +21,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pmukit cpustat [-i SECONDS] [--json]\n\n"
 		   "Samples the OS CPU-time counters twice, SECONDS apart (default 1), and\n"
 		   "shows per CPU how the interval split into user, system, idle, interrupt\n"
-		   "... time, with the busy share and the frequency where the OS gives it.\n\n"
+		   "... time, with the busy share and the frequency where the OS gives it,\n"
+		   "then each CPU's idle states: residency in percent of the interval and\n"
+		   "entries per second (Linux cpuidle; Windows PDH C1-C3).\n\n"
 		   "  -i, --interval SECONDS  the interval (0.01 to 3600)\n"
 		   "  --ntqsi                 Windows: read NtQuerySystemInformation, not PDH\n"
-		   "  --json                  one JSON object: source, interval_s, cpus, total\n"
+		   "  --json                  one JSON object: source, interval_s, cpus (each\n"
+		   "                          with idle_states), total\n"
 		   "  --help                  this text\n\n"
 		   "Linux reads /proc/stat (PMUKIT_SYSROOT=DIR reads DIR/proc/stat).\n");
 }
@@ -41,8 +44,35 @@ static void pause_for(double s)
 #endif
 }
 
-static void json_cpu(struct pmuk_json *j, const char *key, const struct pmu_cpustat_cpu *c)
+static int json_idle(struct pmuk_json *j, const struct pmu_cpustat *s, size_t i)
 {
+	struct pmu_idle_state st;
+	int err;
+
+	pmuk_json_arr_begin(j, "idle_states");
+	for (size_t k = 0; k < pmu_cpustat_idle_count(s, i); k++) {
+		if ((err = pmu_cpustat_idle_read(s, i, k, &st)))
+			return err;
+		pmuk_json_obj_begin(j, NULL);
+		pmuk_json_str(j, "name", st.name);
+		pmuk_json_uint(j, "exit_latency_us", st.exit_latency_us);
+		pmuk_json_bool(j, "disabled", st.disabled);
+		pmuk_json_double(j, "percent", st.percent);
+		pmuk_json_uint(j, "entries_delta", st.entries_delta);
+		pmuk_json_uint(j, "entries", st.entries);
+		pmuk_json_uint(j, "ns", st.ns);
+		pmuk_json_obj_end(j);
+	}
+	pmuk_json_arr_end(j);
+	return 0;
+}
+
+/* s and i name the CPU whose idle states go with it; s NULL for the total. */
+static int json_cpu(struct pmuk_json *j, const char *key, const struct pmu_cpustat_cpu *c,
+		    const struct pmu_cpustat *s, size_t i)
+{
+	int err = 0;
+
 	pmuk_json_obj_begin(j, key);
 	if (c->cpu >= 0)
 		pmuk_json_int(j, "cpu", c->cpu);
@@ -66,7 +96,10 @@ static void json_cpu(struct pmuk_json *j, const char *key, const struct pmu_cpus
 		pmuk_json_double(j, "perf_percent", c->perf_percent);
 	if (c->parked >= 0)
 		pmuk_json_int(j, "parked", c->parked);
+	if (s)
+		err = json_idle(j, s, i);
 	pmuk_json_obj_end(j);
+	return err;
 }
 
 static void text_row(const struct pmu_cpustat_cpu *c, uint32_t has, int freq)
@@ -81,6 +114,64 @@ static void text_row(const struct pmu_cpustat_cpu *c, uint32_t has, int freq)
 	if (freq && c->freq_mhz > 0)
 		printf(" %7.0f", c->freq_mhz);
 	printf("\n");
+}
+
+/* True when CPU indexes a and b have the same idle state names. */
+static int same_states(const struct pmu_cpustat *s, size_t a, size_t b)
+{
+	struct pmu_idle_state x, y;
+	size_t n = pmu_cpustat_idle_count(s, a);
+
+	if (n != pmu_cpustat_idle_count(s, b))
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		if (pmu_cpustat_idle_read(s, a, k, &x) || pmu_cpustat_idle_read(s, b, k, &y) ||
+		    strcmp(x.name, y.name))
+			return 0;
+	return 1;
+}
+
+/* One column per state, "residency% entries/s"; a header each time the list of
+ * states changes from one CPU to the next. */
+static int text_idle(const struct pmu_cpustat *s, double elapsed)
+{
+	struct pmu_idle_state st;
+	struct pmu_cpustat_cpu c;
+	size_t n = pmu_cpustat_cpu_count(s);
+	int err, shown = 0, any_disabled = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t ns = pmu_cpustat_idle_count(s, i);
+
+		if (!ns)
+			continue;
+		if (!shown++)
+			printf("\nidle states: residency in percent of the interval, entries per "
+			       "second\n");
+		if (shown == 1 || !same_states(s, i, i - 1)) {
+			printf("%5s", "cpu");
+			for (size_t k = 0; k < ns; k++) {
+				if ((err = pmu_cpustat_idle_read(s, i, k, &st)))
+					return err;
+				printf(" %17.17s%s", st.name, st.disabled ? "*" : " ");
+				any_disabled |= st.disabled;
+			}
+			printf("\n");
+		}
+		if ((err = pmu_cpustat_read(s, i, &c)))
+			return err;
+		printf("%5d", c.cpu);
+		for (size_t k = 0; k < ns; k++) {
+			if ((err = pmu_cpustat_idle_read(s, i, k, &st)))
+				return err;
+			printf(" %6.1f%% %8.0f/s", st.percent,
+			       elapsed > 0 ? (double)st.entries_delta / elapsed : 0.0);
+		}
+		printf("\n");
+	}
+	if (any_disabled)
+		printf("(* the state is disabled)\n");
+	return 0;
 }
 
 static int print(struct pmu_cpustat *s, double interval, int json)
@@ -102,10 +193,11 @@ static int print(struct pmu_cpustat *s, double interval, int json)
 		for (size_t i = 0; i < n; i++) {
 			if ((err = pmu_cpustat_read(s, i, &c)))
 				return err;
-			json_cpu(&j, NULL, &c);
+			if ((err = json_cpu(&j, NULL, &c, s, i)))
+				return err;
 		}
 		pmuk_json_arr_end(&j);
-		json_cpu(&j, "total", &total);
+		json_cpu(&j, "total", &total, NULL, 0);
 		pmuk_json_obj_end(&j);
 		pmuk_json_finish(&j);
 		return 0;
@@ -125,7 +217,7 @@ static int print(struct pmu_cpustat *s, double interval, int json)
 		text_row(&c, total.has, total.freq_mhz > 0);
 	}
 	text_row(&total, total.has, total.freq_mhz > 0);
-	return 0;
+	return text_idle(s, elapsed);
 }
 
 int cmd_cpustat(int argc, char **argv)
