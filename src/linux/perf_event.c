@@ -133,6 +133,38 @@ static int fail_nopmu(int err, const struct pmuk_open_ctx *c)
 			 (unsigned long long)ev->config);
 }
 
+/* Opens ev alone, disabled, with or without its privilege-level bits; 1 when the
+ * kernel accepts it. */
+static int opens_alone(const struct pmuk_open_ctx *c, int with_levels)
+{
+	struct pmuk_open_flags f = { .disabled = 1 };
+	struct perf_event_attr a;
+	int fd;
+
+	pmuk_perf_attr(c->ev, &f, &a);
+	if (!with_levels)
+		a.exclude_user = a.exclude_kernel = a.exclude_hv = 0;
+	if ((fd = pmuk_perf_open(&a, c->pid, c->cpu, -1)) < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Some PMUs (msr, most uncore) cannot tell user from kernel mode and refuse any
+ * exclude_* bit with EINVAL; say so rather than blame the encoding. */
+static int modifier_refused(const struct pmuk_open_ctx *c)
+{
+	const struct pmu_event *ev = c->ev;
+
+	if (!(ev->exclude_user || ev->exclude_kernel || ev->exclude_hv) ||
+	    opens_alone(c, 1) || !opens_alone(c, 0))
+		return 0;
+	return pmuk_fail(PMU_ENOTSUP, "the %s PMU cannot count %s: it does not separate user "
+			 "and kernel mode, so a privilege modifier (:u, :k, :h) is refused; drop "
+			 "the modifier (the event then counts every mode)",
+			 ev->pmu[0] ? ev->pmu : "event's", ev->name);
+}
+
 int pmuk_perf_fail(int err, const struct pmuk_open_ctx *c)
 {
 	const struct pmu_event *ev = c->ev;
@@ -178,6 +210,8 @@ int pmuk_perf_fail(int err, const struct pmuk_open_ctx *c)
 		return pmuk_fail(PMU_ENOTSUP, "the kernel rejected the perf_event_attr size for %s "
 				 "(kernel older than these headers)", ev->name);
 	case EINVAL:
+		if ((err = modifier_refused(c)))
+			return err;
 		if (c->cpu >= 0 && c->pid == -1)
 			return pmuk_fail(PMU_EINVAL, "the kernel rejected %s on cpu %d (EINVAL): the "
 					 "CPU does not exist or the event does not exist there",

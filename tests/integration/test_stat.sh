@@ -173,5 +173,15 @@ if dup=$("$PMUKIT" stat -C 0,0 -A -e cpu-clock --json -- true 2>/dev/null); then
 		|| fail "-C 0,0 counted CPU 0 more than once: $dup"
 	pass "-C 0,0 counts CPU 0 once"
 fi
+# A PMU that cannot separate privilege levels: the modifier is named as the cause.
+if [ -e /sys/bus/event_source/devices/msr/events/tsc ] && "$PMUKIT" stat -e msr/tsc/ -- true >/dev/null 2>&1; then
+	"$PMUKIT" stat -e msr/tsc/:u -- true >/dev/null 2>/tmp/pmukit_err.$$
+	check_eq "msr/tsc/:u -> 1" 1 $?
+	check "msr/tsc/:u names the refused modifier ($(cat /tmp/pmukit_err.$$))" \
+		grep -q "does not separate user and kernel mode.*drop the modifier" /tmp/pmukit_err.$$
+	rm -f /tmp/pmukit_err.$$
+else
+	echo "# no usable msr/tsc event here: the modifier check is skipped"
+fi
 
 finish
