@@ -65,6 +65,7 @@ struct pmu_report_summary {
 	uint64_t lost_uncounted; /* losses the source flagged without a count */
 	uint64_t switches;
 	uint64_t with_callchain; /* samples that carried a stack */
+	uint64_t with_branches;  /* samples that carried a branch stack (LBR) */
 	size_t threads, processes, modules, stacks;
 };
 void pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out);

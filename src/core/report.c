@@ -107,6 +107,7 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 	r->sum.samples++;
 	r->sum.period += period;
 	r->sum.with_callchain += n > 0;
+	r->sum.with_branches += s->nr_branches > 0;
 	const char *proc = pmuk_rp_str(r, p->name);
 	if (!*proc)
 		proc = pmuk_rp_thread_name(r, t);

@@ -191,7 +191,10 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 			r->sum.lost_bytes);
 	if (r->sum.lost_uncounted)
 		fprintf(f, " (+%" PRIu64 " losses of unknown size)", r->sum.lost_uncounted);
-	fprintf(f, ", with stacks: %" PRIu64 "\n", r->sum.with_callchain);
+	fprintf(f, ", with stacks: %" PRIu64, r->sum.with_callchain);
+	if (r->sum.with_branches)
+		fprintf(f, ", with branch stacks: %" PRIu64, r->sum.with_branches);
+	fprintf(f, "\n");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
 	fprintf(f, "#\n");
@@ -308,6 +311,7 @@ int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
 	pmuk_json_uint(&j, "lost_bytes", r->sum.lost_bytes);
 	pmuk_json_uint(&j, "lost_uncounted", r->sum.lost_uncounted);
 	pmuk_json_uint(&j, "with_callchain", r->sum.with_callchain);
+	pmuk_json_uint(&j, "with_branches", r->sum.with_branches);
 	pmuk_json_uint(&j, "switches", r->sum.switches);
 	pmuk_json_uint(&j, "stacks", r->n_stacks);
 	pmuk_json_arr_begin(&j, "events");

@@ -90,7 +90,7 @@ struct qent *pmuk_er_push(struct pmuk_etl_records *a, enum pmu_record_kind kind,
 
 static void drop(struct qent *e)
 {
-	free(e->str), free(e->str2), free(e->kown), free(e->uown);
+	free(e->str), free(e->str2), free(e->kown), free(e->uown), free(e->br);
 }
 
 static int emit(struct pmuk_etl_records *a, struct qent *e, pmu_record_fn cb, void *ctx)
@@ -109,6 +109,12 @@ static int emit(struct pmuk_etl_records *a, struct qent *e, pmu_record_fn cb, vo
 			rec->sample.callchain = a->chain;
 			rec->sample.nr_callchain = n;
 			a->st.with_stack++;
+		}
+		if (e->nbr) {
+			rec->has |= PMU_HAS_BRANCH_STACK;
+			rec->sample.branches = e->br;
+			rec->sample.nr_branches = e->nbr;
+			a->st.with_branches++;
 		}
 		a->st.samples++;
 	} else if (rec->kind == PMU_RECORD_COMM) {

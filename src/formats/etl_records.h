@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* .etl -> the portable record model (pmukit/sampling.h): process and thread
  * lifecycle with names, module maps with PDB GUID+Age, timer and PMC samples
- * with their StackWalk stacks, context switches with PMC readings, losses. */
+ * with their StackWalk stacks and LBR branch stacks, context switches with PMC
+ * readings, losses. */
 #ifndef PMUK_FORMATS_ETL_RECORDS_H
 #define PMUK_FORMATS_ETL_RECORDS_H
 
@@ -30,6 +31,8 @@ struct pmuk_etl_records_stats {
 	uint64_t fragments;        /* stack parts (plain stacks, key references) met */
 	uint64_t unmatched;        /* ... that named no sample still waiting */
 	uint64_t keys_unresolved;  /* key references without a key definition */
+	uint64_t with_branches;    /* samples delivered with an LBR branch stack */
+	uint64_t lbr_unmatched;    /* LBR records that named no sample still waiting */
 	uint64_t switches;         /* CSwitch events */
 	uint64_t max_pending;      /* most records held at once */
 };

@@ -225,6 +225,28 @@ static void stack(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 		kernel_part(a, find_sample(a, sk->tid, sk->event_time), f, n, 0);
 }
 
+/* An LBR record is logged right after its sample and names it by raw time and
+ * thread, as StackWalk does. */
+static void lbr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
+{
+	struct pmu_etl_lbr_ev *l = &a->u.lbr;
+	struct qent *e;
+
+	if (pmu_etl_decode_lbr(ev, l) || !l->n)
+		return;
+	if (!(e = find_sample(a, l->tid, l->time)) || e->br) {
+		a->st.lbr_unmatched++;
+		return;
+	}
+	if (!(e->br = malloc(l->n * sizeof(*e->br)))) {
+		a->err = pmuk_fail(PMU_ENOMEM, "no memory for a branch stack of %u entries", l->n);
+		return;
+	}
+	for (unsigned i = 0; i < l->n; i++)
+		e->br[i] = (struct pmu_branch){ .from = l->branch[i].from, .to = l->branch[i].to };
+	e->nbr = l->n;
+}
+
 static void thread_event(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 {
 	struct pmu_etl_thread_ev *t = &a->u.te;
@@ -343,7 +365,8 @@ void pmuk_er_convert(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 {
 	/* by task GUID: relogged files may carry kernel events in full headers */
 	static const unsigned groups[] = { PMU_ETL_GROUP_THREAD, PMU_ETL_GROUP_PROCESS,
-		PMU_ETL_GROUP_IMAGE, PMU_ETL_GROUP_PERFINFO, PMU_ETL_GROUP_STACKWALK };
+		PMU_ETL_GROUP_IMAGE, PMU_ETL_GROUP_PERFINFO, PMU_ETL_GROUP_STACKWALK,
+		PMU_ETL_GROUP_LBR };
 	struct pmu_guid g;
 	size_t i;
 
@@ -368,6 +391,9 @@ void pmuk_er_convert(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 	case 4:
 		if (ev->opcode == 32 || ev->opcode == 37 || ev->opcode == 38)
 			stack(a, ev);
+		break;
+	case 5:
+		lbr_event(a, ev);
 		break;
 	}
 }

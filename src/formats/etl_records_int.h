@@ -61,6 +61,8 @@ struct qent {
 	uint64_t *kown, *uown;     /* ... when owned copies */
 	uint32_t nk, nu;
 	uint64_t pmc[PMU_ETL_MAX_PMC];
+	struct pmu_branch *br;     /* owned LBR branch stack, most recent first */
+	uint32_t nbr;
 };
 
 struct idmap {                     /* u32 id -> u64, no deletions */
@@ -93,6 +95,7 @@ struct pmuk_etl_records {
 		struct pmu_etl_process_ev pe;
 		struct pmu_etl_thread_ev te;
 		struct pmu_etl_image_ev im;
+		struct pmu_etl_lbr_ev lbr;
 	} u;
 };
 

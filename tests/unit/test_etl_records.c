@@ -95,6 +95,17 @@ static void profile(struct syn *s, uint64_t t, uint64_t ip, uint32_t tid)
 	syn_end(s, at);
 }
 
+/* An LBR record naming the sample at raw time et of thread tid: n branches
+ * (0x1000+i -> 0x2000+i), most recent first. */
+static void lbr(struct syn *s, uint64_t t, uint64_t et, uint32_t tid, unsigned n)
+{
+	size_t at = syn_kernel(s, 17, 0x0C20, 2, 0, 0, t, NULL, 0);
+	syn_u64(s, et), syn_u32(s, 100), syn_u32(s, tid), syn_u32(s, 0x2), syn_u32(s, 0);
+	for (unsigned i = 0; i < n; i++)
+		syn_u64(s, 0x1000 + i), syn_u64(s, 0x2000 + i), syn_u64(s, 0);
+	syn_end(s, at);
+}
+
 static void cswitch(struct syn *s, uint64_t t, uint32_t new_tid, uint32_t old_tid,
 		    uint64_t p0, uint64_t p1)
 {
@@ -230,6 +241,30 @@ static const char *name_of(const struct seen *s, uint32_t tid)
 	return NULL;
 }
 
+struct lbr_seen {
+	unsigned samples, with;
+	uint32_t n[4];
+	uint64_t from1[4];
+	struct pmu_report *rp;
+};
+
+static int on_lbr_record(const struct pmu_record *r, void *ctx)
+{
+	struct lbr_seen *s = ctx;
+
+	assert_int_equal(pmu_report_record(r, s->rp), 0);
+	if (r->kind != PMU_RECORD_SAMPLE || s->samples >= 4)
+		return 0;
+	s->n[s->samples] = r->sample.nr_branches;
+	if (r->has & PMU_HAS_BRANCH_STACK) {
+		s->with++;
+		assert_int_equal(r->sample.branches[1].to, 0x2001);
+		s->from1[s->samples] = r->sample.branches[1].from;
+	}
+	s->samples++;
+	return 0;
+}
+
 static void test_synthetic(void **state)
 {
 	struct syn syn;
@@ -354,6 +389,50 @@ static void test_stack_after_thread_end(void **state)
 	assert_memory_equal(s.chain[1], u12, sizeof(u12));
 	pmuk_etl_records_close(a);
 	free(syn.d);
+}
+
+/* LBR records become the branch stack of the sample they name (raw time and
+ * thread); one naming no waiting sample, or a sample that has one, is counted. */
+static void test_lbr_attach(void **state)
+{
+	struct syn syn;
+	struct lbr_seen s = { 0 };
+	struct pmu_report_summary sum;
+	struct pmuk_etl_records *a;
+	struct pmuk_etl_records_stats st;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 100, 500, T0 + 1, NULL);
+	thread_v3(&syn, 0x0503, 100, 501, T0 + 2, NULL);
+	profile(&syn, T0 + 10, U1, 500);
+	lbr(&syn, T0 + 11, T0 + 10, 500, 3);
+	profile(&syn, T0 + 20, U1, 501);
+	lbr(&syn, T0 + 21, T0 + 20, 500, 2);	/* wrong thread: no sample */
+	profile(&syn, T0 + 30, U1, 500);
+	lbr(&syn, T0 + 31, T0 + 30, 500, 16);
+	lbr(&syn, T0 + 32, T0 + 30, 500, 1);	/* a second one for the same sample */
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "lbr");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmu_report_new(NULL, &s.rp), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_lbr_record, &s), 0);
+	pmu_report_summary(s.rp, &sum);
+	assert_int_equal(sum.with_branches, 2);
+	pmu_report_free(s.rp);
+	unlink(path);
+	pmuk_etl_records_stats(a, &st);
+	pmuk_etl_records_close(a);
+	free(syn.d);
+	assert_int_equal(s.samples, 3);
+	assert_int_equal(s.with, 2);
+	assert_int_equal(s.n[0], 3);
+	assert_int_equal(s.from1[0], 0x1001);
+	assert_int_equal(s.n[1], 0);
+	assert_int_equal(s.n[2], 16);
+	assert_int_equal(st.with_branches, 2);
+	assert_int_equal(st.lbr_unmatched, 2);
 }
 
 /* A buffer flagged EVENTS_LOST when the header counts no lost events (a
@@ -588,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_stack_after_thread_end),
 		cmocka_unit_test(test_lost_flagged),
+		cmocka_unit_test(test_lbr_attach),
 		cmocka_unit_test(test_stack_key_reuse),
 		cmocka_unit_test(test_stack_window),
 		cmocka_unit_test(test_net452),
