@@ -82,6 +82,10 @@ static int plausible(const uint8_t *p, size_t avail)
 
 	if (avail < ETL_BUF_HDR + 4)
 		return 0;
+	/* most offsets fail on the size alone: skip decoding the rest there */
+	uint32_t size = le32(p);
+	if (size < ETL_BUF_HDR + 8 || size > ETL_MAX_BUFFER)
+		return 0;
 	bufhdr_decode(p, &h);
 	if (bufhdr_bad(&h) || h.type > 7 || h.size < ETL_BUF_HDR + 8)
 		return 0;
