@@ -9,6 +9,8 @@
 
 #ifdef PMUKIT_HAVE_DW
 
+#include "linux/dw_cumap.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -39,7 +41,20 @@ struct dw {
 	int refreshed;          /* live: maps re-read since the last hit */
 	struct cu_index *cus;   /* sorted by the address of the unit's DIE */
 	size_t ncus, capcus;
+	struct pmuk_cumaps cumaps; /* units by address where .debug_aranges falls short */
 };
+
+/* Both caches hold pointers into libdwfl's modules: forget them when modules may
+ * have gone (live maps re-read). */
+static void forget_units(struct dw *d)
+{
+	for (size_t i = 0; i < d->ncus; i++)
+		free(d->cus[i].r);
+	free(d->cus);
+	d->cus = NULL;
+	d->ncus = d->capcus = 0;
+	pmuk_cumaps_clear(&d->cumaps);
+}
 
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
@@ -83,9 +98,7 @@ void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->ncus; i++)
-		free(d->cus[i].r);
-	free(d->cus);
+	forget_units(d);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -412,8 +425,10 @@ static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, 
 static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
 		      uint64_t addr)
 {
+	struct dw *d = s->backend;
 	struct pmu_frame *f = &s->chain[0];
 	Dwarf_Die chain[PMUK_SYM_DEPTH], *cu;
+	Dwarf_Line *dline;
 	Dwarf_Addr bias = 0, start;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -434,7 +449,15 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 		f->line = lineno > 0 ? (unsigned)lineno : 0;
 		f->column = col > 0 ? (unsigned)col : 0;
 	}
-	if ((cu = dwfl_module_addrdie(dm, addr, &bias))) {
+	cu = dwfl_module_addrdie(dm, addr, &bias);
+	if (!cu && (cu = pmuk_cumap_addrdie(&d->cumaps, dm, addr, &bias)) &&
+	    (dline = dwarf_getsrc_die(cu, addr - bias))) {
+		/* no .debug_aranges entry: libdwfl found neither unit nor line */
+		f->file = dwarf_linesrc(dline, NULL, NULL);
+		f->line = !dwarf_lineno(dline, &lineno) && lineno > 0 ? (unsigned)lineno : 0;
+		f->column = !dwarf_linecol(dline, &col) && col > 0 ? (unsigned)col : 0;
+	}
+	if (cu) {
 		cu_scopes(s->backend, cu, addr - bias, chain, &k);
 		if (k)
 			n = inline_chain(s, cu, addr - bias, k, chain);
@@ -469,6 +492,7 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 	if (!dm && !d->refreshed) {
 		/* The process may have loaded a library since: read its maps again. */
 		d->refreshed = 1;
+		forget_units(d);
 		dwfl_report_begin(d->dwfl);
 		dwfl_linux_proc_report(d->dwfl, s->opts.pid ? s->opts.pid : getpid());
 		dwfl_report_end(d->dwfl, NULL, NULL);

@@ -82,7 +82,7 @@ static void print_frames(const char *what, uint64_t addr, const struct pmu_frame
 }
 
 /* The chain of the address inside sym_inner. */
-static void assert_probe_chain(const struct pmu_frame *f, size_t n)
+static void assert_probe_chain_in(const struct pmu_frame *f, size_t n, const char *module)
 {
 	assert_int_equal(n, 3);
 	assert_string_equal(f[0].function, "sym_inner");
@@ -99,9 +99,14 @@ static void assert_probe_chain(const struct pmu_frame *f, size_t n)
 	assert_false(f[2].flags & (PMU_FRAME_INLINED | PMU_FRAME_STALE | PMU_FRAME_NOFILE));
 	assert_true(f[2].symbol_offset > 0 && f[2].symbol_offset < 4096);
 	for (size_t i = 0; i < n; i++) {
-		assert_string_equal(f[i].module, exe);
+		assert_string_equal(f[i].module, module);
 		assert_int_equal(f[i].module_offset, f[0].module_offset);
 	}
+}
+
+static void assert_probe_chain(const struct pmu_frame *f, size_t n)
+{
+	assert_probe_chain_in(f, n, exe);
 }
 
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
@@ -338,20 +343,28 @@ static uint64_t linked(uintptr_t addr)
 	return f.module_offset;
 }
 
+/* copy = dir/name: this test program rewritten by objcopy ARGS. */
+static void objcopy_exe(char *dir, char *copy, size_t size, const char *name, const char *args)
+{
+	char cmd[8192];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, size, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "objcopy %s '%s' '%s'", args, exe, copy);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* A copy without DWARF: names from the symbol table, no lines. */
 static void test_stripped(void **state)
 {
-	char dir[] = "/tmp/pmukit-sym-XXXXXX", copy[512], cmd[8192];
+	char dir[] = "/tmp/pmukit-sym-XXXXXX", copy[512];
 	struct pmu_symbolizer *s;
 	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = copy };
 	struct pmu_frame f[8];
 	size_t n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/stripped", dir);
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug '%s' '%s'", exe, copy);
-	assert_int_equal(system(cmd), 0);
+	objcopy_exe(dir, copy, sizeof(copy), "stripped", "--strip-debug");
 	s = open_sym(1, 0);
 	m.build_id = build_id;
 	m.build_id_size = (uint8_t)build_id_size;   /* strip keeps the build-id */
@@ -363,6 +376,34 @@ static void test_stripped(void **state)
 	assert_null(f[0].file);
 	assert_int_equal(f[0].line, 0);
 	assert_true(f[0].symbol_offset > 0);
+	pmu_symbolizer_close(s);
+	unlink(copy);
+	rmdir(dir);
+}
+
+/* A copy without .debug_aranges (clang and rustc emit none by default; libdw
+ * before 0.192 finds compile units only through it): the same lines and
+ * inlined calls from the units' own ranges. */
+static void test_no_aranges(void **state)
+{
+	char dir[] = "/tmp/pmukit-sym-XXXXXX", copy[512], cmd[1024];
+	struct pmu_symbolizer *s;
+	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = copy };
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	objcopy_exe(dir, copy, sizeof(copy), "no-aranges", "--remove-section=.debug_aranges");
+	snprintf(cmd, sizeof(cmd), "readelf -S '%s' | grep -q debug_aranges", copy);
+	assert_int_not_equal(system(cmd), 0);
+	s = open_sym(1, 0);
+	assert_int_equal(pmu_symbolizer_add_module(s, &m), 0);
+	assert_int_equal(pmu_symbolizer_resolve(s, linked(probe_ra - 1), f, 8, &n), 0);
+	print_frames("no .debug_aranges", linked(probe_ra - 1), f, n);
+	assert_probe_chain_in(f, n, copy);
+	/* an address in no unit (the ELF header) still resolves, to module + offset */
+	assert_int_equal(pmu_symbolizer_resolve(s, 0, f, 8, &n), 0);
+	assert_null(f[0].file);
 	pmu_symbolizer_close(s);
 	unlink(copy);
 	rmdir(dir);
@@ -469,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_offline),
 		cmocka_unit_test(test_stale_missing_pe),
 		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_no_aranges),
 		cmocka_unit_test(test_vs_addr2line),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_caps),
