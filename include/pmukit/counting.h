@@ -18,6 +18,8 @@ enum pmu_reading_flags {
 	PMU_READING_MULTIPLEXED = 1u << 0, /* ran for only part of the enabled time: scaled */
 	PMU_READING_NOT_COUNTED = 1u << 1, /* enabled but never scheduled: value is unknown */
 	PMU_READING_ERROR_STATE = 1u << 2, /* a pinned event lost its counter: stopped counting */
+	PMU_READING_UNSUPPORTED = 1u << 3, /* not opened: this host cannot count it (see
+					    * pmu_counters_unsupported); value is 0 */
 };
 
 struct pmu_reading {
@@ -51,6 +53,11 @@ struct pmu_counters_opts {
 	int enable_on_exec;    /* start counting when the target execs (see pmu_command) */
 	int start_disabled;    /* open disabled; pmu_counters_enable() starts counting */
 	int pinned;            /* ask the kernel to keep each group on its counters */
+	/* Leave out a group this host cannot count (PMU_ENOTSUP: no PMU for it, an
+	 * event or modifier its PMU lacks) and count the rest, as perf stat does;
+	 * its readings carry PMU_READING_UNSUPPORTED. Open still fails when no
+	 * group can be counted. */
+	int skip_unsupported;
 };
 
 struct pmu_counters;
@@ -62,6 +69,8 @@ int pmu_counters_disable(struct pmu_counters *c);
 int pmu_counters_reset(struct pmu_counters *c);
 
 size_t pmu_counters_event_count(const struct pmu_counters *c);
+/* Why event i is not counted (left out by skip_unsupported), NULL when it is. */
+const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i);
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i);
 /* The CPUs of a PMU_TARGET_CPUS target (0 otherwise). */
 size_t pmu_counters_cpu_count(const struct pmu_counters *c);

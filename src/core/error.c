@@ -50,6 +50,22 @@ int pmuk_fail(int err, const char *fmt, ...)
 	return err;
 }
 
+int pmuk_fail_reasons(int err, const char *const *why, size_t n)
+{
+	char text[sizeof(detail)] = "";
+	size_t o = 0, k;
+
+	for (size_t i = 0; i < n && o + 1 < sizeof(text); i++) {
+		for (k = 0; why[i] && k < i && (!why[k] || strcmp(why[k], why[i])); k++)
+			;
+		if (why[i] && k == i)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s", o ? "; " : "",
+					      why[i]);
+	}
+	memcpy(detail, text, sizeof(detail));
+	return err;
+}
+
 void pmuk_clear_detail(void)
 {
 	detail[0] = '\0';

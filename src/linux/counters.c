@@ -341,12 +341,20 @@ static int unit_counted(struct pmu_counters *c, size_t u)
 	return 0;
 }
 
+static int unit_open(const struct pmu_counters *c, size_t u)
+{
+	for (size_t e = 0; e < c->nev; e++)
+		if (c->fd[u * c->nev + e] >= 0)
+			return 1;
+	return 0;
+}
+
 int pmuk_counters_never_ran(struct pmu_counters *c)
 {
 	if (c->cpu_target || c->unit[0] == 0)
 		return 0;
 	for (size_t u = 0; u < c->nunits; u++) {
-		if (c->fd[u * c->nev + c->grp[0].m[0]] < 0)
+		if (!unit_open(c, u))
 			continue; /* vanished while opening */
 		/* Looked at again once it is gone: it may have run in between. */
 		if (unit_counted(c, u) || !thread_exited(c->unit[u]) || unit_counted(c, u))
@@ -401,7 +409,7 @@ void pmu_counters_close(struct pmu_counters *c)
 	for (size_t u = 0; c->fd && u < c->nunits; u++)
 		close_unit(c, u);
 	for (size_t g = 0; c->grp && g < c->ngrp; g++)
-		free(c->grp[g].m);
+		free(c->grp[g].m), free(c->grp[g].unsupported);
 	free(c->grp);
 	free(c->ev);
 	free(c->unit);
@@ -411,6 +419,37 @@ void pmu_counters_close(struct pmu_counters *c)
 	free(c->buf);
 	free(c->sum);
 	free(c);
+}
+
+/* skip_unsupported: closes what open_group opened of g on unit u and keeps why. */
+static int leave_out(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		int *fd = &c->fd[u * c->nev + g->m[i]];
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	if (!(g->unsupported = strdup(pmu_error_detail())))
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+	pmuk_clear_detail();
+	return 0;
+}
+
+/* Nothing to count when every group was left out: each distinct reason is the error. */
+static int all_left_out(struct pmu_counters *c)
+{
+	const char *why[64];
+	size_t n = 0;
+
+	for (size_t g = 0; g < c->ngrp; g++) {
+		if (!c->grp[g].unsupported)
+			return 0;
+		if (n < sizeof(why) / sizeof(why[0]))
+			why[n++] = c->grp[g].unsupported;
+	}
+	return pmuk_fail_reasons(PMU_ENOTSUP, why, n);
 }
 
 static int alloc_arrays(struct pmu_counters *c)
@@ -471,7 +510,12 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		int vanished = 0;
 
 		for (size_t g = 0; g < c->ngrp && !vanished; g++) {
+			if (c->grp[g].unsupported)
+				continue;
 			err = open_group(c, &c->grp[g], u, &o);
+			/* decided on the first unit: later ones must agree */
+			if (err == PMU_ENOTSUP && o.skip_unsupported && opened == 0)
+				err = leave_out(c, &c->grp[g], u);
 			if (err < 0)
 				goto fail;
 			vanished = err == 1;
@@ -481,6 +525,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		else
 			opened++;
 	}
+	if ((err = all_left_out(c)) < 0)
+		goto fail;
 	if (opened == 0) {
 		err = pmuk_fail(PMU_ESRCH, "no such process %d (its threads exited while opening)",
 				t->pid);

@@ -15,6 +15,7 @@ struct pmuk_cgroup {
 	size_t *m;      /* member event indexes, leader first */
 	char cpus[256]; /* CPUs its PMU serves (hybrid), "" = all */
 	int uread;      /* every member can be read from user space */
+	char *unsupported; /* why the host cannot count it (skip_unsupported), else NULL */
 };
 
 struct pmu_counters {

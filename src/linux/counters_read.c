@@ -67,9 +67,10 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 	ssize_t r;
 
 	if (lfd < 0) {
-		/* Not opened on this unit (a hybrid PMU's group on another core type). */
+		/* Not opened on this unit (a hybrid PMU's group on another core type),
+		 * or on none (left out: the host cannot count it). */
 		for (size_t i = 0; i < g->n; i++)
-			set(&out[g->m[i]], 0, 0, 0, 0);
+			set(&out[g->m[i]], 0, 0, 0, g->unsupported ? PMU_READING_UNSUPPORTED : 0);
 		return 0;
 	}
 	if (g->uread && pmuk_counters_uread_here(c) && uread_group(c, g, out) == 0)
@@ -121,7 +122,8 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 			out[e].value += c->sum[e].value;
 			out[e].time_enabled += c->sum[e].time_enabled;
 			out[e].time_running += c->sum[e].time_running;
-			out[e].flags |= c->sum[e].flags & PMU_READING_ERROR_STATE;
+			out[e].flags |= c->sum[e].flags &
+					(PMU_READING_ERROR_STATE | PMU_READING_UNSUPPORTED);
 		}
 	}
 	for (size_t e = 0; e < c->nev; e++)
@@ -186,6 +188,15 @@ int pmu_counters_reset(struct pmu_counters *c)
 size_t pmu_counters_event_count(const struct pmu_counters *c)
 {
 	return c ? c->nev : 0;
+}
+
+const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i)
+{
+	for (size_t g = 0; c && i < c->nev && g < c->ngrp; g++)
+		for (size_t k = 0; k < c->grp[g].n; k++)
+			if (c->grp[g].m[k] == i)
+				return c->grp[g].unsupported;
+	return NULL;
 }
 
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i)

@@ -31,6 +31,7 @@ struct win_counter {
 	uint64_t base;       /* raw value at the last enable */
 	uint64_t acc;        /* counted while enabled before the last disable */
 	int pmc;             /* PMUK_WSRC_ETW_PMC: index in the ETW PMC set */
+	char *unsupported;   /* left out (skip_unsupported): why, else NULL */
 };
 
 struct pmu_counters {
@@ -153,6 +154,9 @@ static int read_raw(struct pmu_counters *p, int src, uint64_t *v)
 	case PMUK_WSRC_ETW_PMC:
 		*v = 0;  /* counted in pmc_counting_win.c; read through pmuk_etw_pmc_read */
 		return 0;
+	case PMUK_WSRC_NONE:
+		*v = 0;  /* left out: skip_unsupported */
+		return 0;
 	case PMUK_WSRC_HCP_CSWITCH:
 		rd = (read_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
 							      "ReadThreadProfilingData");
@@ -265,14 +269,61 @@ static int hcp_enable(struct pmu_counters *p)
 	return 0;
 }
 
+/* skip_unsupported: counter i is left out, with the last error as its reason. */
+static int leave_out(struct win_counter *c)
+{
+	c->src = PMUK_WSRC_NONE;
+	if (!(c->unsupported = _strdup(pmu_error_detail())))
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+	pmuk_clear_detail();
+	return 0;
+}
+
+/* The ETW PMC session for the hardware events; with skip_unsupported a host
+ * that cannot run it leaves those events out instead of failing. */
+static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target *t, int skip)
+{
+	int err = open_pmc(p, t);
+
+	if (err != PMU_ENOTSUP || !skip)
+		return err;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->c[i].src == PMUK_WSRC_ETW_PMC) {
+			char *why = _strdup(pmu_error_detail());
+
+			if (!why)
+				return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+			p->c[i].src = PMUK_WSRC_NONE;
+			p->c[i].unsupported = why;
+		}
+	pmuk_clear_detail();
+	return 0;
+}
+
+/* Nothing to count when every event was left out: each distinct reason is the error. */
+static int all_left_out(const struct pmu_counters *p)
+{
+	const char *why[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (!p->c[i].unsupported)
+			return 0;
+		if (n < sizeof(why) / sizeof(why[0]))
+			why[n++] = p->c[i].unsupported;
+	}
+	return pmuk_fail_reasons(PMU_ENOTSUP, why, n);
+}
+
 int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
 		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
 {
 	struct pmu_counters *p;
 	char why[320];
 	int err = 0;
-
-	(void)opts; /* inherit is implied: process counts include every thread */
+	/* inherit is implied: process counts include every thread */
+	int skip = opts && opts->sz >= offsetof(struct pmu_counters_opts, skip_unsupported) +
+		   sizeof(int) && opts->skip_unsupported;
 	if (!events || !target || !out || !events->n)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
 	*out = NULL;
@@ -297,11 +348,15 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 			err = wine_pmc_probe(ev, target);
 		if (p->c[i].src == PMUK_WSRC_NONE && !err)
 			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s", ev->name, why);
+		if (err == PMU_ENOTSUP && skip)
+			err = leave_out(&p->c[i]);
 	}
 	if (!err)
 		err = open_target(p, target);
 	if (!err)
-		err = open_pmc(p, target);
+		err = open_pmc_or_leave_out(p, target, skip);
+	if (!err)
+		err = all_left_out(p);
 	for (size_t i = 0; i < p->n && !err; i++)
 		if (p->c[i].src == PMUK_WSRC_HCP_CSWITCH && !p->hcp)
 			err = hcp_enable(p);
@@ -389,6 +444,11 @@ size_t pmu_counters_event_count(const struct pmu_counters *p)
 	return p ? p->n : 0;
 }
 
+const char *pmu_counters_unsupported(const struct pmu_counters *p, size_t i)
+{
+	return p && i < p->n ? p->c[i].unsupported : NULL;
+}
+
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *p, size_t i)
 {
 	return p && i < p->n ? &p->c[i].ev : NULL;
@@ -411,6 +471,11 @@ static int read_all(struct pmu_counters *p, int cpu_index, struct pmu_reading *o
 	int err;
 
 	for (size_t i = 0; i < p->n; i++) {
+		if (p->c[i].unsupported) {
+			pmuk_reading_set(&out[i], 0, 0, 0);
+			out[i].flags = PMU_READING_UNSUPPORTED;
+			continue;
+		}
 		if (p->c[i].src == PMUK_WSRC_ETW_PMC) {
 			if ((err = pmuk_etw_pmc_read(p->pmc, (size_t)p->c[i].pmc, cpu_index, &v)))
 				return err;
@@ -464,6 +529,8 @@ void pmu_counters_close(struct pmu_counters *p)
 		CloseHandle(p->thread);
 	if (p->proc && p->kind == PMU_TARGET_PID)
 		CloseHandle(p->proc);
+	for (size_t i = 0; p->c && i < p->n; i++)
+		free(p->c[i].unsupported);
 	free(p->c);
 	free(p);
 }

@@ -174,14 +174,40 @@ if dup=$("$PMUKIT" stat -C 0,0 -A -e cpu-clock --json -- true 2>/dev/null); then
 	pass "-C 0,0 counts CPU 0 once"
 fi
 # A PMU that cannot separate privilege levels: the modifier is named as the cause.
+# As in perf stat, an event this host cannot count reads <not supported> and the
+# rest is counted; with nothing countable the command still runs for its status.
 if [ -e /sys/bus/event_source/devices/msr/events/tsc ] && "$PMUKIT" stat -e msr/tsc/ -- true >/dev/null 2>&1; then
-	"$PMUKIT" stat -e msr/tsc/:u -- true >/dev/null 2>/tmp/pmukit_err.$$
-	check_eq "msr/tsc/:u -> 1" 1 $?
-	check "msr/tsc/:u names the refused modifier ($(cat /tmp/pmukit_err.$$))" \
-		grep -q "does not separate user and kernel mode.*drop the modifier" /tmp/pmukit_err.$$
+	out=$("$PMUKIT" stat -x, -e msr/tsc/:u,task-clock -- true 2>/tmp/pmukit_err.$$)
+	check_eq "msr/tsc/:u,task-clock -> 0" 0 $?
+	check "msr/tsc/:u reads <not supported>, task-clock is counted ($out)" py '
+import sys
+rows = [l.split(",") for l in sys.argv[1].splitlines()]
+assert rows[0][0] == "<not supported>" and rows[0][2] == "msr/tsc/u", rows
+assert rows[1][2] == "task-clock" and float(rows[1][0]) > 0, rows
+' "$out"
+	check "the modifier is named as the cause ($(cat /tmp/pmukit_err.$$))" \
+		grep -q "not counting msr/tsc/u: .*does not separate user and kernel mode.*drop the modifier" /tmp/pmukit_err.$$
+	"$PMUKIT" stat -e msr/tsc/:u -- sh -c 'exit 5' >/dev/null 2>/tmp/pmukit_err.$$
+	check_eq "nothing countable: the command runs uncounted, exit 5 passed through" 5 $?
+	check "... and says so" grep -q "running the command uncounted" /tmp/pmukit_err.$$
 	rm -f /tmp/pmukit_err.$$
 else
 	echo "# no usable msr/tsc event here: the modifier check is skipped"
+fi
+if "$PMUKIT" stat -e cycles -- true 2>&1 >/dev/null | grep -q "no hardware PMU"; then
+	json=$("$PMUKIT" stat --json -e '{cycles,instructions},page-faults' -- true 2>/tmp/pmukit_err.$$)
+	check_eq "no PMU: {cycles,instructions},page-faults -> 0" 0 $?
+	check "no PMU: the group is <not supported> with the reason, page-faults counted" py '
+import json, sys
+d = json.loads(sys.argv[1])
+c = {x["event"]: x for x in d["counters"]}
+for e in ("cycles", "instructions"):
+    assert c[e]["supported"] is False and c[e]["value"] is None, c[e]
+    assert "no hardware PMU" in c[e]["not_counted"], c[e]
+assert c["page-faults"]["supported"] is True and c["page-faults"]["value"] > 0, c
+' "$json"
+	check "no PMU: stderr names each left-out event" test "$(grep -c 'not counting' /tmp/pmukit_err.$$)" -eq 2
+	rm -f /tmp/pmukit_err.$$
 fi
 
 finish

@@ -325,6 +325,51 @@ static void test_hardware_event(void **state)
 	pmu_counters_close(c);
 }
 
+/* skip_unsupported: a group no PMU here can count (a PMU type the kernel does not
+ * have) is left out with its reason and flagged in every reading; the rest counts.
+ * Without it, or with nothing left to count, open fails. */
+static void test_skip_unsupported(void **state)
+{
+	struct pmu_event ev[3] = {
+		ev_sw("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 0, 1),
+		ev_hw("bogus", 1, 0, 0),
+		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
+	};
+	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+	struct pmu_reading r[3];
+
+	(void)state;
+	snprintf(ev[1].pmu, sizeof(ev[1].pmu), "nosuchpmu");
+	ev[1].kind = PMU_EVENT_RAW;
+	ev[1].type = 0x7ffffff0;	/* no PMU registers this type */
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, NULL, &c), PMU_ENOTSUP);
+	assert_null(c);
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+	assert_null(pmu_counters_unsupported(c, 2));
+	assert_non_null(pmu_counters_unsupported(c, 0));	/* the whole group */
+	assert_non_null(strstr(pmu_counters_unsupported(c, 1), "bogus"));
+	assert_string_equal(pmu_counters_unsupported(c, 0), pmu_counters_unsupported(c, 1));
+	assert_null(pmu_counters_unsupported(c, 3));
+	spin(5);
+	assert_int_equal(pmu_counters_disable(c), 0);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[0].flags & PMU_READING_UNSUPPORTED);
+	assert_true(r[1].flags & PMU_READING_UNSUPPORTED);
+	assert_int_equal(r[0].value + r[1].value, 0);
+	assert_false(r[2].flags & PMU_READING_UNSUPPORTED);
+	assert_true(r[2].value >= 4000000);	/* 5 ms of spinning, in ns */
+	assert_int_equal(pmu_counters_enable(c), 0);
+	assert_int_equal(pmu_counters_reset(c), 0);
+	pmu_counters_close(c);
+
+	/* nothing left to count: the error names the reason */
+	assert_int_equal(pmuk_counters_open_events(&ev[1], 1, &t, &o, &c), PMU_ENOTSUP);
+	assert_null(c);
+	assert_non_null(strstr(pmu_error_detail(), "bogus"));
+}
+
 static pid_t unused_pid(void)
 {
 	for (pid_t p = 4000000; p > 1000; p -= 7919)
@@ -672,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_pid_target),
 		cmocka_unit_test(test_cpus_target),
 		cmocka_unit_test(test_hardware_event),
+		cmocka_unit_test(test_skip_unsupported),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_hybrid_pmu_serves_none),

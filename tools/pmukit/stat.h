@@ -28,6 +28,7 @@ struct stat_rows {
 	const struct pmu_event *events; /* n events, contiguous copy */
 	const struct pmu_reading *r;    /* n readings */
 	const double *stddev_pct;       /* n values when repeat > 1, else NULL */
+	const char *const *unsupported; /* n reasons (NULL: counted), or NULL: all counted */
 	int cpu;                        /* -1: aggregated */
 };
 
@@ -44,6 +45,9 @@ struct stat_summary {
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
 
 void stat_print_header(const struct stat_config *cfg);
+/* Says on stderr which events of c this host cannot count, and why; fills why[]
+ * (n entries, NULL for counted events; the strings stay c's). */
+void stat_note_unsupported(const struct pmu_counters *c, const char **why, size_t n);
 void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
 		const struct stat_rows *rows, size_t nrows);
 

@@ -22,6 +22,8 @@ static const char *not_counted(const struct stat_rows *rows, size_t i)
 {
 	const struct pmu_reading *r = &rows->r[i];
 
+	if (rows->unsupported && rows->unsupported[i])
+		return rows->unsupported[i];
 	if (r->flags & PMU_READING_ERROR_STATE)
 		return "lost its counter: pinned event evicted";
 	if (r->flags & PMU_READING_NOT_COUNTED)
@@ -30,6 +32,20 @@ static const char *not_counted(const struct stat_rows *rows, size_t i)
 		return rows->cpu >= 0 ? "its PMU does not serve this CPU"
 				      : "the target did not run while counting";
 	return NULL;
+}
+
+/* perf's placeholder for a count without a value. */
+static const char *no_value(const struct stat_rows *rows, size_t i)
+{
+	return rows->unsupported && rows->unsupported[i] ? "<not supported>" : "<not counted>";
+}
+
+void stat_note_unsupported(const struct pmu_counters *c, const char **why, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((why[i] = pmu_counters_unsupported(c, i)))
+			fprintf(stderr, "pmukit stat: not counting %s: %s\n",
+				pmu_counters_event(c, i)->name, why[i]);
 }
 
 static const char *target_name(const struct stat_config *cfg)
@@ -91,8 +107,12 @@ static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_
 		fprintf(f, "%16.9f ", sum->interval_s);
 	if (rows->cpu >= 0)
 		fprintf(f, "CPU%-4d", rows->cpu);
+	if (why && rows->unsupported && rows->unsupported[i]) {
+		fprintf(f, "%18s      %s\n", no_value(rows, i), ev->name);
+		return;
+	}
 	if (why) {
-		fprintf(f, "%18s      %-30s  (%s)\n", "<not counted>", ev->name, why);
+		fprintf(f, "%18s      %-30s  (%s)\n", no_value(rows, i), ev->name, why);
 		return;
 	}
 	if (is_clock(ev)) {
@@ -124,7 +144,7 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 	if (rows->cpu >= 0)
 		fprintf(f, "CPU%d%s", rows->cpu, s);
 	if (not_counted(rows, i))
-		fprintf(f, "<not counted>%s", s);
+		fprintf(f, "%s%s", no_value(rows, i), s);
 	else if (is_clock(ev))
 		fprintf(f, "%.2f%s", r->scaled / 1e6, s);
 	else
@@ -166,6 +186,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
 	pmuk_json_bool(j, "multiplexed", !!(r->flags & PMU_READING_MULTIPLEXED));
 	pmuk_json_bool(j, "counted", !why);
+	pmuk_json_bool(j, "supported", !(rows->unsupported && rows->unsupported[i]));
 	if (why)
 		pmuk_json_str(j, "not_counted", why);
 	if (r->flags & PMU_READING_ERROR_STATE)

@@ -20,12 +20,15 @@ struct run {
 	struct pmu_command *cmd;
 	size_t n, ncpu;               /* events; CPUs of a CPU target (0 otherwise) */
 	struct pmu_event *events;
+	const char **why;             /* [n]: why an event is not counted here (not owned) */
+	char **why_own;               /* [n]: copies that outlive the counters */
 	int *cpu_ids;                 /* [ncpu] */
 	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
 	int exit_status;
 	int interrupted;
+	int uncounted;                /* nothing countable: the command ran without counters */
 	const char *note;
 };
 
@@ -76,6 +79,7 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 		rows[k] = (struct stat_rows){
 			.n = r->n, .events = r->events, .r = rd + slot * r->n,
 			.stddev_pct = stddev, .cpu = r->cfg->per_cpu ? r->cpu_ids[k] : -1,
+			.unsupported = (const char *const *)r->why_own,
 		};
 	}
 	stat_print(r->cfg, &sum, rows, nrows);
@@ -181,10 +185,42 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
+/* Nothing here can be counted: the command still runs, for its exit status. */
+static int run_uncounted(struct run *r)
+{
+	int err, status;
+
+	fprintf(stderr, "pmukit stat: running the command uncounted\n");
+	if ((err = pmu_command_start(r->cmd))) {
+		tool_error("stat", "starting the command", err);
+		return err == PMU_ENOENT ? 127 : 126;
+	}
+	/* SIGINT, SIGTERM and SIGCHLD are blocked here: the wait is not interrupted */
+	if ((err = pmu_command_wait(r->cmd, &status)))
+		return tool_error("stat", "waiting for the command", err);
+	r->exit_status = exit_code(status);
+	r->uncounted = 1;
+	return 0;
+}
+
+/* The first run's reasons, kept past its counters for printing. */
+static int keep_reasons(struct run *r)
+{
+	if (!(r->why = calloc(r->n, sizeof(*r->why))) ||
+	    !(r->why_own = calloc(r->n, sizeof(*r->why_own))))
+		return PMU_ENOMEM;
+	stat_note_unsupported(r->counters, r->why, r->n);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->why[i] && !(r->why_own[i] = strdup(r->why[i])))
+			return PMU_ENOMEM;
+	return 0;
+}
+
 static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
 {
 	struct stat_config *cfg = r->cfg;
-	struct pmu_counters_opts opts = { .sz = sizeof(opts) };
+	/* as perf stat: what this host cannot count is shown <not supported> */
+	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;
@@ -219,6 +255,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
+		if (err == PMU_ENOTSUP && r->cmd)
+			rc = run_uncounted(r);
 		goto out;
 	}
 	r->ncpu = cfg->target.kind == PMU_TARGET_CPUS ? pmu_counters_cpu_count(r->counters) : 0;
@@ -231,7 +269,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		r->prev = calloc(slots, sizeof(*r->prev));
 		r->delta = calloc(slots, sizeof(*r->delta));
 		r->cpu_ids = calloc(r->ncpu + 1, sizeof(*r->cpu_ids));
-		if (!r->events || !r->cur || !r->prev || !r->delta || !r->cpu_ids) {
+		if (!r->events || !r->cur || !r->prev || !r->delta || !r->cpu_ids ||
+		    keep_reasons(r)) {
 			rc = tool_error("stat", "allocating", PMU_ENOMEM);
 			goto out;
 		}
@@ -277,7 +316,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 
 	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
 		rc = measure(&r, list, &elapsed);
-		if (rc)
+		if (rc || r.uncounted)
 			break;
 		runs = k;
 		elapsed_sum += elapsed;
@@ -295,7 +334,9 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		for (size_t i = 0; i < r.n; i++)
 			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
-	if (runs > 1 && !rc) {
+	if (r.uncounted) {
+		runs = 0;   /* nothing to print; the exit status passes through below */
+	} else if (runs > 1 && !rc) {
 		for (size_t i = 0; i < r.n; i++)
 			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
 		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
@@ -307,6 +348,10 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	free(runs_of);
 	free(mean);
 	free(stderr_pct);
+	for (size_t i = 0; r.why_own && i < r.n; i++)
+		free(r.why_own[i]);
+	free(r.why_own);
+	free(r.why);
 	free(r.events);
 	free(r.cur);
 	free(r.prev);

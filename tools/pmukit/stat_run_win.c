@@ -5,7 +5,6 @@
 #include "cmd.h"
 #include "stat.h"
 
-#include "core/event_list.h"
 #include "core/scale.h"
 #include "windows/win.h"
 
@@ -31,11 +30,16 @@ static double now_ns(void)
 	return (double)t.QuadPart * 1e9 / (double)f.QuadPart;
 }
 
+/* Why each event is not counted here (NULL: counted), for the rows; the strings
+ * belong to the open counters. One measurement per process, as `interrupted`. */
+static const char **why;
+
 static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 		  const struct pmu_reading *r, size_t n, double interval_s, double elapsed,
 		  int exit_status, const char *note)
 {
-	struct stat_rows rows = { .n = n, .events = ev, .r = r, .cpu = -1 };
+	struct stat_rows rows = { .n = n, .events = ev, .r = r, .cpu = -1,
+				  .unsupported = (const char *const *)why };
 	struct stat_summary sum = {
 		.elapsed_ns = elapsed, .interval_s = interval_s, .runs = 1,
 		.exit_status = exit_status, .interrupted = interrupted, .note = note,
@@ -80,40 +84,11 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 	}
 }
 
-/* The events of list that open on target; the others are named with the reason. */
-static int usable_events(const struct pmu_event_list *list, const struct pmu_target *t,
-			 const struct pmu_counters_opts *opts, struct pmu_event_list **out)
-{
-	struct pmu_event_list *l = calloc(1, sizeof(*l)), one = { .n = 1, .ngroups = 1 };
-	struct pmu_counters *c;
-
-	if (!l)
-		return PMU_ENOMEM;
-	for (size_t i = 0; i < list->n; i++) {
-		struct pmu_event ev = list->ev[i];
-
-		one.ev = &ev;
-		if (pmu_counters_open(&one, t, opts, &c)) {
-			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
-			continue;
-		}
-		pmu_counters_close(c);
-		ev.group = (int)l->n;
-		ev.group_leader = 1;
-		if (pmuk_event_list_add(l, &ev)) {
-			pmu_event_list_free(l);
-			return PMU_ENOMEM;
-		}
-		l->ngroups++;
-	}
-	*out = l;
-	return 0;
-}
-
 static int run_uncounted(struct pmu_command *cmd)
 {
 	int status, err = pmu_command_start(cmd);
 
+	fprintf(stderr, "pmukit stat: running the command uncounted\n");
 	if (!err)
 		err = pmu_command_wait(cmd, &status);
 	if (err)
@@ -123,13 +98,14 @@ static int run_uncounted(struct pmu_command *cmd)
 
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
-	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1 };
+	/* as perf stat: what this host cannot count is shown <not supported> */
+	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1,
+					  .skip_unsupported = 1 };
 	struct pmu_target target = cfg->target;
 	struct pmu_counters *c = NULL;
 	struct pmu_command *cmd = NULL;
 	struct pmu_reading *cur = NULL, *prev = NULL;
 	struct pmu_event *ev = NULL;
-	struct pmu_event_list *usable = NULL;
 	HANDLE h = NULL;
 	double t0, elapsed;
 	int err, rc = 0, status = -1;
@@ -152,28 +128,23 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		h = pmuk_command_handle(cmd);
 	}
 	err = pmu_counters_open(list, &target, &opts, &c);
-	if (err == PMU_ENOTSUP && cmd && usable_events(list, &target, &opts, &usable) == 0) {
-		/* Count what can be counted; with nothing countable, still run the command
-		 * (its exit status matters to the caller) after saying why. */
-		err = usable->n ? pmu_counters_open(usable, &target, &opts, &c) : 0;
-		if (!err && !usable->n) {
-			fprintf(stderr, "pmukit stat: running the command uncounted\n");
-			rc = run_uncounted(cmd);
-			goto out;
-		}
-	}
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
+		/* nothing countable: the command still runs, for its exit status */
+		if (err == PMU_ENOTSUP && cmd)
+			rc = run_uncounted(cmd);
 		goto out;
 	}
 	n = pmu_counters_event_count(c);
 	ev = calloc(n, sizeof(*ev));
 	cur = calloc(n, sizeof(*cur));
 	prev = calloc(n, sizeof(*prev));
-	if (!ev || !cur || !prev) {
+	why = calloc(n, sizeof(*why));
+	if (!ev || !cur || !prev || !why) {
 		rc = tool_error("stat", "allocating", PMU_ENOMEM);
 		goto out;
 	}
+	stat_note_unsupported(c, why, n);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
 	stat_print_header(cfg);
@@ -199,12 +170,13 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	if (!rc && cmd && status != 0)
 		rc = status;
 out:
-	pmu_event_list_free(usable);
 	pmu_counters_close(c);
 	pmu_command_free(cmd);
 	free(ev);
 	free(cur);
 	free(prev);
+	free(why);
+	why = NULL;
 	SetConsoleCtrlHandler(on_ctrl, FALSE);
 	return rc;
 }
