@@ -97,6 +97,8 @@ struct pmu_idle_state {
 	uint64_t entries_delta;
 	double percent;          /* residency, percent of the interval's wall-clock time;
 				  * 0 after the first sample */
+	int no_interval;         /* the previous sample lacked this state (it appeared or
+				  * was renamed): entries_delta and percent are 0 */
 };
 
 /* Number of idle states of CPU index i of the last sample (0 when none). */

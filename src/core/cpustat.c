@@ -268,7 +268,8 @@ int pmu_cpustat_idle_read(const struct pmu_cpustat *s, size_t i, size_t k,
 	out->disabled = st->disabled;
 	out->entries = st->entries;
 	out->ns = st->ns;
-	out->entries_delta = st->entries - (was ? was->entries : 0);
+	out->no_interval = s->nsamples > 1 && !was;
+	out->entries_delta = out->no_interval ? 0 : st->entries - (was ? was->entries : 0);
 	if (was && wall) {
 		out->percent = 100.0 * (double)(st->ns - was->ns) / (double)wall;
 		/* residency and wall clock are read a moment apart */

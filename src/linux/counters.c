@@ -248,7 +248,9 @@ static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
 		pmuk_perf_attr(e, &f, &attr);
 		fd = pmuk_perf_open(&attr, 0, -1, nfd ? fds[0] : -1);
 		if (fd < 0) {
-			if (-fd == EINVAL && nfd > 0)
+			struct pmuk_open_ctx ctx = { e, 0, -1, 1, NULL };
+
+			if (-fd == EINVAL && nfd > 0 && !(err = pmuk_perf_modifier_refused(&ctx)))
 				err = sibling_rejected(c, g, e);
 			break;
 		}
@@ -295,8 +297,11 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 			if (-fd == ESRCH && c->nunits > 1 && !c->cpu_target)
 				return 1; /* the thread exited since /proc listed it */
 			group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
-			if (-fd == EINVAL && i > 0 && pmuk_event_is_hw(&c->ev[e]))
-				return sibling_rejected(c, g, &c->ev[e]);
+			if (-fd == EINVAL && i > 0 && pmuk_event_is_hw(&c->ev[e])) {
+				int err = pmuk_perf_modifier_refused(&ctx);
+
+				return err ? err : sibling_rejected(c, g, &c->ev[e]);
+			}
 			return pmuk_perf_fail(-fd, &ctx);
 		}
 		c->fd[u * c->nev + e] = fd;
@@ -310,6 +315,7 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 	    ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		return pmuk_fail(PMU_EIO, "enabling the group of %s failed: %s",
 				 c->ev[g->m[0]].name, strerror(errno));
+	g->opened = 1;
 	return 0;
 }
 
@@ -500,11 +506,16 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;
+	/* With skip_unsupported a group no CPU asked can serve, or whose members a
+	 * PMU refuses, is left out; errors other than PMU_ENOTSUP still fail. */
 	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
-		if ((err = group_cpus(c, &c->grp[g])) < 0)
+		if ((err = group_cpus(c, &c->grp[g])) < 0 &&
+		    (err != PMU_ENOTSUP || !o.skip_unsupported || (err = leave_out(c, &c->grp[g], 0))))
 			goto fail;
 	for (size_t g = 0; g < c->ngrp; g++)
-		if (c->grp[g].n > 1 && (err = probe_fit(c, &c->grp[g])) < 0)
+		if (!c->grp[g].unsupported && c->grp[g].n > 1 &&
+		    (err = probe_fit(c, &c->grp[g])) < 0 &&
+		    (err != PMU_ENOTSUP || !o.skip_unsupported || (err = leave_out(c, &c->grp[g], 0))))
 			goto fail;
 	for (size_t u = 0; u < c->nunits; u++) {
 		int vanished = 0;
@@ -513,8 +524,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 			if (c->grp[g].unsupported)
 				continue;
 			err = open_group(c, &c->grp[g], u, &o);
-			/* decided on the first unit: later ones must agree */
-			if (err == PMU_ENOTSUP && o.skip_unsupported && opened == 0)
+			/* decided where first tried: once open on a unit, others must agree */
+			if (err == PMU_ENOTSUP && o.skip_unsupported && !c->grp[g].opened)
 				err = leave_out(c, &c->grp[g], u);
 			if (err < 0)
 				goto fail;

@@ -16,6 +16,7 @@ struct pmuk_cgroup {
 	char cpus[256]; /* CPUs its PMU serves (hybrid), "" = all */
 	int uread;      /* every member can be read from user space */
 	char *unsupported; /* why the host cannot count it (skip_unsupported), else NULL */
+	int opened;     /* opened on some unit: from then on a failure is an error */
 };
 
 struct pmu_counters {

@@ -150,9 +150,7 @@ static int opens_alone(const struct pmuk_open_ctx *c, int with_levels)
 	return 1;
 }
 
-/* Some PMUs (msr, most uncore) cannot tell user from kernel mode and refuse any
- * exclude_* bit with EINVAL; say so rather than blame the encoding. */
-static int modifier_refused(const struct pmuk_open_ctx *c)
+int pmuk_perf_modifier_refused(const struct pmuk_open_ctx *c)
 {
 	const struct pmu_event *ev = c->ev;
 
@@ -210,7 +208,7 @@ int pmuk_perf_fail(int err, const struct pmuk_open_ctx *c)
 		return pmuk_fail(PMU_ENOTSUP, "the kernel rejected the perf_event_attr size for %s "
 				 "(kernel older than these headers)", ev->name);
 	case EINVAL:
-		if ((err = modifier_refused(c)))
+		if ((err = pmuk_perf_modifier_refused(c)))
 			return err;
 		if (c->cpu >= 0 && c->pid == -1)
 			return pmuk_fail(PMU_EINVAL, "the kernel rejected %s on cpu %d (EINVAL): the "

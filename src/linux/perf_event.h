@@ -40,6 +40,11 @@ struct pmuk_open_ctx {
  * saying why and what to do (pmu_error_detail()). */
 int pmuk_perf_fail(int err, const struct pmuk_open_ctx *ctx);
 
+/* Some PMUs (msr, most uncore) cannot tell user from kernel mode and refuse any
+ * exclude_* bit with EINVAL. After an EINVAL: PMU_ENOTSUP (detail set) when the
+ * event opens alone without its :u/:k/:h bits but not with them, else 0. */
+int pmuk_perf_modifier_refused(const struct pmuk_open_ctx *ctx);
+
 /* /proc/sys/kernel/perf_event_paranoid through the sysroot; INT32_MIN when unreadable. */
 int pmuk_perf_paranoid(void);
 

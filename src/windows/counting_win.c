@@ -279,25 +279,29 @@ static int leave_out(struct win_counter *c)
 	return 0;
 }
 
-/* The ETW PMC session for the hardware events; with skip_unsupported a host
- * that cannot run it leaves those events out instead of failing. */
+/* The ETW PMC session for the hardware events. With skip_unsupported, when the
+ * session cannot take them all, each is tried alone: those that fail are left out
+ * with their own reason and the session opens with the rest. */
 static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target *t, int skip)
 {
-	int err = open_pmc(p, t);
+	struct pmuk_etw_pmc *one;
+	int err = open_pmc(p, t), left = 0;
 
 	if (err != PMU_ENOTSUP || !skip)
 		return err;
-	for (size_t i = 0; i < p->n; i++)
-		if (p->c[i].src == PMUK_WSRC_ETW_PMC) {
-			char *why = _strdup(pmu_error_detail());
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pmu_event *ev = &p->c[i].ev;
 
-			if (!why)
-				return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
-			p->c[i].src = PMUK_WSRC_NONE;
-			p->c[i].unsupported = why;
+		if (p->c[i].src != PMUK_WSRC_ETW_PMC)
+			continue;
+		if ((err = pmuk_etw_pmc_open(&ev, 1, t, &one)) == 0) {
+			pmuk_etw_pmc_close(one);
+			left++;
+		} else if (err != PMU_ENOTSUP || (err = leave_out(&p->c[i]))) {
+			return err;
 		}
-	pmuk_clear_detail();
-	return 0;
+	}
+	return left ? open_pmc(p, t) : 0;
 }
 
 /* Nothing to count when every event was left out: each distinct reason is the error. */

@@ -125,6 +125,7 @@ assert c0["interval_ns"] == 0 and c0["busy_percent"] == 0, c0
 assert d["total"]["ns"]["idle"] == 6 * 10**9 // hz, d["total"]
 assert c0["idle_states"] == [], c0
 assert c1["idle_states"] == [{"name": "C1E", "exit_latency_us": 2, "disabled": False,
-    "percent": 0, "entries_delta": 0, "entries": 42, "ns": 1500000}], c1["idle_states"]
+    "percent": 0, "entries_delta": 0, "no_interval": False, "entries": 42, "ns": 1500000}], \
+    c1["idle_states"]
 ' "$tmp/fix.json" "$hz"
 finish

@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 
 #include "core/error.h"
+#include "core/sysroot.h"
 #include "linux/counters.h"
 #include "linux/perf_event.h"
 
@@ -370,6 +371,58 @@ static void test_skip_unsupported(void **state)
 	assert_non_null(strstr(pmu_error_detail(), "bogus"));
 }
 
+/* The msr PMU as if it served only msr_cpus (a hybrid-like CPU list). */
+static const char *msr_cpus;
+
+static int msr_lookup(const char *name, struct pmu_device *out)
+{
+	int err = pmu_device_lookup(name, out);
+
+	if (!err && !strcmp(name, "msr"))
+		snprintf(out->cpus, sizeof(out->cpus), "%s", msr_cpus);
+	return err;
+}
+
+/* skip_unsupported on CPU targets: a group is judged where it is first tried (not
+ * only on the first CPU), a group whose PMU serves none of the CPUs is left out,
+ * and a member refused for its modifier is not taken for a group too large. */
+static void test_skip_unsupported_cpus(void **state)
+{
+	struct pmu_event ev[3] = {
+		ev_sw("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 0, 1),
+		ev_sw("msr/tsc/u", 0, 0, 0),
+		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
+	};
+	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	int cpus[2] = { 0, 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_CPUS, .cpus = cpus, .ncpus = 2 };
+	struct pmu_counters *c = NULL;
+	char type[32];
+	static const char *const served[] = { "1", "5" };
+
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    pmuk_read_text("/sys/bus/event_source/devices/msr/type", type, sizeof(type)) <= 0) {
+		fprintf(stderr, "skip: needs 2 CPUs and the msr PMU\n");
+		skip();
+	}
+	snprintf(ev[1].pmu, sizeof(ev[1].pmu), "msr");
+	ev[1].kind = PMU_EVENT_RAW;
+	ev[1].type = (uint32_t)atoi(type);
+	ev[1].exclude_kernel = ev[1].exclude_hv = 1;
+	pmuk_counters_set_device_lookup(msr_lookup);
+	for (size_t k = 0; k < 2; k++) {
+		msr_cpus = served[k];
+		assert_int_equal(pmuk_counters_open_events(ev, 3, &t, NULL, &c), PMU_ENOTSUP);
+		assert_null(strstr(pmu_error_detail(), "does not fit"));
+		assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+		assert_non_null(pmu_counters_unsupported(c, 1));
+		assert_null(pmu_counters_unsupported(c, 2));
+		pmu_counters_close(c);
+	}
+	pmuk_counters_set_device_lookup(NULL);
+}
+
 static pid_t unused_pid(void)
 {
 	for (pid_t p = 4000000; p > 1000; p -= 7919)
@@ -718,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_cpus_target),
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_skip_unsupported),
+		cmocka_unit_test(test_skip_unsupported_cpus),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_hybrid_pmu_serves_none),

@@ -251,8 +251,12 @@ static void test_idle_states(void **state)
 	assert_int_equal(st.entries_delta, 0);
 	assert_int_equal(pmu_cpustat_idle_read(s, 1, 0, &st), 0);
 	assert_string_equal(st.name, "C1");
-	assert_int_equal(st.entries_delta, 9);
+	assert_int_equal(st.entries, 9);
+	assert_int_equal(st.entries_delta, 0);	/* no interval: not since boot either */
+	assert_int_equal(st.no_interval, 1);
 	assert_true(st.percent == 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 0, 1, &st), 0);
+	assert_int_equal(st.no_interval, 0);
 
 	/* Residency read a moment after the wall clock never shows more than 100 %. */
 	idle_state(0, 1, "C1E", 2, 1300, 502000 + 10000000, 0);

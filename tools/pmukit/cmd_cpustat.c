@@ -59,6 +59,7 @@ static int json_idle(struct pmuk_json *j, const struct pmu_cpustat *s, size_t i)
 		pmuk_json_bool(j, "disabled", st.disabled);
 		pmuk_json_double(j, "percent", st.percent);
 		pmuk_json_uint(j, "entries_delta", st.entries_delta);
+		pmuk_json_bool(j, "no_interval", st.no_interval);
 		pmuk_json_uint(j, "entries", st.entries);
 		pmuk_json_uint(j, "ns", st.ns);
 		pmuk_json_obj_end(j);
@@ -164,8 +165,11 @@ static int text_idle(const struct pmu_cpustat *s, double elapsed)
 		for (size_t k = 0; k < ns; k++) {
 			if ((err = pmu_cpustat_idle_read(s, i, k, &st)))
 				return err;
-			printf(" %6.1f%% %8.0f/s", st.percent,
-			       elapsed > 0 ? (double)st.entries_delta / elapsed : 0.0);
+			if (st.no_interval)	/* appeared since the first sample */
+				printf(" %7s %10s", "-", "-");
+			else
+				printf(" %6.1f%% %8.0f/s", st.percent,
+				       elapsed > 0 ? (double)st.entries_delta / elapsed : 0.0);
 		}
 		printf("\n");
 	}

@@ -125,7 +125,9 @@ static int target_gone(const struct run *r)
  * attached task's exit, printing -I intervals on the way. Signals are blocked. */
 static int wait_loop(struct run *r, const sigset_t *set)
 {
-	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
+	/* no -I ticks without counters (the command running uncounted) */
+	long period_ns = r->counters && r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L
+								 : 0;
 	double next = r->t0 + (double)period_ns;
 
 	for (;;) {
@@ -185,24 +187,6 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
-/* Nothing here can be counted: the command still runs, for its exit status. */
-static int run_uncounted(struct run *r)
-{
-	int err, status;
-
-	fprintf(stderr, "pmukit stat: running the command uncounted\n");
-	if ((err = pmu_command_start(r->cmd))) {
-		tool_error("stat", "starting the command", err);
-		return err == PMU_ENOENT ? 127 : 126;
-	}
-	/* SIGINT, SIGTERM and SIGCHLD are blocked here: the wait is not interrupted */
-	if ((err = pmu_command_wait(r->cmd, &status)))
-		return tool_error("stat", "waiting for the command", err);
-	r->exit_status = exit_code(status);
-	r->uncounted = 1;
-	return 0;
-}
-
 /* The first run's reasons, kept past its counters for printing. */
 static int keep_reasons(struct run *r)
 {
@@ -214,6 +198,21 @@ static int keep_reasons(struct run *r)
 		if (r->why[i] && !(r->why_own[i] = strdup(r->why[i])))
 			return PMU_ENOMEM;
 	return 0;
+}
+
+/* Nothing here can be counted: the command still runs, for its exit status, with
+ * SIGINT/SIGTERM passed on as when counting. */
+static int run_uncounted(struct run *r, const sigset_t *set)
+{
+	int err;
+
+	fprintf(stderr, "pmukit stat: running the command uncounted\n");
+	if ((err = pmu_command_start(r->cmd))) {
+		tool_error("stat", "starting the command", err);
+		return err == PMU_ENOENT ? 127 : 126;
+	}
+	r->uncounted = 1;
+	return wait_loop(r, set);
 }
 
 static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
@@ -256,7 +255,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
 		if (err == PMU_ENOTSUP && r->cmd)
-			rc = run_uncounted(r);
+			rc = run_uncounted(r, &set);
 		goto out;
 	}
 	r->ncpu = cfg->target.kind == PMU_TARGET_CPUS ? pmu_counters_cpu_count(r->counters) : 0;
@@ -316,8 +315,10 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 
 	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
 		rc = measure(&r, list, &elapsed);
-		if (rc || r.uncounted)
+		if (rc)
 			break;
+		if (r.uncounted)
+			continue;   /* each of -r N runs the command, uncounted */
 		runs = k;
 		elapsed_sum += elapsed;
 		if (cfg->repeat == 1)
