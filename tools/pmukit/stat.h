@@ -45,9 +45,9 @@ struct stat_summary {
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
 
 void stat_print_header(const struct stat_config *cfg);
-/* Says on stderr which events of c this host cannot count, and why; fills why[]
- * (n entries, NULL for counted events; the strings stay c's). */
-void stat_note_unsupported(const struct pmu_counters *c, const char **why, size_t n);
+/* Why this host cannot count event i of c (said once on stderr), NULL when it
+ * counts; the string stays c's. */
+const char *stat_note_unsupported(const struct pmu_counters *c, size_t i);
 void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
 		const struct stat_rows *rows, size_t nrows);
 

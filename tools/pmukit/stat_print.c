@@ -40,12 +40,14 @@ static const char *no_value(const struct stat_rows *rows, size_t i)
 	return rows->unsupported && rows->unsupported[i] ? "<not supported>" : "<not counted>";
 }
 
-void stat_note_unsupported(const struct pmu_counters *c, const char **why, size_t n)
+const char *stat_note_unsupported(const struct pmu_counters *c, size_t i)
 {
-	for (size_t i = 0; i < n; i++)
-		if ((why[i] = pmu_counters_unsupported(c, i)))
-			fprintf(stderr, "pmukit stat: not counting %s: %s\n",
-				pmu_counters_event(c, i)->name, why[i]);
+	const char *why = pmu_counters_unsupported(c, i);
+
+	if (why)
+		fprintf(stderr, "pmukit stat: not counting %s: %s\n", pmu_counters_event(c, i)->name,
+			why);
+	return why;
 }
 
 static const char *target_name(const struct stat_config *cfg)

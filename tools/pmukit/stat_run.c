@@ -20,8 +20,7 @@ struct run {
 	struct pmu_command *cmd;
 	size_t n, ncpu;               /* events; CPUs of a CPU target (0 otherwise) */
 	struct pmu_event *events;
-	const char **why;             /* [n]: why an event is not counted here (not owned) */
-	char **why_own;               /* [n]: copies that outlive the counters */
+	char **why;                   /* [n]: why an event is not counted here, NULL if it is */
 	int *cpu_ids;                 /* [ncpu] */
 	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
 	struct pmu_reading *delta;
@@ -79,7 +78,7 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 		rows[k] = (struct stat_rows){
 			.n = r->n, .events = r->events, .r = rd + slot * r->n,
 			.stddev_pct = stddev, .cpu = r->cfg->per_cpu ? r->cpu_ids[k] : -1,
-			.unsupported = (const char *const *)r->why_own,
+			.unsupported = (const char *const *)r->why,
 		};
 	}
 	stat_print(r->cfg, &sum, rows, nrows);
@@ -190,13 +189,14 @@ static int wait_loop(struct run *r, const sigset_t *set)
 /* The first run's reasons, kept past its counters for printing. */
 static int keep_reasons(struct run *r)
 {
-	if (!(r->why = calloc(r->n, sizeof(*r->why))) ||
-	    !(r->why_own = calloc(r->n, sizeof(*r->why_own))))
+	if (!(r->why = calloc(r->n, sizeof(*r->why))))
 		return PMU_ENOMEM;
-	stat_note_unsupported(r->counters, r->why, r->n);
-	for (size_t i = 0; i < r->n; i++)
-		if (r->why[i] && !(r->why_own[i] = strdup(r->why[i])))
+	for (size_t i = 0; i < r->n; i++) {
+		const char *why = stat_note_unsupported(r->counters, i);
+
+		if (why && !(r->why[i] = strdup(why)))
 			return PMU_ENOMEM;
+	}
 	return 0;
 }
 
@@ -349,9 +349,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	free(runs_of);
 	free(mean);
 	free(stderr_pct);
-	for (size_t i = 0; r.why_own && i < r.n; i++)
-		free(r.why_own[i]);
-	free(r.why_own);
+	for (size_t i = 0; r.why && i < r.n; i++)
+		free(r.why[i]);
 	free(r.why);
 	free(r.events);
 	free(r.cur);

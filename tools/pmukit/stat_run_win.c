@@ -144,7 +144,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = tool_error("stat", "allocating", PMU_ENOMEM);
 		goto out;
 	}
-	stat_note_unsupported(c, why, n);
+	for (size_t i = 0; i < n; i++)
+		why[i] = stat_note_unsupported(c, i);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
 	stat_print_header(cfg);
