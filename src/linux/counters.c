@@ -443,6 +443,15 @@ static int leave_out(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u)
 	return 0;
 }
 
+/* err, the outcome of trying g on unit u; with skip_unsupported a PMU_ENOTSUP
+ * leaves g out (0) until g has opened somewhere: from then on units must agree. */
+static int judge(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u, int skip, int err)
+{
+	if (err != PMU_ENOTSUP || !skip || g->opened)
+		return err;
+	return leave_out(c, g, u);
+}
+
 /* Nothing to count when every group was left out: each distinct reason is the error. */
 static int all_left_out(struct pmu_counters *c)
 {
@@ -506,16 +515,15 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;
-	/* With skip_unsupported a group no CPU asked can serve, or whose members a
-	 * PMU refuses, is left out; errors other than PMU_ENOTSUP still fail. */
+	/* A group no CPU asked can serve, or whose members a PMU refuses, may be left
+	 * out too (skip_unsupported). */
 	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
-		if ((err = group_cpus(c, &c->grp[g])) < 0 &&
-		    (err != PMU_ENOTSUP || !o.skip_unsupported || (err = leave_out(c, &c->grp[g], 0))))
+		if ((err = judge(c, &c->grp[g], 0, o.skip_unsupported,
+				 group_cpus(c, &c->grp[g]))) < 0)
 			goto fail;
 	for (size_t g = 0; g < c->ngrp; g++)
 		if (!c->grp[g].unsupported && c->grp[g].n > 1 &&
-		    (err = probe_fit(c, &c->grp[g])) < 0 &&
-		    (err != PMU_ENOTSUP || !o.skip_unsupported || (err = leave_out(c, &c->grp[g], 0))))
+		    (err = judge(c, &c->grp[g], 0, o.skip_unsupported, probe_fit(c, &c->grp[g]))) < 0)
 			goto fail;
 	for (size_t u = 0; u < c->nunits; u++) {
 		int vanished = 0;
@@ -523,10 +531,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		for (size_t g = 0; g < c->ngrp && !vanished; g++) {
 			if (c->grp[g].unsupported)
 				continue;
-			err = open_group(c, &c->grp[g], u, &o);
-			/* decided where first tried: once open on a unit, others must agree */
-			if (err == PMU_ENOTSUP && o.skip_unsupported && !c->grp[g].opened)
-				err = leave_out(c, &c->grp[g], u);
+			err = judge(c, &c->grp[g], u, o.skip_unsupported,
+				    open_group(c, &c->grp[g], u, &o));
 			if (err < 0)
 				goto fail;
 			vanished = err == 1;
