@@ -120,6 +120,9 @@ int pmuk_etl_parse_logfile_header(const uint8_t *p, size_t n, unsigned psz,
 void pmuk_etl_stat_add(struct pmu_etl *r, const struct pmu_etl_event *ev);
 void pmuk_etl_stats_free(struct pmu_etl *r);
 void pmuk_etl_group_guid(unsigned group, unsigned opcode, struct pmu_guid *out);
+/* True when ev belongs to the kernel event group (by its task GUID, so also
+ * kernel events a relogger wrote with full headers). */
+int pmuk_etl_is_group(const struct pmu_etl_event *ev, unsigned group);
 
 /* etl_names.c */
 void pmuk_etl_names_track(struct pmu_etl *r, const struct pmu_etl_event *ev);

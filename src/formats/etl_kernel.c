@@ -81,14 +81,6 @@ size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz)
 	return i < n ? i + 1 : 0;
 }
 
-static int is(const struct pmu_etl_event *ev, unsigned group)
-{
-	struct pmu_guid g;
-
-	pmuk_etl_group_guid(group, 0, &g);
-	return !memcmp(&ev->provider, &g, sizeof(g));
-}
-
 static int too_short(const struct pmu_etl_event *ev, const char *what, size_t need)
 {
 	return pmuk_fail(PMU_EFORMAT, "%s event (opcode %u, version %u) payload is %zu bytes, "
@@ -105,7 +97,7 @@ int pmu_etl_decode_thread(const struct pmu_etl_event *ev, struct pmu_etl_thread_
 	const uint8_t *p = ev->payload;
 	size_t n = ev->payload_size, P = ev->pointer_size;
 
-	if (!is(ev, PMU_ETL_GROUP_THREAD) || ev->opcode < 1 || ev->opcode > 4)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_THREAD) || ev->opcode < 1 || ev->opcode > 4)
 		return not_this("thread start/end/rundown");
 	memset(o, 0, sizeof(*o));
 	o->opcode = ev->opcode;
@@ -145,7 +137,7 @@ int pmu_etl_decode_thread(const struct pmu_etl_event *ev, struct pmu_etl_thread_
 
 int pmu_etl_decode_thread_set_name(const struct pmu_etl_event *ev, struct pmu_etl_thread_name_ev *o)
 {
-	if (!is(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 72)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 72)
 		return not_this("ThreadSetName");
 	if (ev->payload_size < 8)
 		return too_short(ev, "ThreadSetName", 8);
@@ -161,7 +153,8 @@ int pmu_etl_decode_process(const struct pmu_etl_event *ev, struct pmu_etl_proces
 	size_t n = ev->payload_size, P = ev->pointer_size, off;
 	unsigned v = ev->version;
 
-	if (!is(ev, PMU_ETL_GROUP_PROCESS) || !((ev->opcode >= 1 && ev->opcode <= 4) || ev->opcode == 39))
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_PROCESS) ||
+	    !((ev->opcode >= 1 && ev->opcode <= 4) || ev->opcode == 39))
 		return not_this("process start/end/rundown/defunct");
 	if (v < 2)
 		return pmuk_fail(PMU_ENOTSUP, "Process event version %u predates the layouts pmukit "
@@ -213,7 +206,7 @@ int pmu_etl_decode_image(const struct pmu_etl_event *ev, struct pmu_etl_image_ev
 	size_t n = ev->payload_size, P = ev->pointer_size;
 	unsigned op = ev->opcode;
 
-	if (!is(ev, PMU_ETL_GROUP_IMAGE) || !(op == 10 || (op >= 2 && op <= 4)))
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_IMAGE) || !(op == 10 || (op >= 2 && op <= 4)))
 		return not_this("image load/unload/rundown");
 	if (ev->version < 2)
 		return pmuk_fail(PMU_ENOTSUP, "Image event version %u predates the layouts pmukit "
@@ -272,7 +265,7 @@ int pmu_etl_decode_cswitch(const struct pmu_etl_event *ev, struct pmu_etl_cswitc
 {
 	const uint8_t *p = ev->payload;
 
-	if (!is(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 36)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 36)
 		return not_this("CSwitch");
 	if (ev->payload_size < 24)
 		return too_short(ev, "CSwitch", 24);
@@ -293,7 +286,7 @@ int pmu_etl_decode_readythread(const struct pmu_etl_event *ev, struct pmu_etl_re
 {
 	const uint8_t *p = ev->payload;
 
-	if (!is(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 50)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_THREAD) || ev->opcode != 50)
 		return not_this("ReadyThread");
 	if (ev->payload_size < 8)
 		return too_short(ev, "ReadyThread", 8);
@@ -309,7 +302,7 @@ int pmu_etl_decode_sampled_profile(const struct pmu_etl_event *ev, struct pmu_et
 	const uint8_t *p = ev->payload;
 	size_t P = ev->pointer_size;
 
-	if (!is(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 46)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 46)
 		return not_this("SampledProfile");
 	if (ev->payload_size < P + 8)
 		return too_short(ev, "SampledProfile", P + 8);
@@ -329,7 +322,7 @@ int pmu_etl_decode_pmc_profile(const struct pmu_etl_event *ev, struct pmu_etl_pm
 	const uint8_t *p = ev->payload;
 	size_t P = ev->pointer_size;
 
-	if (!is(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 47)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 47)
 		return not_this("PmcCounterProfile");
 	if (ev->payload_size < P + 6)
 		return too_short(ev, "PmcCounterProfile", P + 6);
@@ -344,7 +337,7 @@ int pmu_etl_decode_pmc_counters(const struct pmu_etl_event *ev, struct pmu_etl_p
 	const uint8_t *p = ev->payload;
 	size_t n = ev->payload_size, off = 4;
 
-	if (!is(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 48)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode != 48)
 		return not_this("PmcCounterConfig");
 	if (n < 4)
 		return too_short(ev, "PmcCounterConfig", 4);
@@ -364,7 +357,7 @@ int pmu_etl_decode_stackwalk(const struct pmu_etl_event *ev, struct pmu_etl_stac
 	const uint8_t *p = ev->payload;
 	size_t P = ev->pointer_size;
 
-	if (!is(ev, PMU_ETL_GROUP_STACKWALK) || ev->opcode != 32)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_STACKWALK) || ev->opcode != 32)
 		return not_this("StackWalk");
 	if (ev->payload_size < 16)
 		return too_short(ev, "StackWalk", 16);
@@ -384,7 +377,7 @@ int pmu_etl_decode_stack_key(const struct pmu_etl_event *ev, struct pmu_etl_stac
 	size_t P = ev->pointer_size, n = ev->payload_size;
 	unsigned op = ev->opcode;
 
-	if (!is(ev, PMU_ETL_GROUP_STACKWALK) || op < 34 || op > 38)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_STACKWALK) || op < 34 || op > 38)
 		return not_this("StackWalk key");
 	memset(o, 0, offsetof(struct pmu_etl_stack_key_ev, frames));
 	o->opcode = op;
@@ -415,7 +408,7 @@ int pmu_etl_decode_lbr(const struct pmu_etl_event *ev, struct pmu_etl_lbr_ev *o)
 	size_t P = ev->pointer_size, n = ev->payload_size;
 	size_t hdr = P == 8 ? 24 : 20;
 
-	if (!is(ev, PMU_ETL_GROUP_LBR) || ev->opcode != 32)
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_LBR) || ev->opcode != 32)
 		return not_this("LBR sample");
 	if (n < hdr)
 		return too_short(ev, "LBR", hdr);

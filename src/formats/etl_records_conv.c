@@ -363,37 +363,17 @@ static void perfinfo_event(struct pmuk_etl_records *a, const struct pmu_etl_even
 
 void pmuk_er_convert(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 {
-	/* by task GUID: relogged files may carry kernel events in full headers */
-	static const unsigned groups[] = { PMU_ETL_GROUP_THREAD, PMU_ETL_GROUP_PROCESS,
-		PMU_ETL_GROUP_IMAGE, PMU_ETL_GROUP_PERFINFO, PMU_ETL_GROUP_STACKWALK,
-		PMU_ETL_GROUP_LBR };
-	struct pmu_guid g;
-	size_t i;
-
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		pmuk_etl_group_guid(groups[i], 0, &g);
-		if (!memcmp(&g, &ev->provider, sizeof(g)))
-			break;
-	}
-	switch (i) {
-	case 0:
+	if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_THREAD))
 		thread_event(a, ev);
-		break;
-	case 1:
+	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_PROCESS))
 		process_event(a, ev);
-		break;
-	case 2:
+	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_IMAGE))
 		image_event(a, ev);
-		break;
-	case 3:
+	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_PERFINFO))
 		perfinfo_event(a, ev);
-		break;
-	case 4:
-		if (ev->opcode == 32 || ev->opcode == 37 || ev->opcode == 38)
-			stack(a, ev);
-		break;
-	case 5:
+	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_STACKWALK) &&
+		 (ev->opcode == 32 || ev->opcode == 37 || ev->opcode == 38))
+		stack(a, ev);
+	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_LBR))
 		lbr_event(a, ev);
-		break;
-	}
 }

@@ -34,10 +34,7 @@ static uint64_t key_hash(uint64_t k)
 int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t *interval,
 		     char *name, size_t size)
 {
-	struct pmu_guid perfinfo;
-
-	pmuk_etl_group_guid(PMU_ETL_GROUP_PERFINFO, 0, &perfinfo);
-	if (memcmp(&ev->provider, &perfinfo, sizeof(perfinfo)) || ev->opcode < 72 ||
+	if (!pmuk_etl_is_group(ev, PMU_ETL_GROUP_PERFINFO) || ev->opcode < 72 ||
 	    ev->opcode > 74 || ev->payload_size < 12)
 		return -1;
 	*source = le32(ev->payload);
@@ -148,18 +145,15 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 		struct pmu_etl_pmc_counters_ev pc;
 		struct pmu_etl_pmc_sample_ev ps;
 	} *u = malloc(sizeof(*u));
-	struct pmu_guid stackwalk, perfinfo;
 	char name[64];
 	uint32_t src, interval;
 	int rc, err = 0;
 
 	if (!u)
 		return pmuk_fail(PMU_ENOMEM, "no memory to read the trace");
-	pmuk_etl_group_guid(PMU_ETL_GROUP_STACKWALK, 0, &stackwalk);
-	pmuk_etl_group_guid(PMU_ETL_GROUP_PERFINFO, 0, &perfinfo);
 	while (!err && (rc = pmu_etl_next(r, &ev)) > 0) {
-		int sw = !memcmp(&ev.provider, &stackwalk, sizeof(stackwalk));
-		int pi = !memcmp(&ev.provider, &perfinfo, sizeof(perfinfo));
+		int sw = pmuk_etl_is_group(&ev, PMU_ETL_GROUP_STACKWALK);
+		int pi = pmuk_etl_is_group(&ev, PMU_ETL_GROUP_PERFINFO);
 		if (sw && ev.opcode >= 34 && ev.opcode <= 36) {
 			if (!pmu_etl_decode_stack_key(&ev, &u->k))
 				err = add_def(t, &u->k, ev.raw_time);

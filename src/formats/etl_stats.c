@@ -60,6 +60,14 @@ void pmuk_etl_group_guid(unsigned group, unsigned opcode, struct pmu_guid *out)
 	out->d4[7] = (uint8_t)group;
 }
 
+int pmuk_etl_is_group(const struct pmu_etl_event *ev, unsigned group)
+{
+	struct pmu_guid g;
+
+	pmuk_etl_group_guid(group, 0, &g);
+	return !memcmp(&ev->provider, &g, sizeof(g));
+}
+
 void pmu_guid_format(const struct pmu_guid *g, char *buf)
 {
 	snprintf(buf, 37, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->d1, g->d2, g->d3,
