@@ -82,12 +82,12 @@ static int plausible(const uint8_t *p, size_t avail)
 
 	if (avail < ETL_BUF_HDR + 4)
 		return 0;
-	/* most offsets fail on the size alone: skip decoding the rest there */
+	/* most offsets fail on the size alone: tested before decoding the rest */
 	uint32_t size = le32(p);
 	if (size < ETL_BUF_HDR + 8 || size > ETL_MAX_BUFFER)
 		return 0;
 	bufhdr_decode(p, &h);
-	if (bufhdr_bad(&h) || h.type > 7 || h.size < ETL_BUF_HDR + 8)
+	if (bufhdr_bad(&h) || h.type > 7)
 		return 0;
 	if (h.flags & ETL_FLAG_COMPRESSED)
 		return h.saved > ETL_BUF_HDR;
