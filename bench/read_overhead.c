@@ -15,6 +15,7 @@
 
 #include <pmukit/counting.h>
 #include <pmukit/error.h>
+#include <pmukit/events.h>
 
 #include "core/scale.h"
 #include "linux/counters.h"
@@ -48,31 +49,16 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct pmu_event sw(const char *name, uint64_t config, int leader)
-{
-	struct pmu_event e;
-
-	memset(&e, 0, sizeof(e));
-	snprintf(e.name, sizeof(e.name), "%s", name);
-	snprintf(e.pmu, sizeof(e.pmu), "software");
-	e.kind = PMU_EVENT_SOFTWARE;
-	e.type = PERF_TYPE_SOFTWARE;
-	e.config = config;
-	e.group_leader = leader;
-	e.generic = -1;
-	return e;
-}
-
-static int raw_open(const struct pmu_event *ev, int n)
+static int raw_open(const struct pmu_event_list *list)
 {
 	struct pmuk_open_flags f = { 0 };
 	struct perf_event_attr a;
 	int leader = -1;
 
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < pmu_event_list_count(list); i++) {
 		int fd;
 
-		pmuk_perf_attr(&ev[i], &f, &a);
+		pmuk_perf_attr(pmu_event_list_get(list, i), &f, &a);
 		fd = pmuk_perf_open(&a, 0, -1, leader);
 		if (fd < 0)
 			return fd;
@@ -141,11 +127,7 @@ static double run_uread(const struct pmuk_uread_ops *ops, struct pmu_reading *r)
 
 int main(void)
 {
-	struct pmu_event ev[3] = {
-		sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1),
-		sw("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
-		sw("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 0),
-	};
+	struct pmu_event_list *list;
 	struct pmu_target self = { .kind = PMU_TARGET_SELF };
 	struct pmuk_uread_ops fake = { fake_counter, fake_clock, NULL };
 	const struct pmuk_uread_ops *native = pmuk_uread_native();
@@ -164,12 +146,17 @@ int main(void)
 	int es = PAPI_NULL;
 #endif
 
-	leader = raw_open(ev, 3);
+	/* the same events, through the public API, for every method below */
+	if ((err = pmu_event_parse("{task-clock,page-faults,context-switches}", &list)) < 0) {
+		fprintf(stderr, "read_overhead: %s: %s\n", pmu_strerror(err), pmu_error_detail());
+		return 1;
+	}
+	leader = raw_open(list);
 	if (leader < 0) {
 		fprintf(stderr, "read_overhead: perf_event_open failed: %s\n", strerror(-leader));
 		return 1;
 	}
-	if ((err = pmuk_counters_open_events(ev, 3, &self, NULL, &c)) < 0) {
+	if ((err = pmu_counters_open(list, &self, NULL, &c)) < 0) {
 		fprintf(stderr, "read_overhead: %s: %s\n", pmu_strerror(err), pmu_error_detail());
 		return 1;
 	}
@@ -265,6 +252,7 @@ int main(void)
 	printf("sanity: task-clock %llu ns, page-faults %llu, context-switches %llu\n",
 	       (unsigned long long)buf[3], (unsigned long long)buf[5], (unsigned long long)buf[7]);
 	pmu_counters_close(c);
+	pmu_event_list_free(list);
 	close(leader);
 	return 0;
 }
