@@ -4,6 +4,7 @@
 #include "stat.h"
 
 #include "core/cpulist.h"
+#include "core/num.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -52,11 +53,7 @@ static void usage(FILE *f)
  * as an int 1 once truncated: -p would attach to init). */
 static int parse_num(const char *s, long min, long max, long *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return end != s && !*end && !errno && *out >= min && *out <= max ? 0 : -1;
+	return pmuk_parse_long(s, 10, min, max, out);
 }
 
 static int parse_args(int argc, char **argv, struct stat_config *cfg)

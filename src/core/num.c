@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/num.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* strtol's own leading blanks and signs are what this refuses */
+static int starts_with_digit(const char *s, int base)
+{
+	if (!s)
+		return 0;
+	if (base == 16 && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')))
+		return 1;
+	return *s >= '0' && *s <= '9';
+}
+
+int pmuk_parse_u64(const char *s, int base, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!starts_with_digit(s, base))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end || errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int pmuk_parse_long(const char *s, int base, long min, long max, long *out)
+{
+	const char *digits = s && *s == '-' ? s + 1 : s;
+	long v;
+	char *end;
+
+	if (!starts_with_digit(digits, base))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, base);
+	if (*end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
