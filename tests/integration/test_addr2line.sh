@@ -171,11 +171,33 @@ else
 	check "-p: ... and says why" grep -q 'no file-backed mapping' "$tmp/none.txt"
 fi
 
-# 5. Usage errors.
+# 5. stdin: several addresses per line, blanks anywhere (GNU addr2line takes
+# one address per line, after leading blanks: its answers for each line's
+# first address must be ours too).
+printf '  %s\t%s\n\n %s \n' "$main" "$main" "$first" | "$PMUKIT" addr2line -e "$PMUKIT" >"$tmp/stdin.txt"
+check_eq "stdin: exit 0" 0 $?
+check_eq "stdin: every blank-separated address resolved" 3 "$(grep -c '^0x' "$tmp/stdin.txt")"
+check_eq "stdin: main twice" 2 "$(grep -c '^  main at ' "$tmp/stdin.txt")"
+g=$(printf '  %s\n' "$main" | addr2line -f -e "$PMUKIT" | head -1)
+check_eq "stdin: a line with leading blanks, as GNU addr2line" "$g" \
+	"$(printf '  %s\n' "$main" | "$PMUKIT" addr2line -e "$PMUKIT" | sed -n '2s/^  \([^ +]*\).*/\1/p')"
+printf '%s zz\n' "$main" | "$PMUKIT" addr2line -e "$PMUKIT" >/dev/null 2>&1
+check_eq "stdin: a bad word after a good one: exit 1" 1 $?
+
+# 6. Usage errors.
 "$PMUKIT" addr2line 0x10 2>/dev/null
 check_eq "neither -p nor -e: exit 2" 2 $?
 "$PMUKIT" addr2line -e "$PMUKIT" zz >/dev/null 2>&1
 check_eq "a non-hex address: exit 1" 1 $?
+"$PMUKIT" addr2line -e "$PMUKIT" 99999999999999999999 >"$tmp/big.txt" 2>&1
+check_eq "an address over 64 bits: exit 1" 1 $?
+check "an address over 64 bits: said so, not read as 0xffffffffffffffff" \
+	grep -q "'99999999999999999999' is not a hex address" "$tmp/big.txt"
+for p in abc 4294967297 -1 " 1" 1x; do
+	"$PMUKIT" addr2line -p "$p" 0x10 >"$tmp/pid.txt" 2>&1
+	check_eq "-p '$p': usage error (exit 2)" 2 $?
+	check "-p '$p': says it is not a process id" grep -q "is not a process id" "$tmp/pid.txt"
+done
 "$PMUKIT" addr2line -e /nonexistent/file 0x10 >"$tmp/missing.txt" 2>&1
 check "a missing file is named" grep -q 'cannot open /nonexistent/file' "$tmp/missing.txt"
 finish

@@ -3,9 +3,12 @@
  * of a live process (-p) or of a file (-e, addresses as linked unless --base). */
 #include "cmd.h"
 #include "core/json.h"
+#include "core/num.h"
 
 #include <getopt.h>
+#include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pmukit/pmukit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +20,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit addr2line (-p PID | -e FILE [--base ADDR]) [--no-inline] "
 		   "[--json] [ADDR...]\n\n"
-		   "Resolves each address (hex, 0x optional; read from stdin when none is\n"
-		   "given) to its function, source file:line:column and the functions inlined\n"
-		   "there, innermost first, as 'addr2line -f -i' does.\n\n"
+		   "Resolves each address (hex, 0x optional; read from stdin, separated by any\n"
+		   "blanks, when none is given) to its function, source file:line:column and the\n"
+		   "functions inlined there, innermost first, as 'addr2line -f -i' does.\n\n"
 		   "  -p, --pid PID      addresses in a running process (0: pmukit itself)\n"
 		   "  -e, --exe FILE     addresses in FILE as linked (what addr2line -e takes)\n"
 		   "      --base ADDR    FILE's first byte is loaded at ADDR (PE: the image base)\n"
@@ -92,11 +95,12 @@ static int parse_hex_bytes(const char *s, uint8_t *out, uint8_t *n)
 	if (len % 2 || len == 0 || len > 40)
 		return -1;
 	for (size_t i = 0; i < len; i += 2) {
-		char byte[3] = { s[i], s[i + 1], 0 }, *end;
+		char byte[3] = { s[i], s[i + 1], 0 };
+		uint64_t v;
 
-		out[i / 2] = (uint8_t)strtoul(byte, &end, 16);
-		if (*end)
+		if (pmuk_parse_u64(byte, 16, &v))
 			return -1;
+		out[i / 2] = (uint8_t)v;
 	}
 	*n = (uint8_t)(len / 2);
 	return 0;
@@ -116,14 +120,31 @@ static int is_pe(const char *path)
 	return magic[0] == 'M' && magic[1] == 'Z';
 }
 
+/* Hex, 0x optional; more than 64 bits is an error, not UINT64_MAX. */
 static int parse_addr(const char *s, uint64_t *out)
 {
-	char *end;
+	return pmuk_parse_u64(s, 16, out);
+}
 
-	if (!s[0] || s[0] == '-')
-		return -1;
-	*out = strtoull(s, &end, 16);
-	return *end ? -1 : 0;
+/* The next blank-separated word of f, as GNU addr2line's callers (and
+ * llvm-symbolizer) write them: several per line, blanks anywhere. A word too
+ * long for buf is kept whole in meaning: its start, marked by *cut. 0 at EOF. */
+static int read_word(FILE *f, char *buf, size_t size, int *cut)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && isspace(c))
+		;
+	*cut = 0;
+	for (; c != EOF && !isspace(c); c = getc(f)) {
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+		else
+			*cut = 1;
+	}
+	buf[n] = 0;
+	return n > 0;
 }
 
 /* Resolves one address; 1 when it lies in no module. */
@@ -135,7 +156,8 @@ static int one(struct pmu_symbolizer *s, const char *arg, struct pmuk_json *j)
 	int err;
 
 	if (parse_addr(arg, &addr)) {
-		fprintf(stderr, "pmukit addr2line: '%s' is not a hex address\n", arg);
+		fprintf(stderr, "pmukit addr2line: '%s' is not a hex address of at most 64 "
+			"bits\n", arg);
 		if (j)
 			print_json(j, 0, f, 0, "not a hex address");
 		return 1;
@@ -166,13 +188,19 @@ int cmd_addr2line(int argc, char **argv)
 	uint64_t base = 0;
 	uint8_t id[20];
 	uint8_t idn = 0;
-	int opt, pid = -1, bad = 0, err;
-	char line[256];
+	int opt, pid = -1, bad = 0, err, cut;
+	char word[64];
+	long v;
 
 	while ((opt = getopt_long(argc, argv, "p:e:sjh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			pid = atoi(optarg);
+			if (pmuk_parse_long(optarg, 10, 0, INT_MAX, &v)) {
+				fprintf(stderr, "pmukit addr2line: -p '%s' is not a process id "
+					"(0 to %d)\n", optarg, INT_MAX);
+				return 2;
+			}
+			pid = (int)v;
 			break;
 		case 'e':
 			exe = optarg;
@@ -238,10 +266,10 @@ int cmd_addr2line(int argc, char **argv)
 		for (int i = optind; i < argc; i++)
 			bad |= one(s, argv[i], j);
 	} else {
-		while (fgets(line, sizeof(line), stdin)) {
-			line[strcspn(line, " \t\r\n")] = 0;
-			if (line[0])
-				bad |= one(s, line, j);
+		while (read_word(stdin, word, sizeof(word), &cut)) {
+			if (cut)	/* no address is that long: say which word */
+				strcpy(word + sizeof(word) - 4, "...");
+			bad |= one(s, word, j);
 		}
 	}
 	if (j) {
