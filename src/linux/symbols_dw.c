@@ -19,7 +19,9 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The functions of a compile unit by address range, built on the first lookup in it:
@@ -56,12 +58,89 @@ static void forget_units(struct dw *d)
 	pmuk_cumaps_clear(&d->cumaps);
 }
 
+/* Field 9 of /proc/PID/stat (after the parenthesised name) holds PF_KTHREAD. */
+static int is_kernel_thread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned flags = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+	       (flags & 0x00200000u);
+}
+
+/* Bit 19 of CapEff in /proc/self/status. */
+static int have_cap_sys_ptrace(void)
+{
+	char line[256];
+	unsigned long long caps = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return (caps >> 19) & 1;
+}
+
+/* Why the kernel refused /proc/PID/maps: the check is ptrace's (read mode),
+ * which looks at users, dumpability, CAP_SYS_PTRACE and security modules. */
+static const char *denied_why(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (geteuid() != 0 && !stat(path, &st) && st.st_uid != geteuid())
+		snprintf(buf, size, "process %d belongs to uid %u: run as that user or as root",
+			 (int)pid, (unsigned)st.st_uid);
+	else if (have_cap_sys_ptrace())
+		snprintf(buf, size, "pmukit has CAP_SYS_PTRACE, so a security module or sandbox "
+			 "(Landlock, SELinux, AppArmor, another user namespace) forbids reading "
+			 "process %d", (int)pid);
+	else
+		snprintf(buf, size, "process %d is not dumpable (set-uid, or it called "
+			 "prctl(PR_SET_DUMPABLE, 0)) or Yama's ptrace_scope forbids it; "
+			 "CAP_SYS_PTRACE would allow reading it", (int)pid);
+	return buf;
+}
+
+/* The error of a failed dwfl_linux_proc_report (an errno, or -1: libdwfl's own). */
+static int report_failed(pid_t pid, int err)
+{
+	char why[256];
+
+	if (err < 0)
+		return pmuk_fail(PMU_EIO, "libdwfl could not report the modules of process %d: "
+				 "%s", (int)pid, dwfl_errmsg(-1));
+	if (err == EACCES || err == EPERM)
+		return pmuk_fail(PMU_EPERM, "cannot read /proc/%d/maps: %s: %s", (int)pid,
+				 strerror(err), denied_why(pid, why, sizeof(why)));
+	return pmuk_fail(err == ENOENT || err == ESRCH ? PMU_ESRCH : PMU_EIO,
+			 "cannot read /proc/%d/maps: %s", (int)pid, strerror(err));
+}
+
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
 	struct dw *d = calloc(1, sizeof(*d));
 	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
 	int err;
 
+	if (!s->opts.offline && is_kernel_thread(pid)) {
+		free(d);
+		return pmuk_fail(PMU_EINVAL, "process %d is a kernel thread: it has no user-space "
+				 "memory map, so no modules to symbolize", (int)pid);
+	}
 	if (!d)
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -83,13 +162,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 	dwfl_end(d->dwfl);
 	free(d);
 	s->backend = NULL;
-	if (err < 0)
-		return pmuk_fail(PMU_EIO, "libdwfl could not report the modules of process %d: "
-				 "%s", (int)pid, dwfl_errmsg(-1));
-	return pmuk_fail(err == ENOENT || err == ESRCH ? PMU_ESRCH : err == EACCES ||
-			 err == EPERM ? PMU_EPERM : PMU_EIO, "cannot read /proc/%d/maps: %s%s",
-			 (int)pid, strerror(err), err == EACCES || err == EPERM ? " (another "
-			 "user's process: run as that user or as root)" : "");
+	return report_failed(pid, err);
 }
 
 void pmuk_sym_backend_close(struct pmu_symbolizer *s)

@@ -171,6 +171,23 @@ else
 	check "-p: ... and says why" grep -q 'no file-backed mapping' "$tmp/none.txt"
 fi
 
+# 4b. Processes whose maps cannot be read: the cause, not a guess.
+if [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ]; then
+	"$PMUKIT" addr2line -p 2 0x10 >"$tmp/kthread.txt" 2>&1
+	check_eq "-p <kernel thread>: exit 1" 1 $?
+	check "-p <kernel thread>: says it is a kernel thread" grep -q "process 2 is a kernel thread" "$tmp/kthread.txt"
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$PMUKIT" addr2line -p $$ 0x10 >"$tmp/other.txt" 2>&1
+	check "-p <another user's process>: names its owner" grep -q "process $$ belongs to uid 0: run as that user or as root" "$tmp/other.txt"
+fi
+if [ "$(id -u)" = 0 ] && ! cat /proc/1/maps >/dev/null 2>&1; then
+	# root, yet refused (a sandbox): "run as root" would be no advice at all
+	"$PMUKIT" addr2line -p 1 0x10 >"$tmp/denied.txt" 2>&1
+	check "-p 1 refused to root: not blamed on another user" test -z "$(grep 'run as that user or as root' "$tmp/denied.txt")"
+	check "-p 1 refused to root: names the cause" grep -qE "CAP_SYS_PTRACE" "$tmp/denied.txt"
+fi
+
 # 5. stdin: several addresses per line, blanks anywhere (GNU addr2line takes
 # one address per line, after leading blanks: its answers for each line's
 # first address must be ours too).
