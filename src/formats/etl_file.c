@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #define ANY_CPU UINT32_MAX
 
@@ -426,6 +427,21 @@ static int read_logfile_header(struct pmu_etl *r, const char *path)
 	return err;
 }
 
+/* A directory, device or pipe has no size to read buffers up to (a directory
+ * seeks to LLONG_MAX, /dev/zero to 0): said before any byte is read. */
+static int check_regular(FILE *f, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fileno(f), &st))
+		return pmuk_fail(PMU_EIO, "cannot stat %s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return pmuk_fail(PMU_EINVAL, "%s is not a regular file (%s): an .etl trace is one",
+			 path, S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ?
+			 "a character device" : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
+}
+
 int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_etl **out)
 {
 	struct pmu_etl *r;
@@ -451,6 +467,8 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 		free(r);
 		return err;
 	}
+	if ((err = check_regular(r->f, path)))
+		goto fail;
 	if (seek_to(r->f, 0) || fseek(r->f, 0, SEEK_END) != 0) {
 		err = pmuk_fail(PMU_EIO, "cannot seek in %s: %s", path, strerror(errno));
 		goto fail;

@@ -86,6 +86,25 @@ grep -q "buffer 1 at offset 0x10000.*truncated" /tmp/pmukit_etl_err.$$ && pass "
 	|| fail "truncation report: $(cat /tmp/pmukit_etl_err.$$)"
 rm -f "$tmp" /tmp/pmukit_etl_err.$$
 "$PMUKIT" etl bogus "$FIX/airbus-lxcore_kernel.etl" 2>/dev/null; check_eq "unknown subcommand exits 2" 2 $?
+for f in "$FIX/" /dev/zero /dev/urandom; do
+	for verb in "etl info" "etl dump" "report -i"; do
+		out=$("$PMUKIT" $verb "$f" 2>&1 >/dev/null); rc=$?
+		check "$verb $f: exit 1, 'not a regular file' ($out)" \
+			test $rc -eq 1 -a -n "$(echo "$out" | grep "$f is not a regular file")"
+	done
+done
+
+# 5b. options before or after the subcommand and FILE; values checked.
+K=$FIX/airbus-lxcore_kernel.etl
+check_eq "etl --json info FILE: JSON" 4 "$("$PMUKIT" etl --json info "$K" | py 'import json,sys; print(json.load(sys.stdin)["events"])')"
+check_eq "etl dump --limit 1 FILE" 1 "$("$PMUKIT" etl dump --limit 1 "$K" | wc -l)"
+out=$("$PMUKIT" etl dump "$K" --provider 2>&1); rc=$?
+check "dump --provider without a value: exit 2, says it needs one" test $rc -eq 2 -a -n "$(echo "$out" | grep -- '--provider needs a value')"
+for bad in "--opcode -1" "--opcode 256" "--opcode 1x" "--limit -3" "--limit 99999999999999999999" "--limit ' 4'"; do
+	eval "\"\$PMUKIT\" etl dump \"\$K\" $bad" >/dev/null 2>"$tmp.err"
+	check "dump $bad: usage error naming the value" test $? -eq 2 -a -n "$(grep 'is a number' "$tmp.err")"
+done
+rm -f "$tmp.err"
 
 # 6. a corrupt clock (start time 0 = year 1601, 1 tick/s, header at tick 0):
 # event times saturate, relative times stay positive, nothing overflows.

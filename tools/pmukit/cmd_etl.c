@@ -2,8 +2,10 @@
 /* pmukit etl info|threads|dump FILE: read Windows .etl traces on any OS. */
 #include "cmd.h"
 #include "etl_print.h"
+#include "core/num.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <pmukit/etl.h>
 #include <pmukit/error.h>
 #include <stdlib.h>
@@ -11,7 +13,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit etl info FILE [--json]\n"
+	fprintf(f, "usage: pmukit etl info FILE [--json]   (options before or after FILE)\n"
 		   "       pmukit etl threads FILE [--json]\n"
 		   "       pmukit etl dump FILE [--json] [--provider GUID|NAME] [--opcode N] [--limit N]\n"
 		   "\n  info     log-file header, events per provider/opcode/version, losses\n"
@@ -304,64 +306,100 @@ out:
 	return rc;
 }
 
-int cmd_etl(int argc, char **argv)
-{
-	struct dump_filter flt = { .opcode = -1 };
-	const char *sub, *path = NULL;
-	int json = 0;
+struct etl_args {
+	const char *sub, *path;
+	int json;
+	struct dump_filter flt;
+};
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+/* --provider, --opcode or --limit with its value v; 0 or the exit status. */
+static int filter_option(const char *a, const char *v, struct dump_filter *flt)
+{
+	uint64_t n;
+	long op;
+
+	if (!strcmp(a, "--provider")) {
+		if (pmu_guid_parse(v, &flt->provider) && pmu_etl_provider_lookup(v, &flt->provider))
+			return tool_error("etl", v, PMU_ENOENT);
+		flt->by_provider = 1;
+	} else if (!strcmp(a, "--opcode")) {
+		if (pmuk_parse_long(v, 0, 0, 255, &op)) {
+			fprintf(stderr, "pmukit etl: --opcode is a number from 0 to 255, not '%s'\n", v);
+			return 2;
+		}
+		flt->opcode = op;
+	} else {
+		if (pmuk_parse_u64(v, 0, &n) || n > ULONG_MAX) {
+			fprintf(stderr, "pmukit etl: --limit is a number of events (0: all), not "
+				"'%s'\n", v);
+			return 2;
+		}
+		flt->limit = (unsigned long)n;
 	}
-	sub = argv[1];
-	for (int i = 2; i < argc; i++) {
+	return 0;
+}
+
+/* Options go before or after the subcommand and FILE; -1 to go on, else the
+ * exit status. */
+static int parse_args(int argc, char **argv, struct etl_args *o)
+{
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if ((!strcmp(a, "--provider") || !strcmp(a, "--opcode") ||
-			    !strcmp(a, "--limit")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			char *end;
-			if (a[2] == 'p') {
-				if (pmu_guid_parse(v, &flt.provider) &&
-				    pmu_etl_provider_lookup(v, &flt.provider))
-					return tool_error("etl", v, PMU_ENOENT);
-				flt.by_provider = 1;
-				continue;
-			}
-			unsigned long n = strtoul(v, &end, 0);
-			if (*end || !*v) {
-				fprintf(stderr, "pmukit etl: %s needs a number, not '%s'\n", a, v);
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--provider") || !strcmp(a, "--opcode") ||
+			   !strcmp(a, "--limit")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "pmukit etl: %s needs a value\n", a);
 				return 2;
 			}
-			if (a[2] == 'o')
-				flt.opcode = (long)n;
-			else
-				flt.limit = n;
+			if ((rc = filter_option(a, argv[++i], &o->flt)))
+				return rc;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "pmukit etl: unknown option '%s'\n", a);
 			usage(stderr);
 			return 2;
-		} else if (!path) {
-			path = a;
+		} else if (!o->sub) {
+			o->sub = a;
+		} else if (!o->path) {
+			o->path = a;
 		} else {
 			fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", a);
 			return 2;
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "pmukit etl %s: which .etl FILE?\n", sub);
+	return -1;
+}
+
+int cmd_etl(int argc, char **argv)
+{
+	struct etl_args o = { .flt = { .opcode = -1 } };
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (!o.sub) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(sub, "info"))
-		return info(path, json);
-	if (!strcmp(sub, "threads"))
-		return threads(path, json);
-	if (!strcmp(sub, "dump"))
-		return dump(path, json, &flt);
-	fprintf(stderr, "pmukit etl: unknown subcommand '%s'\n", sub);
-	usage(stderr);
-	return 2;
+	if (strcmp(o.sub, "info") && strcmp(o.sub, "threads") && strcmp(o.sub, "dump")) {
+		fprintf(stderr, "pmukit etl: unknown subcommand '%s'\n", o.sub);
+		usage(stderr);
+		return 2;
+	}
+	if (!o.path) {
+		fprintf(stderr, "pmukit etl %s: which .etl FILE?\n", o.sub);
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(o.sub, "info"))
+		return info(o.path, o.json);
+	if (!strcmp(o.sub, "threads"))
+		return threads(o.path, o.json);
+	return dump(o.path, o.json, &o.flt);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum format { FMT_TEXT, FMT_COLLAPSED, FMT_SCRIPT };
 
@@ -33,14 +34,17 @@ static void on_problem(const char *msg, void *ctx)
 }
 
 /* An .etl starts with a WMI_BUFFER_HEADER (BufferType 4: header) whose first
- * record is a SYSTEM32/64 trace header: 0 = it is, 1 = perf.data, -1 = other. */
+ * record is a SYSTEM32/64 trace header: 0 = it is, 1 = perf.data, -1 = other,
+ * -2 = not a readable regular file. */
 static int sniff(const char *path)
 {
 	unsigned char b[0x50];
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	size_t n;
 
-	if (!f)
+	/* the reader says why it cannot open it, or what it is when not a file */
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
 		return -2;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);
