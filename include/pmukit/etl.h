@@ -160,6 +160,7 @@ struct pmu_etl_stats {
 	uint64_t bytes_skipped;    /* bytes not decoded because of them */
 	uint64_t events_lost_flagged; /* buffers flagged EVENTS_LOST */
 	char last_problem[256];
+	uint64_t bytes_padding;    /* zeros after the last buffer (a preallocated file) */
 };
 
 void pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st);

@@ -45,7 +45,7 @@ void pmuk_etl_problem(struct pmu_etl *r, uint64_t skipped, const char *fmt, ...)
 		r->opts.on_problem(r->st.last_problem, r->opts.problem_ctx);
 }
 
-static void bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
+static struct etl_bufhdr *bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
 {
 	h->size = le32(p);
 	h->saved = le32(p + 0x04);
@@ -54,6 +54,7 @@ static void bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
 	h->flags = le16(p + 0x34);
 	h->type = le16(p + 0x36);
 	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & 0x7FF) : p[0x28];
+	return h;
 }
 
 /* Why h cannot be a buffer header, or NULL. */
@@ -125,49 +126,126 @@ static uint64_t resync(struct pmu_etl *r, uint64_t from)
 	return r->file_size;
 }
 
-/* The next buffer at or after *scan_off; reports bad headers unless quiet.
- * Returns 0 with *off and *h set, 1 at the end. */
-static int next_buffer(struct pmu_etl *r, uint64_t *scan_off, uint32_t *scan_index, int quiet,
-		       uint64_t *off, struct etl_bufhdr *h)
+/* A header that cannot be one: the scan goes on at the next plausible header
+ * (no sooner than 3 bytes before data, the first non-zero byte: a header's
+ * BufferSize is not 0). */
+static void bad_header(struct pmu_etl *r, struct etl_scan *sc, int quiet,
+		       const struct etl_bufhdr *h, uint64_t data)
+{
+	uint64_t at = sc->off;
+	uint64_t next = resync(r, data > at + 4 ? data - 3 : at + 1);
+
+	if (!quiet)
+		pmuk_etl_problem(r, next - at, "buffer %u at offset 0x%llx: %s (BufferSize %u, "
+				 "SavedOffset %u, 0x30 %u); expected a WMI_BUFFER_HEADER; skipped "
+				 "%llu bytes to the next buffer", sc->index, (unsigned long long)at,
+				 bufhdr_bad(h), h->size, h->saved, h->filled,
+				 (unsigned long long)(next - at));
+	sc->off = next;
+	sc->index++;
+}
+
+/* The first non-zero byte at or after from, file_size if none: zero runs (the
+ * unused tail of a file ETW preallocated to its maximum size) are skipped a
+ * page at a time, not tried byte by byte as buffer headers. */
+static uint64_t skip_zeros(struct pmu_etl *r, uint64_t from)
+{
+	enum { CHUNK = 128 * 1024, PAGE = 4096 };
+	static const uint8_t zero[PAGE];
+	uint8_t *buf = malloc(CHUNK);
+	uint64_t off = from;
+	size_t got;
+
+	if (!buf)
+		return from;
+	while (off < r->file_size && (got = read_at(r, off, buf, CHUNK)) > 0) {
+		for (size_t i = 0; i < got; i += PAGE) {
+			size_t n = got - i < PAGE ? got - i : PAGE;
+			if (!memcmp(buf + i, zero, n))
+				continue;
+			while (!buf[i])
+				i++;
+			free(buf);
+			return off + i;
+		}
+		off += got;
+	}
+	free(buf);
+	return off;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/* At a buffer boundary: true when the rest of the file is zeros, counted as
+ * padding (once: by the scan that reports); else *data is the first byte that is not. */
+static int zero_tail(struct pmu_etl *r, uint64_t at, int quiet, uint64_t *data)
+{
+	*data = skip_zeros(r, at);
+	if (*data < r->file_size)
+		return 0;
+	if (!quiet)
+		r->st.bytes_padding = r->file_size - at;
+	return 1;
+}
+
+/* After the log-file header's BuffersWritten buffers the file holds nothing
+ * more: zeros are padding, anything else is reported and skipped. */
+static void after_last_buffer(struct pmu_etl *r, uint64_t at, int quiet)
+{
+	uint64_t data;
+
+	if (!zero_tail(r, at, quiet, &data) && !quiet)
+		pmuk_etl_problem(r, r->file_size - at, "%llu bytes after the %u buffers the "
+				 "log-file header counts are not all zero (the first non-zero at offset "
+				 "0x%llx); skipped", (unsigned long long)(r->file_size - at),
+				 r->hdr.buffers_written, (unsigned long long)data);
+}
+
+/* The next buffer of a scan; reports bad headers unless quiet. Returns 0 with
+ * *off and *h set, 1 at the end. */
+static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64_t *off,
+		       struct etl_bufhdr *h)
 {
 	uint8_t raw[ETL_BUF_HDR];
+	uint64_t data;
 
-	while (*scan_off < r->file_size) {
-		uint64_t at = *scan_off;
+	while (sc->off < r->file_size) {
+		uint64_t at = sc->off;
+		if (r->hdr.buffers_written && sc->found == r->hdr.buffers_written) {
+			after_last_buffer(r, at, quiet);
+			break;
+		}
 		size_t got = read_at(r, at, raw, sizeof(raw));
 		r->header_reads++;
-		if (got < sizeof(raw)) {
-			if (!quiet)
-				pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing bytes "
-						 "are too short for a 72-byte WMI_BUFFER_HEADER",
-						 *scan_index, (unsigned long long)at, got);
-			*scan_off = r->file_size;
-			return 1;
-		}
-		bufhdr_decode(raw, h);
-		const char *why = bufhdr_bad(h);
-		if (why) {
-			uint64_t next = resync(r, at + 1);
-			if (!quiet)
-				pmuk_etl_problem(r, next - at, "buffer %u at offset 0x%llx: %s (BufferSize "
-						 "%u, SavedOffset %u, 0x30 %u); expected a WMI_BUFFER_HEADER; "
-						 "skipped %llu bytes to the next buffer",
-						 *scan_index, (unsigned long long)at, why, h->size,
-						 h->saved, h->filled, (unsigned long long)(next - at));
-			*scan_off = next;
-			(*scan_index)++;
+		if (got < sizeof(raw) || bufhdr_bad(bufhdr_decode(raw, h))) {
+			data = at + 1;
+			if (all_zero(raw, got) && zero_tail(r, at, quiet, &data))
+				break;
+			if (got < sizeof(raw)) {
+				if (!quiet)
+					pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing "
+							 "bytes are too short for a 72-byte WMI_BUFFER_HEADER",
+							 sc->index, (unsigned long long)at, got);
+				break;
+			}
+			bad_header(r, sc, quiet, h, data);
 			continue;
 		}
 		if (h->size > r->file_size - at && !quiet)
 			pmuk_etl_problem(r, 0, "buffer %u at offset 0x%llx: BufferSize %u runs past the "
 					 "end of the file (%llu bytes): the file is truncated",
-					 *scan_index, (unsigned long long)at, h->size,
+					 sc->index, (unsigned long long)at, h->size,
 					 (unsigned long long)r->file_size);
-		*scan_off = at + h->size;
+		sc->off = at + h->size;
 		*off = at;
-		(*scan_index)++;
+		sc->index++;
+		sc->found++;
 		return 0;
 	}
+	sc->off = r->file_size;
 	return 1;
 }
 
@@ -204,8 +282,8 @@ static int stream_next_buffer(struct pmu_etl *r, struct etl_stream *s, int quiet
 		s->q_n--;
 		return 0;
 	}
-	while (!next_buffer(r, &r->scan_off, &r->scan_index, quiet, &p->off, &p->h)) {
-		p->index = r->scan_index - 1;
+	while (!next_buffer(r, &r->scan, quiet, &p->off, &p->h)) {
+		p->index = r->scan.index - 1;
 		if (s->cpu == ANY_CPU || s->cpu == p->h.cpu)
 			return 0;
 		unsigned other = r->stream_of[p->h.cpu];
@@ -339,8 +417,8 @@ static void sift_down(struct pmu_etl *r, unsigned i)
 static int discover(struct pmu_etl *r)
 {
 	uint8_t *seen = calloc(ETL_MAX_CPUS, 1);
-	uint64_t scan = 0, off;
-	uint32_t index = 0;
+	struct etl_scan scan = { 0 };
+	uint64_t off;
 	struct etl_bufhdr h;
 	unsigned n = 0;
 
@@ -349,7 +427,7 @@ static int discover(struct pmu_etl *r)
 	if (r->opts.order == PMU_ETL_ORDER_FILE) {
 		n = 1;
 	} else {
-		while (!next_buffer(r, &scan, &index, 0, &off, &h))
+		while (!next_buffer(r, &scan, 0, &off, &h))
 			if (!seen[h.cpu]) {	/* a flag, not a count: 256 buffers wrapped it */
 				seen[h.cpu] = 1;
 				n++;

@@ -45,6 +45,13 @@ struct etl_bufhdr {
 	uint16_t flags, type;
 };
 
+/* A walk over the buffer headers. */
+struct etl_scan {
+	uint64_t off;            /* file offset of the next buffer header to look at */
+	uint32_t index;          /* its index (corrupt stretches count as one) */
+	uint32_t found;          /* buffers found: the walk ends at BuffersWritten */
+};
+
 /* A buffer found ahead of the stream that reads it. */
 struct etl_pending {
 	uint64_t off;
@@ -89,8 +96,7 @@ struct pmu_etl {
 	struct etl_stream *streams;
 	unsigned n_streams;
 	uint16_t stream_of[ETL_MAX_CPUS]; /* processor -> stream index + 1 */
-	uint64_t scan_off;       /* file offset of the next buffer header to look at */
-	uint32_t scan_index;     /* its index */
+	struct etl_scan scan;    /* the streams' shared scan of buffer headers */
 	uint64_t header_reads;   /* buffer headers read while streaming (tests) */
 	unsigned *heap;          /* stream indices ordered by head time */
 	unsigned n_heap;

@@ -106,6 +106,49 @@ for bad in "--opcode -1" "--opcode 256" "--opcode 1x" "--limit -3" "--limit 9999
 done
 rm -f "$tmp.err"
 
+# 5c. zero padding: ETW preallocates files to their maximum size. Sparse
+# copies (truncate) padded to 256 MiB read like the originals, the padding is
+# counted, not reported as corruption, and costs about a read of the zeros.
+pad=$(mktemp -d)
+for f in airbus-ShutdownPerfDiagLogger.etl perfview-net452-x64-compressed.etl; do
+	cp "$FIX/$f" "$pad/p.etl" && chmod u+w "$pad/p.etl" && truncate -s 256M "$pad/p.etl"
+	size=$(stat -c %s "$FIX/$f")
+	want=$("$PMUKIT" etl info "$FIX/$f" --json | py "import json,sys; d=json.load(sys.stdin); print(d['events'], d['buffers'], d['problems'], d['bytes_padding'])")
+	got=$("$PMUKIT" etl info "$pad/p.etl" --json | py "import json,sys; d=json.load(sys.stdin); print(d['events'], d['buffers'], d['problems'], d['bytes_padding'])")
+	check_eq "$f padded to 256 MiB: same events and buffers, no problem, padding counted" \
+		"${want% 0} $((268435456 - size))" "$got"
+	"$PMUKIT" etl info "$pad/p.etl" | grep -q "^padding: *$((268435456 - size)) bytes of zeros" \
+		&& pass "$f padded: info text says the padding" || fail "$f padded: info text"
+	check "$f padded: dump (time order) gives the same events" \
+		cmp -s <("$PMUKIT" etl dump "$FIX/$f" 2>&1) <("$PMUKIT" etl dump "$pad/p.etl" 2>&1)
+done
+# generous: the byte-by-byte resync took ~25x the floor (1.4 s for 512 MiB here)
+truncate -s 512M "$pad/p.etl"
+cat "$pad/p.etl" >/dev/null
+t0=$(date +%s%N); cat "$pad/p.etl" >/dev/null; t1=$(date +%s%N)
+"$PMUKIT" etl info "$pad/p.etl" >/dev/null; t2=$(date +%s%N)
+check "512 MiB of padding read in at most 5x 'cat' + 0.3 s ($(( (t2 - t1) / 1000000 )) ms, cat $(( (t1 - t0) / 1000000 )) ms)" \
+	test $((t2 - t1)) -le $((5 * (t1 - t0) + 300000000))
+# BuffersWritten 0 (a logger that never stopped): the zeros are still padding
+cp "$FIX/airbus-lxcore_kernel.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
+printf '\0\0\0\0' | dd of="$pad/p.etl" bs=1 seek=$((0x8C)) conv=notrunc 2>/dev/null
+truncate -s 10M "$pad/p.etl"
+check_eq "BuffersWritten 0, zero tail: 4 events, 3 buffers, padding" "4 3 0 0 $((10485760 - 24576))" \
+	"$("$PMUKIT" etl info "$pad/p.etl" --json | py "import json,sys; d=json.load(sys.stdin); print(d['events'], d['buffers'], d['problems'], d['buffers_written'], d['bytes_padding'])")"
+# data after the counted buffers: not padding, said and skipped
+cp "$FIX/airbus-lxcore_kernel.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
+head -c 5000 /dev/zero >>"$pad/p.etl"; printf 'junk' >>"$pad/p.etl"
+"$PMUKIT" etl info "$pad/p.etl" --json >"$pad/j" 2>"$pad/err"
+check_eq "non-zero tail after BuffersWritten: 1 problem, 5004 bytes skipped, no padding" "4 1 5004 0" \
+	"$(py "import json,sys; d=json.load(open(sys.argv[1])); print(d['events'], d['problems'], d['bytes_skipped'], d['bytes_padding'])" "$pad/j")"
+check "... and says where" grep -q "5004 bytes after the 3 buffers the log-file header counts are not all zero (the first non-zero at offset 0x7388)" "$pad/err"
+# a zeroed buffer inside the file: skipped to the next one, which starts with a zero byte
+cp "$FIX/airbus-ShutdownPerfDiagLogger.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
+dd if=/dev/zero of="$pad/p.etl" bs=65536 seek=1 count=1 conv=notrunc 2>/dev/null
+check_eq "a zeroed buffer in the middle: 48 buffers, 1 problem, 65536 bytes skipped, no padding" "48 1 65536 0" \
+	"$("$PMUKIT" etl info "$pad/p.etl" --json 2>/dev/null | py "import json,sys; d=json.load(sys.stdin); print(d['buffers'], d['problems'], d['bytes_skipped'], d['bytes_padding'])")"
+rm -rf "$pad"
+
 # 6. a corrupt clock (start time 0 = year 1601, 1 tick/s, header at tick 0):
 # event times saturate, relative times stay positive, nothing overflows.
 tmp=$(mktemp)

@@ -105,6 +105,7 @@ static int info(const char *path, int json)
 		pmuk_json_uint(&j, "buffers", st.buffers);
 		pmuk_json_uint(&j, "problems", st.problems);
 		pmuk_json_uint(&j, "bytes_skipped", st.bytes_skipped);
+		pmuk_json_uint(&j, "bytes_padding", st.bytes_padding);
 		pmuk_json_arr_begin(&j, "by_provider");
 		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
 			const char *name = pmu_etl_provider_name(&s.provider);
@@ -143,6 +144,9 @@ static int info(const char *path, int json)
 		if (st.problems)
 			printf("corrupt:         %" PRIu64 " problems, %" PRIu64 " bytes skipped\n",
 			       st.problems, st.bytes_skipped);
+		if (st.bytes_padding)
+			printf("padding:         %" PRIu64 " bytes of zeros after the last buffer "
+			       "(a preallocated file)\n", st.bytes_padding);
 		printf("\n%-38s %-20s %-8s %5s %6s %4s %9s\n", "provider", "name", "kind", "id",
 		       "opcode", "ver", "count");
 		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
