@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #define ANY_CPU UINT32_MAX
 
@@ -145,38 +148,83 @@ static void bad_header(struct pmu_etl *r, struct etl_scan *sc, int quiet,
 	sc->index++;
 }
 
+/* The stretch [*off, *end) that may hold data at or after *off: the holes of a
+ * sparse file (where lseek knows them) are zeros not worth reading. The
+ * descriptor's offset is put back, as stdio keeps its own idea of it. */
+static void next_data(struct pmu_etl *r, uint64_t *off, uint64_t *end)
+{
+	*end = r->file_size;
+#ifdef SEEK_DATA
+	int fd = fileno(r->f);
+	off_t cur = lseek(fd, 0, SEEK_CUR), data, hole;
+
+	if (cur < 0)
+		return;
+	data = lseek(fd, (off_t)*off, SEEK_DATA);
+	if (data < 0 && errno == ENXIO)
+		data = (off_t)r->file_size;	/* a hole to the end */
+	if (data >= (off_t)*off) {
+		*off = (uint64_t)data;
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole > data && (uint64_t)hole < *end)
+			*end = (uint64_t)hole;
+	}
+	lseek(fd, cur, SEEK_SET);
+#else
+	(void)r;
+	(void)off;
+#endif
+}
+
+/* Zero when the first byte is and every byte equals the next: the C library's
+ * memcmp is vectorised, a portable loop over words is not. */
+static int page_zero(const uint8_t *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/* Offset of the first non-zero byte of buf[0, n), n if none: a page at a time. */
+static size_t first_nonzero(const uint8_t *buf, size_t n)
+{
+	enum { PAGE = 4096 };
+
+	for (size_t i = 0; i < n; i += PAGE) {
+		if (page_zero(buf + i, n - i < PAGE ? n - i : PAGE))
+			continue;
+		while (!buf[i])
+			i++;
+		return i;
+	}
+	return n;
+}
+
 /* The first non-zero byte at or after from, file_size if none: zero runs (the
- * unused tail of a file ETW preallocated to its maximum size) are skipped a
- * page at a time, not tried byte by byte as buffer headers. */
+ * unused tail of a file ETW preallocated to its maximum size) are read in
+ * order and checked a page at a time, not tried byte by byte as buffer headers. */
 static uint64_t skip_zeros(struct pmu_etl *r, uint64_t from)
 {
-	enum { CHUNK = 128 * 1024, PAGE = 4096 };
-	static const uint8_t zero[PAGE];
+	enum { CHUNK = 128 * 1024 };
 	uint8_t *buf = malloc(CHUNK);
-	uint64_t off = from;
-	size_t got;
+	uint64_t off = from, end;
+	size_t got = 1, i;
 
 	if (!buf)
 		return from;
-	while (off < r->file_size && (got = read_at(r, off, buf, CHUNK)) > 0) {
-		for (size_t i = 0; i < got; i += PAGE) {
-			size_t n = got - i < PAGE ? got - i : PAGE;
-			if (!memcmp(buf + i, zero, n))
-				continue;
-			while (!buf[i])
-				i++;
-			free(buf);
-			return off + i;
+	while (off < r->file_size && got) {
+		next_data(r, &off, &end);
+		if (off >= end || seek_to(r->f, off))
+			break;
+		while (off < end && (got = fread(buf, 1, end - off < CHUNK ? end - off : CHUNK,
+						  r->f)) > 0) {
+			if ((i = first_nonzero(buf, got)) < got) {
+				free(buf);
+				return off + i;
+			}
+			off += got;
 		}
-		off += got;
 	}
 	free(buf);
 	return off;
-}
-
-static int all_zero(const uint8_t *p, size_t n)
-{
-	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
 /* At a buffer boundary: true when the rest of the file is zeros, counted as
@@ -188,6 +236,7 @@ static int zero_tail(struct pmu_etl *r, uint64_t at, int quiet, uint64_t *data)
 		return 0;
 	if (!quiet)
 		r->st.bytes_padding = r->file_size - at;
+	r->data_end = at;	/* a second scan (time order) stops there unread */
 	return 1;
 }
 
@@ -212,7 +261,7 @@ static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64
 	uint8_t raw[ETL_BUF_HDR];
 	uint64_t data;
 
-	while (sc->off < r->file_size) {
+	while (sc->off < r->data_end) {
 		uint64_t at = sc->off;
 		if (r->hdr.buffers_written && sc->found == r->hdr.buffers_written) {
 			after_last_buffer(r, at, quiet);
@@ -222,7 +271,7 @@ static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64
 		r->header_reads++;
 		if (got < sizeof(raw) || bufhdr_bad(bufhdr_decode(raw, h))) {
 			data = at + 1;
-			if (all_zero(raw, got) && zero_tail(r, at, quiet, &data))
+			if (page_zero(raw, got) && zero_tail(r, at, quiet, &data))
 				break;
 			if (got < sizeof(raw)) {
 				if (!quiet)
@@ -556,6 +605,7 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 #else
 	r->file_size = (uint64_t)ftello(r->f);
 #endif
+	r->data_end = r->file_size;
 	if ((err = read_logfile_header(r, path)) || (err = discover(r)))
 		goto fail;
 	*out = r;

@@ -88,6 +88,7 @@ struct etl_names;
 struct pmu_etl {
 	FILE *f;
 	uint64_t file_size;
+	uint64_t data_end;       /* file_size, or where the zero padding begins once found */
 	struct pmu_etl_opts opts;
 	struct pmu_etl_header hdr;
 	uint64_t ns_per_tick;    /* 1e9 / tick_freq when exact, else 0 */
