@@ -176,6 +176,16 @@ static size_t rows_shown(struct pmu_report *r, enum pmu_report_sort by, size_t l
 	return limit && limit < n ? limit : n;
 }
 
+/* CPU ms and Switches: '-' when the recording has no context switches, as
+ * CPU time is known only from them (0.000 would claim idle threads). */
+static void thread_times(FILE *f, const struct pmu_report *r, const struct pmu_report_row *w)
+{
+	if (r->sum.switches)
+		fprintf(f, " %12.3f %9" PRIu64, (double)w->cpu_time_ns / 1e6, w->switches);
+	else
+		fprintf(f, " %12s %9s", "-", "-");
+}
+
 int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit)
 {
 	struct pmu_report_row w;
@@ -195,6 +205,11 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 	if (r->sum.with_branches)
 		fprintf(f, ", with branch stacks: %" PRIu64, r->sum.with_branches);
 	fprintf(f, "\n");
+	if (!r->sum.samples)
+		fprintf(f, "# no samples: the recording holds no sampled events (a trace of "
+			"other events only)\n");
+	if (!r->sum.switches && (by == PMU_REPORT_TID || by == PMU_REPORT_PID))
+		fprintf(f, "# no context switches recorded: CPU time unknown ('-')\n");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
 	fprintf(f, "#\n");
@@ -230,8 +245,8 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 		} else if (by == PMU_REPORT_CPU) {
 			fprintf(f, "  %" PRId32 "\n", w.cpu);
 		} else {
-			fprintf(f, " %12.3f %9" PRIu64 " %7" PRId32, (double)w.cpu_time_ns / 1e6,
-				w.switches, w.pid);
+			thread_times(f, r, &w);
+			fprintf(f, " %7" PRId32, w.pid);
 			if (by == PMU_REPORT_TID)
 				fprintf(f, " %7" PRId32 "  %-24s", w.tid, w.name);
 			fprintf(f, "  %-24s", w.process);
@@ -281,7 +296,10 @@ static int json_table(struct pmu_report *r, struct pmuk_json *j, enum pmu_report
 				pmuk_json_str(j, "name", w.name);
 			}
 			pmuk_json_str(j, "process", w.process);
-			pmuk_json_uint(j, "cpu_time_ns", w.cpu_time_ns);
+			if (r->sum.switches)
+				pmuk_json_uint(j, "cpu_time_ns", w.cpu_time_ns);
+			else	/* unknown without context switches */
+				pmuk_json_null(j, "cpu_time_ns");
 			pmuk_json_uint(j, "switches", w.switches);
 			pmuk_json_bool(j, "exited", w.exited);
 			json_pmc(r, j, &w);

@@ -102,8 +102,33 @@ clr=[m for m in d['modules'] if m['module']=='clr.dll']
 assert len(clr)==1 and clr[0]['samples']==2445, clr
 " "$tmp/x86" && pass "x86: modules and symbols listed once" || fail "x86: modules and symbols listed once"
 
-# 7. the kernel-event fixture: no samples, still a report
-"$PMUKIT" report -i "$FIX/airbus-ShutdownPerfDiagLogger.etl" --json >"$tmp/airbus" || fail "airbus"
+# 7. the kernel-event fixture: no samples, still a report, which says so
+A=$FIX/airbus-ShutdownPerfDiagLogger.etl
+"$PMUKIT" report -i "$A" --json >"$tmp/airbus" 2>"$tmp/airbus.err" || fail "airbus"
 py "import json,sys; d=json.load(open(sys.argv[1])); assert d['samples']==0 and d['top']==[]" "$tmp/airbus" \
 	&& pass "airbus: empty report" || fail "airbus: empty report"
+check "airbus --json: stderr says there are no samples" grep -q "holds no samples" "$tmp/airbus.err"
+check "airbus text: says there are no samples" grep -q "^# no samples" <("$PMUKIT" report -i "$A")
+"$PMUKIT" report -i "$A" --format collapsed 2>&1 >/dev/null | grep -q "holds no samples"
+check "airbus collapsed: stderr says there are no samples" test $? -eq 0
+
+# 8. no context switches in the trace: CPU time is unknown, not 0
+"$PMUKIT" report -i "$F" --sort tid --limit 3 >"$tmp/tid3"
+check "no switches: CPU ms and Switches are '-'" grep -qE '^ +[0-9.]+% +[0-9]+ +- +- +3676 +3680 ' "$tmp/tid3"
+check "no switches: said in the header" grep -q "^# no context switches recorded" "$tmp/tid3"
+py "import json,sys; d=json.load(open(sys.argv[1])); assert d['switches']==0 and all(t['cpu_time_ns'] is None for t in d['threads'])" "$tmp/json" \
+	&& pass "no switches: JSON cpu_time_ns null" || fail "no switches: JSON cpu_time_ns null"
+
+# 9. the file without -i, as perf report takes it; strict --limit
+"$PMUKIT" report "$F" --limit 1 >"$tmp/noi" 2>&1
+check_eq "report FILE (no -i): exit 0" 0 $?
+check "report FILE (no -i): the table" grep -q '^# samples: 79528, ' "$tmp/noi"
+for bad in -1 1x " 2" 99999999999999999999999; do
+	"$PMUKIT" report "$F" --limit "$bad" >/dev/null 2>"$tmp/err"
+	check "--limit '$bad': usage error naming it" test $? -eq 2 -a -n "$(grep -- "--limit is a number of rows (0: all), not '$bad'" "$tmp/err")"
+done
+"$PMUKIT" report "$F" --limit >/dev/null 2>"$tmp/err"
+check "--limit without a value: said" grep -q "a value is missing after '--limit'" "$tmp/err"
+"$PMUKIT" report "$F" "$F" >/dev/null 2>"$tmp/err"
+check "two recordings: said" grep -q "one recording only" "$tmp/err"
 finish

@@ -3,6 +3,7 @@
  * CPU time and counters per thread, collapsed stacks, perf-script text, from
  * a recording read into the portable record model (today: .etl files). */
 #include "cmd.h"
+#include "core/num.h"
 #include "formats/etl_records.h"
 
 #include <pmukit/error.h>
@@ -16,7 +17,7 @@ enum format { FMT_TEXT, FMT_COLLAPSED, FMT_SCRIPT };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit report -i FILE.etl [--sort sym|module|tid|pid|cpu] [--json]\n"
+	fprintf(f, "usage: pmukit report [-i] FILE.etl [--sort sym|module|tid|pid|cpu] [--json]\n"
 		   "                     [--format text|collapsed|perf-script] [--limit N]\n"
 		   "\n  -i FILE      the recording: a Windows .etl trace\n"
 		   "  --sort KEY   rows of the text table (default sym)\n"
@@ -56,6 +57,17 @@ static int sniff(const char *path)
 	return -1;
 }
 
+/* The text table says so itself; other outputs are empty or numbers only. */
+static void warn_no_samples(const struct pmu_report *rep, const char *path, int not_text)
+{
+	struct pmu_report_summary sum;
+
+	pmu_report_summary(rep, &sum);
+	if (!sum.samples && not_text)
+		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
+			"only)\n", path);
+}
+
 static int run(const char *path, enum pmu_report_sort sort, int json, enum format fmt, size_t limit)
 {
 	struct pmuk_etl_records_opts ao = { .sz = sizeof(ao), .on_problem = on_problem };
@@ -78,6 +90,7 @@ static int run(const char *path, enum pmu_report_sort sort, int json, enum forma
 		rc = tool_error("report", path, err);
 		goto out;
 	}
+	warn_no_samples(rep, path, json || fmt != FMT_TEXT);
 	if (fmt == FMT_COLLAPSED)
 		err = pmu_report_write_collapsed(rep, stdout);
 	else if (json)
@@ -91,12 +104,19 @@ out:
 	return rc;
 }
 
+static int takes_value(const char *o)
+{
+	return !strcmp(o, "-i") || !strcmp(o, "--input") || !strcmp(o, "--sort") ||
+	       !strcmp(o, "--format") || !strcmp(o, "--limit");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL;
 	enum pmu_report_sort sort = PMU_REPORT_SYM;
 	enum format fmt = FMT_TEXT;
 	size_t limit = 40;
+	uint64_t n;
 	int json = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -125,14 +145,18 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 		} else if (v && !strcmp(o, "--limit")) {
-			char *end;
-			limit = strtoul(argv[++i], &end, 10);
-			if (*end || !*argv[i]) {
-				fprintf(stderr, "pmukit report: --limit needs a number, not '%s'\n", argv[i]);
+			if (pmuk_parse_u64(argv[++i], 10, &n) || n > SIZE_MAX) {
+				fprintf(stderr, "pmukit report: --limit is a number of rows (0: all), "
+					"not '%s'\n", argv[i]);
 				return 2;
 			}
+			limit = (size_t)n;
+		} else if (o[0] != '-' && !path) {
+			path = o;	/* perf report takes the file without -i too */
 		} else {
-			fprintf(stderr, "pmukit report: unknown option or missing value '%s'\n", o);
+			fprintf(stderr, "pmukit report: %s '%s'\n", o[0] != '-' ?
+				"one recording only: extra" : takes_value(o) ? "a value is missing "
+				"after" : "unknown option", o);
 			usage(stderr);
 			return 2;
 		}
