@@ -23,6 +23,7 @@ enum {
 #define IN_VCOUNT 0x40
 #define IN_CUSTOM 0x60
 #define CHAIN 0x80
+enum { OUT_STRING = 2, OUT_BOOLEAN = 3, OUT_HEX = 4 };	/* TlgOut display types */
 
 static const char *const type_names[32] = {
 	"null", "unicodestring", "ansistring", "int8", "uint8", "int16", "uint16",
@@ -53,12 +54,46 @@ static void append(char *out, size_t outsz, const char *s)
 		snprintf(out + o, outsz - o, "%s", s);
 }
 
-/* Renders one element of type t at p (n bytes left); returns its size or 0. */
-static size_t element(unsigned t, const uint8_t *p, size_t n, unsigned psz, char *out, size_t outsz)
+/* An integer of in-type t that the out-type shows as a boolean, a character
+ * (TraceLoggingBoolean, TraceLoggingChar/WChar) or hex: its size, or 0 when
+ * the plain rendering applies. */
+static size_t display(unsigned t, unsigned out, const uint8_t *p, size_t n, char *v, size_t vsz)
+{
+	size_t size = t == IN_INT8 || t == IN_UINT8 ? 1 : t == IN_INT16 || t == IN_UINT16 ? 2 :
+		      t == IN_INT32 || t == IN_UINT32 ? 4 : t == IN_INT64 || t == IN_UINT64 ? 8 : 0;
+	uint64_t x;
+
+	if (!size || n < size || (out != OUT_STRING && out != OUT_BOOLEAN && out != OUT_HEX))
+		return 0;
+	x = size == 1 ? p[0] : size == 2 ? le16(p) : size == 4 ? le32(p) : le64(p);
+	if (out == OUT_BOOLEAN) {
+		snprintf(v, vsz, "%s", x ? "true" : "false");
+	} else if (out == OUT_HEX) {
+		snprintf(v, vsz, "0x%" PRIx64, x);
+	} else if (size == 1) {	/* an ANSI character: Latin-1 as the strings */
+		uint8_t c[2] = { p[0], 0 };
+		pmuk_etl_ansi(c, 2, v, vsz);
+	} else if (size == 2) {	/* a UTF-16 code unit */
+		uint8_t c[4] = { p[0], p[1], 0, 0 };
+		pmuk_etl_utf16(c, 4, v, vsz);
+	} else {
+		return 0;
+	}
+	return size;
+}
+
+/* Renders one element of in-type t, out-type o at p (n bytes left); returns
+ * its size or 0. */
+static size_t element(unsigned t, unsigned o, const uint8_t *p, size_t n, unsigned psz,
+		      char *out, size_t outsz)
 {
 	char v[160];
-	size_t size = 0;
+	size_t size = display(t, o, p, n, v, sizeof(v));
 
+	if (size) {
+		append(out, outsz, v);
+		return size;
+	}
 	v[0] = '\0';
 	switch (t) {
 	case IN_UNICODESTRING:
@@ -243,7 +278,8 @@ int pmu_etl_decode_tracelogging(const struct pmu_etl_event *ev, struct pmu_etl_t
 		for (unsigned e = 0; e < count; e++) {
 			if (e)
 				append(f->value, sizeof(f->value), ",");
-			size_t s = element(t, pay, pn, ev->pointer_size, f->value, sizeof(f->value));
+			size_t s = element(t, f->out_type, pay, pn, ev->pointer_size, f->value,
+					   sizeof(f->value));
 			if (!s) {
 				pay = NULL;	/* cannot size this one: stop decoding values */
 				break;

@@ -74,6 +74,9 @@ check_eq "dump: one line per event (messages ending in a newline escaped)" 4 "$n
 out=$("$PMUKIT" etl dump "$FIX/perfview-primitive-types.etl")
 echo "$out" | grep -q 'event_name="PrimitiveTypesTest".*string_type="Jupiter"' \
 	&& pass "TraceLogging fields decoded" || fail "TraceLogging fields: $out"
+echo "$out" | grep -q 'string_type="Jupiter" boolean_type="true" char_type="J" ' \
+	&& pass "TraceLogging display types: bool as true/false, char as a character" \
+	|| fail "TraceLogging display types: $out"
 
 # 5. errors: missing file, not an .etl file, damaged file.
 "$PMUKIT" etl info "$FIX/nope.etl" 2>/dev/null; check_eq "missing file exits 1" 1 $?

@@ -308,6 +308,13 @@ static void test_small_files(void **state)
 		assert_string_equal(tl.fields[0].name, "string_type");
 		assert_string_equal(tl.fields[0].type_name, "ansistring");
 		assert_string_equal(tl.fields[0].value, planets[n]);
+		/* display types: TraceLoggingBoolean and TraceLoggingChar are uint8
+		 * shown as true/false and as a character */
+		char ch[2] = { planets[n][0], 0 };
+		assert_string_equal(tl.fields[1].name, "boolean_type");
+		assert_string_equal(tl.fields[1].value, n == 1 || n == 4 ? "true" : "false");
+		assert_string_equal(tl.fields[2].name, "char_type");
+		assert_string_equal(tl.fields[2].value, ch);
 		assert_string_equal(tl.fields[3].name, "int16_type");
 		assert_string_equal(tl.fields[3].type_name, "int16");
 		assert_string_equal(tl.fields[11].name, "system_time_type");
