@@ -3,6 +3,7 @@
  * addresses and stacks, filled from a pmu_record stream. */
 #include "core/error.h"
 #include "core/report_int.h"
+#include "core/utf8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -162,6 +163,8 @@ static void set_name(struct pmu_report *r, const struct pmu_record *rec)
 	if (!name) {
 		memcpy(buf, rec->comm.name, sizeof(rec->comm.name));
 		buf[sizeof(rec->comm.name)] = '\0';
+		/* the kernel cuts comm at 15 bytes, characters or not */
+		buf[pmuk_utf8_whole(buf, strlen(buf))] = '\0';
 		name = buf;
 	}
 	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);

@@ -4,7 +4,9 @@
 #include "formats/etl_int.h"
 #include "core/error.h"
 
-static void put_utf8(char *out, size_t outsz, size_t *o, uint32_t c)
+/* Appends c at *o; once a character does not fit, *full stops the rest (a
+ * shorter one after it would make a name that never was). */
+static void put_utf8(char *out, size_t outsz, size_t *o, uint32_t c, int *full)
 {
 	char t[4];
 	size_t n;
@@ -28,22 +30,27 @@ static void put_utf8(char *out, size_t outsz, size_t *o, uint32_t c)
 		t[3] = (char)(0x80 | (c & 0x3F));
 		n = 4;
 	}
-	if (*o + n < outsz) {	/* never split a character when truncating */
+	if (!*full && *o + n < outsz) {	/* never split a character when truncating */
 		memcpy(out + *o, t, n);
 		*o += n;
+	} else {
+		*full = 1;
 	}
 }
 
 size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz)
 {
 	size_t i = 0, o = 0, used = 0;
+	int full = 0;
 
 	while (i + 2 <= n) {
 		uint32_t c = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8;
 		i += 2;
 		if (c - 1 < 0x7F) {	/* ASCII: the common case of paths and names */
-			if (o + 1 < outsz)
+			if (!full && o + 1 < outsz)
 				out[o++] = (char)c;
+			else
+				full = 1;
 			continue;
 		}
 		if (!c) {
@@ -62,7 +69,7 @@ size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz)
 			c = 0xFFFD;
 		}
 		if (outsz)
-			put_utf8(out, outsz, &o, c);
+			put_utf8(out, outsz, &o, c, &full);
 	}
 	if (outsz)
 		out[o] = '\0';
@@ -72,10 +79,11 @@ size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz)
 size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz)
 {
 	size_t i, o = 0;
+	int full = 0;
 
 	for (i = 0; i < n && p[i]; i++)
 		if (outsz)	/* bytes >= 0x80: code page unknown, keep them as Latin-1 */
-			put_utf8(out, outsz, &o, p[i]);
+			put_utf8(out, outsz, &o, p[i], &full);
 	if (outsz)
 		out[o] = '\0';
 	return i < n ? i + 1 : 0;

@@ -3,6 +3,7 @@
  * threads that started before the trace or exited during it), module maps
  * with their PDB identity, samples, stack parts, context switches. */
 #include "core/error.h"
+#include "core/utf8.h"
 #include "formats/etl_int.h"
 #include "formats/etl_records_int.h"
 
@@ -12,7 +13,7 @@ static void set_name(struct qent *e, const char *name)
 {
 	size_t n = strlen(name);
 
-	memcpy(e->rec.comm.name, name, n < 15 ? n : 15);
+	memcpy(e->rec.comm.name, name, n < 15 ? n : pmuk_utf8_whole(name, 15));
 	if (n > 15)
 		e->str = strdup(name);
 }

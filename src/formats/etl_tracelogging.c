@@ -5,6 +5,7 @@
  * provider name in item type 12 (provider traits). */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/utf8.h"
 
 #include <inttypes.h>
 
@@ -40,7 +41,7 @@ static size_t cstr(const uint8_t *p, size_t n, char *out, size_t outsz)
 		i++;
 	if (i == n)
 		return 0;
-	size_t k = i < outsz - 1 ? i : outsz - 1;
+	size_t k = i < outsz - 1 ? i : pmuk_utf8_whole((const char *)p, outsz - 1);
 	memcpy(out, p, k);
 	out[k] = '\0';
 	return i + 1;
@@ -48,10 +49,12 @@ static size_t cstr(const uint8_t *p, size_t n, char *out, size_t outsz)
 
 static void append(char *out, size_t outsz, const char *s)
 {
-	size_t o = strlen(out);
+	size_t o = strlen(out), n = strlen(s);
 
-	if (o + 1 < outsz)
-		snprintf(out + o, outsz - o, "%s", s);
+	if (o + n >= outsz)
+		n = o + 1 < outsz ? pmuk_utf8_whole(s, outsz - o - 1) : 0;
+	memcpy(out + o, s, n);
+	out[o + n] = '\0';
 }
 
 /* An integer of in-type t that the out-type shows as a boolean, a character

@@ -639,6 +639,74 @@ static void test_net452(void **state)
 	assert_int_equal(st.keys_unresolved, 0);
 }
 
+/* A thread rundown (V3) named by n UTF-16 units u, then the m units of v. */
+static void thread_utf16(struct syn *s, uint32_t tid, uint64_t t, uint16_t u, unsigned n,
+			 const uint16_t *v, unsigned m)
+{
+	size_t at = syn_kernel(s, 2, 0x0503, 3, 0, 0, t, NULL, 0);
+
+	syn_u32(s, 100), syn_u32(s, tid);
+	for (int i = 0; i < 7; i++)
+		syn_u64(s, 0x1000 * (i + 1));
+	syn_u32(s, 0);
+	syn_u8(s, 8), syn_u8(s, 5), syn_u8(s, 2), syn_u8(s, 0);
+	for (unsigned i = 0; i < n + m; i++)
+		syn_u16(s, i < n ? u : v[i - n]);
+	syn_u16(s, 0);
+	syn_end(s, at);
+}
+
+struct utf8_seen {
+	char name[3][300];
+	char shortname[3][16];
+};
+
+static int on_utf8_comm(const struct pmu_record *r, void *ctx)
+{
+	struct utf8_seen *s = ctx;
+
+	if (r->kind == PMU_RECORD_COMM && r->tid >= 1 && r->tid <= 2) {
+		memcpy(s->shortname[r->tid], r->comm.name, 16);
+		snprintf(s->name[r->tid], 300, "%s", r->comm.long_name ? r->comm.long_name : "");
+	}
+	return 0;
+}
+
+/* Long UTF-8 names are cut at a character boundary: 9 x U+00E9 are 18 bytes,
+ * pmu_comm.name's 15 would split the 8th; 127 of them are 254 bytes and the
+ * thread event's 256-byte name has no room for the U+20AC after them, nor for
+ * the 'a' after that (which must not be put in its place). */
+static void test_utf8_names_cut(void **state)
+{
+	struct syn syn;
+	struct utf8_seen s;
+	struct pmuk_etl_records *a;
+	static const uint16_t euro_a[] = { 0x20AC, 'a' };
+	char want[300] = "";
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_utf16(&syn, 1, T0 + 1, 0x00E9, 9, NULL, 0);
+	thread_utf16(&syn, 2, T0 + 2, 0x00E9, 127, euro_a, 2);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "utf8");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_utf8_comm, &s), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	for (int i = 0; i < 7; i++)
+		strcat(want, "\xc3\xa9");
+	assert_string_equal(s.shortname[1], want);
+	for (int i = 7; i < 9; i++)
+		strcat(want, "\xc3\xa9");
+	assert_string_equal(s.name[1], want);
+	for (int i = 9; i < 127; i++)
+		strcat(want, "\xc3\xa9");
+	assert_string_equal(s.name[2], want);
+}
+
 /* Thread names (V3 trailing names, 30 distinct) come out as COMM records,
  * whole also when longer than pmu_comm.name holds. */
 static void test_airbus_names(void **state)
@@ -672,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_stack_window),
 		cmocka_unit_test(test_net452),
 		cmocka_unit_test(test_airbus_names),
+		cmocka_unit_test(test_utf8_names_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
+
 static struct pmu_record rec(enum pmu_record_kind kind, int32_t pid, int32_t tid, uint64_t time)
 {
 	struct pmu_record r;
@@ -148,6 +150,51 @@ static void test_aggregation(void **state)
 	assert_int_equal(by, PMU_REPORT_PID);
 	assert_int_equal(pmu_report_sort_parse("dso", &by), PMU_EINVAL);
 	pmu_report_free(rp);
+}
+
+/* Linux cuts comm at 15 bytes, in the middle of a character if need be: the
+ * report names the thread with the whole characters only. */
+static void test_comm_cut_mid_character(void **state)
+{
+	static const uint64_t ip[] = { 0x1100 };
+	struct pmu_report_opts o = { .sz = sizeof(o) };
+	struct pmu_report *rp;
+	struct pmu_report_row w;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	comm(rp, 10, 10, "abcdefghijkl\xe2\x82");	/* 12 + 2 of U+20AC's 3 bytes */
+	comm(rp, 10, 11, "abcdefghijklm\xc3\xa9");	/* 15 bytes, whole */
+	sample(rp, 10, 10, 0, 1000, ip, 1, 0);
+	sample(rp, 10, 11, 0, 2000, ip, 1, 0);
+	sample(rp, 10, 11, 0, 3000, ip, 1, 0);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_TID, 1, &w), 0);
+	assert_string_equal(w.name, "abcdefghijkl");
+	assert_string_equal(w.process, "abcdefghijkl");
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_TID, 0, &w), 0);
+	assert_string_equal(w.name, "abcdefghijklm\xc3\xa9");
+	pmu_report_free(rp);
+}
+
+/* The cut every name truncation goes through (report, .etl records and
+ * TraceLogging names and values). */
+static void test_utf8_whole(void **state)
+{
+	const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";	/* a, U+E9, U+20AC, U+1F600 */
+	(void)state;
+
+	assert_int_equal(pmuk_utf8_whole(s, 0), 0);
+	assert_int_equal(pmuk_utf8_whole(s, 1), 1);
+	assert_int_equal(pmuk_utf8_whole(s, 2), 1);
+	assert_int_equal(pmuk_utf8_whole(s, 3), 3);
+	assert_int_equal(pmuk_utf8_whole(s, 4), 3);
+	assert_int_equal(pmuk_utf8_whole(s, 5), 3);
+	assert_int_equal(pmuk_utf8_whole(s, 6), 6);
+	for (size_t n = 7; n < 10; n++)
+		assert_int_equal(pmuk_utf8_whole(s, n), 6);
+	assert_int_equal(pmuk_utf8_whole(s, 10), 10);
+	assert_int_equal(pmuk_utf8_whole("ab\x80\x80", 4), 4);	/* not UTF-8: kept */
+	assert_int_equal(pmuk_utf8_whole("\x80\x80", 2), 2);
 }
 
 static char *capture(struct pmu_report *rp, int what)
@@ -403,6 +450,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aggregation),
+		cmocka_unit_test(test_comm_cut_mid_character),
+		cmocka_unit_test(test_utf8_whole),
 		cmocka_unit_test(test_collapsed),
 		cmocka_unit_test(test_script_and_resolver),
 		cmocka_unit_test(test_switch_time_pmc_lost),
