@@ -2,6 +2,7 @@
 /* pmukit record: samples of a command to a file in the OS's native format
  * (pmukit/recording.h: .etl on Windows; Linux has no file writer yet and says so). */
 #include "cmd.h"
+#include "core/num.h"
 
 #include <pmukit/pmukit.h>
 #include <pmukit/recording.h>
@@ -34,12 +35,13 @@ static void usage(FILE *f)
 		   "perf.data writer yet; pmukit says so.\n");
 }
 
-static int number(const char *s, uint64_t *v)
+/* -F and -c: a decimal number above 0 (core/num.h: no sign, blank or overflow). */
+static int positive(const char *opt, const char *s, uint64_t *v)
 {
-	char *end;
-
-	*v = strtoull(s, &end, 10);
-	return *s && !*end && *v;
+	if (!pmuk_parse_u64(s, 10, v) && *v)
+		return 0;
+	fprintf(stderr, "pmukit record: %s needs a number above 0, not '%s'\n", opt, s);
+	return -1;
 }
 
 static int exit_code(int status)
@@ -102,10 +104,9 @@ int cmd_record(int argc, char **argv)
 			o.path = argv[++i];
 		} else if (!strcmp(a, "-e") && v) {
 			spec = argv[++i];
-		} else if (!strcmp(a, "-F") && v && number(v, &o.freq)) {
-			i++;
-		} else if (!strcmp(a, "-c") && v && number(v, &o.period)) {
-			i++;
+		} else if ((!strcmp(a, "-F") || !strcmp(a, "-c")) && v) {
+			if (positive(a, argv[++i], a[1] == 'F' ? &o.freq : &o.period))
+				return 2;
 		} else if (!strcmp(a, "-g")) {
 			o.callchain = 1;
 		} else if (!strcmp(a, "--lbr")) {
