@@ -5,6 +5,8 @@
  * process reading the list from stdin, compared with pmukit's first pass (open +
  * DWARF loading included). pmukit's second pass (caches warm) is shown too.
  * usage: bench_symbolize [FILE [N]]   (default: this benchmark's own executable, 20000) */
+#include "core/num.h"
+
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
 
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 {
 	static char self[4096];
 	const char *file = argc > 1 ? argv[1] : self;
-	size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 20000, frames, frames2;
+	size_t n = 20000, frames, frames2;
 	char list[] = "/tmp/pmukit-bench-sym-XXXXXX", cmd[4200];
 	struct pmu_symbolizer_opts o = { .sz = sizeof(o), .offline = 1 };
 	struct pmu_symbolizer_module m = { .sz = sizeof(m) };
@@ -88,6 +90,15 @@ int main(int argc, char **argv)
 	double cold, warm, t;
 	int fd, err;
 	FILE *f;
+	long v;
+
+	if (argc > 2) {
+		if (pmuk_parse_long(argv[2], 10, 1, 10000000, &v)) {
+			fprintf(stderr, "bench_symbolize: N is 1 to 10000000, not '%s'\n", argv[2]);
+			return 2;
+		}
+		n = (size_t)v;
+	}
 
 	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0 || !addrs || !n)
 		return 1;

@@ -6,6 +6,7 @@
  * with DW_AT_call_file/line/column) and the line table the innermost position. */
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/num.h"
 
 #ifdef PMUKIT_HAVE_DW
 
@@ -58,11 +59,11 @@ static void forget_units(struct dw *d)
 	pmuk_cumaps_clear(&d->cumaps);
 }
 
-/* Field 9 of /proc/PID/stat (after the parenthesised name) holds PF_KTHREAD. */
+/* Field 9 of /proc/PID/stat (the 7th after the parenthesised name) holds PF_KTHREAD. */
 static int is_kernel_thread(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	unsigned flags = 0;
+	char path[64], buf[512], *p, *save = NULL;
+	uint64_t flags = 0;
 	FILE *f;
 	size_t n;
 
@@ -72,23 +73,30 @@ static int is_kernel_thread(pid_t pid)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
-	       (flags & 0x00200000u);
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	p = strtok_r(p + 1, " ", &save);
+	for (int i = 0; p && i < 6; i++)
+		p = strtok_r(NULL, " ", &save);
+	return p && !pmuk_parse_u64(p, 10, &flags) && (flags & 0x00200000u);
 }
 
 /* Bit 19 of CapEff in /proc/self/status. */
 static int have_cap_sys_ptrace(void)
 {
 	char line[256];
-	unsigned long long caps = 0;
+	uint64_t caps = 0;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+		if (!strncmp(line, "CapEff:", 7)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (pmuk_parse_u64(line + 7 + strspn(line + 7, " \t"), 16, &caps))
+				caps = 0;
 			break;
+		}
 	fclose(f);
 	return (caps >> 19) & 1;
 }
