@@ -64,7 +64,7 @@ windows-check: windows
 	BUILD=$(WIN_BUILD) bash tests/windows/smoke.sh
 
 bench: build
-	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(WIN_BUILD)

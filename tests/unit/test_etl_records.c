@@ -696,6 +696,7 @@ static void test_utf8_names_cut(void **state)
 	assert_int_equal(pmuk_etl_records_read(a, on_utf8_comm, &s), 0);
 	pmuk_etl_records_close(a);
 	unlink(path);
+	free(syn.d);
 	for (int i = 0; i < 7; i++)
 		strcat(want, "\xc3\xa9");
 	assert_string_equal(s.shortname[1], want);
