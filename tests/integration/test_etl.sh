@@ -125,13 +125,14 @@ for f in airbus-ShutdownPerfDiagLogger.etl perfview-net452-x64-compressed.etl; d
 	check "$f padded: dump (time order) gives the same events" \
 		cmp -s <("$PMUKIT" etl dump "$FIX/$f" 2>&1) <("$PMUKIT" etl dump "$pad/p.etl" 2>&1)
 done
-# generous: the byte-by-byte resync took ~25x the floor (1.4 s for 512 MiB here)
-truncate -s 512M "$pad/p.etl"
+# generous: the byte-by-byte resync took ~10x the floor (230 ms for 512 MiB,
+# cat 21 ms, here); skipping holes costs what the unpadded file does (~1 ms)
+cp "$FIX/airbus-ShutdownPerfDiagLogger.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl" && truncate -s 512M "$pad/p.etl"
 cat "$pad/p.etl" >/dev/null
 t0=$(date +%s%N); cat "$pad/p.etl" >/dev/null; t1=$(date +%s%N)
 "$PMUKIT" etl info "$pad/p.etl" >/dev/null; t2=$(date +%s%N)
-check "512 MiB of padding read in at most 5x 'cat' + 0.3 s ($(( (t2 - t1) / 1000000 )) ms, cat $(( (t1 - t0) / 1000000 )) ms)" \
-	test $((t2 - t1)) -le $((5 * (t1 - t0) + 300000000))
+check "512 MiB of padding read in at most 3x 'cat' + 50 ms ($(( (t2 - t1) / 1000000 )) ms, cat $(( (t1 - t0) / 1000000 )) ms)" \
+	test $((t2 - t1)) -le $((3 * (t1 - t0) + 50000000))
 # written zeros (no holes for lseek to skip): read and checked, same result
 cp "$FIX/airbus-ShutdownPerfDiagLogger.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
 head -c 8388608 /dev/zero >>"$pad/p.etl"
