@@ -103,10 +103,17 @@ static int plausible(const uint8_t *p, size_t avail)
 	return (m[3] & 0x80) && m[2] >= 1 && m[2] <= 21;
 }
 
+/* Zero when the first byte is and every byte equals the next: the C library's
+ * memcmp is vectorised, a portable loop over words is not. */
+static int page_zero(const uint8_t *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
 /* First plausible buffer header at or after from; file_size if none. */
 static uint64_t resync(struct pmu_etl *r, uint64_t from)
 {
-	enum { CHUNK = 65536 };
+	enum { CHUNK = 65536, PAGE = 4096 };
 	uint8_t *win = malloc(CHUNK + ETL_BUF_HDR + 4);
 	uint64_t off = from;
 
@@ -118,6 +125,10 @@ static uint64_t resync(struct pmu_etl *r, uint64_t from)
 			break;
 		size_t last = got - (ETL_BUF_HDR + 4);
 		for (size_t i = 0; i <= last; i++) {
+			if (i % PAGE == 0 && got - i >= PAGE && page_zero(win + i, PAGE)) {
+				i += PAGE - 4;	/* no non-zero BufferSize starts in it */
+				continue;
+			}
 			if (plausible(win + i, got - i)) {
 				free(win);
 				return off + i;
@@ -174,13 +185,6 @@ static void next_data(struct pmu_etl *r, uint64_t *off, uint64_t *end)
 	(void)r;
 	(void)off;
 #endif
-}
-
-/* Zero when the first byte is and every byte equals the next: the C library's
- * memcmp is vectorised, a portable loop over words is not. */
-static int page_zero(const uint8_t *p, size_t n)
-{
-	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
 /* Offset of the first non-zero byte of buf[0, n), n if none: a page at a time. */

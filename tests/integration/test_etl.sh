@@ -144,6 +144,17 @@ printf '\0\0\0\0' | dd of="$pad/p.etl" bs=1 seek=$((0x8C)) conv=notrunc 2>/dev/n
 truncate -s 10M "$pad/p.etl"
 check_eq "BuffersWritten 0, zero tail: 4 events, 3 buffers, padding" "4 3 0 0 $((10485760 - 24576))" \
 	"$("$PMUKIT" etl info "$pad/p.etl" --json | py "import json,sys; d=json.load(sys.stdin); print(d['events'], d['buffers'], d['problems'], d['buffers_written'], d['bytes_padding'])")"
+# ... and garbage before the zeros: not padding; the search for the next
+# buffer skips the zeros a page at a time (was ~10x 'cat', byte by byte)
+printf 'junk' >>"$pad/p.etl"; truncate -s 512M "$pad/p.etl"
+cat "$pad/p.etl" >/dev/null
+t0=$(date +%s%N); cat "$pad/p.etl" >/dev/null; t1=$(date +%s%N)
+"$PMUKIT" etl info "$pad/p.etl" --json >"$pad/j" 2>/dev/null
+t2=$(date +%s%N)
+got=$(py "import json,sys; d=json.load(open(sys.argv[1])); print(d['events'], d['problems'], d['bytes_skipped'], d['bytes_padding'])" "$pad/j")
+check_eq "BuffersWritten 0, junk then zeros: 4 events, 1 problem, the rest skipped" "4 1 $((536870912 - 24576)) 0" "$got"
+check "... searched in at most 3x 'cat' + 50 ms ($(( (t2 - t1) / 1000000 )) ms, cat $(( (t1 - t0) / 1000000 )) ms)" \
+	test $((t2 - t1)) -le $((3 * (t1 - t0) + 50000000))
 # data after the counted buffers: not padding, said and skipped
 cp "$FIX/airbus-lxcore_kernel.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
 head -c 5000 /dev/zero >>"$pad/p.etl"; printf 'junk' >>"$pad/p.etl"
