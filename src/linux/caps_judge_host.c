@@ -216,9 +216,9 @@ void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
 		return;
 	}
 	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "per-CPU user/nice/system/idle/iowait/irq/"
-		      "softirq/steal time from /proc/stat%s (pmu_cpustat_*, 'pmukit cpustat')%s",
-		      s->cpufreq ? " and frequency from cpufreq scaling_cur_freq" : "",
-		      s->cpuidle ? "; cpuidle residency is present but pmukit does not read it" : "");
+		      "softirq/steal time from /proc/stat%s%s (pmu_cpustat_*, 'pmukit cpustat')",
+		      s->cpufreq ? ", frequency from cpufreq scaling_cur_freq" : "",
+		      s->cpuidle ? ", idle-state (C-state) residency from cpuidle" : "");
 	if (!s->cpufreq) {
 		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
 				j->vm ? " (usual in a virtual machine)" : "");

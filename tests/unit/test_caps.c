@@ -335,6 +335,9 @@ static void test_root_pmu_available(void **state)
 	assert_status(c, 6, PMU_CAP_AVAILABLE);
 	assert_status(c, 7, PMU_CAP_AVAILABLE);
 	assert_status(c, 8, PMU_CAP_AVAILABLE);
+	/* 'pmukit cpustat' reads cpuidle residency: caps says so. */
+	assert_reason_has(c, 8, "idle-state (C-state) residency from cpuidle");
+	assert_null(strstr(pmu_caps_get(c, 8)->reason, "does not read"));
 	assert_string_equal(pmu_caps_get(c, 1)->remedy, "");
 	assert_int_equal(pmu_caps_host(c)->vm, 0);
 	pmu_caps_free(c);
