@@ -85,6 +85,25 @@ void pmuk_ev_mods_merge(struct pmuk_ev_mods *m, const struct pmuk_ev_mods *g)
 	m->p += g->p;
 }
 
+void pmuk_ev_mods_text(const struct pmuk_ev_term *t, const struct pmuk_ev_mods *m, char *out)
+{
+	char *p = out;
+
+	if (!t->gmods[0]) { /* as written: perf prints "faults:ku" for faults:ku */
+		strcpy(out, t->mods);
+		return;
+	}
+	if (m->u)
+		*p++ = 'u';
+	if (m->k)
+		*p++ = 'k';
+	if (m->h)
+		*p++ = 'h';
+	for (int i = 0; i < m->p; i++)
+		*p++ = 'p';
+	*p = '\0';
+}
+
 /* perf's numbers: decimal, or hex after 0x ("010" is ten, not eight). */
 int pmuk_ev_number(const char *s, unsigned long long *v)
 {
