@@ -47,6 +47,24 @@ out=$("$PMUKIT" list CACHE-MISS) || fail "substring listing exited $?"
 grep -q 'cache-misses' <<<"$out" || fail "substring CACHE-MISS did not find cache-misses"
 grep -q 'task-clock' <<<"$out" && fail "substring CACHE-MISS matched task-clock"
 
+# perf's category words list one kind, all of it (not a substring search).
+for pair in hw:hardware hardware:hardware sw:software software:software cache:cache \
+	hwcache:cache pmu:cpu-specific; do
+	word=${pair%%:*} kind=${pair#*:}
+	"$PMUKIT" list "$word" --json >"$tmp/cat.json" || fail "pmukit list $word exited $?"
+	python3 -c '
+import json, sys
+got = json.load(open(sys.argv[1]))["events"]
+every = [e for e in json.load(open(sys.argv[2]))["events"] if e["kind"] == sys.argv[3]]
+assert got and got == every, (sys.argv[3], len(got), len(every))
+' "$tmp/cat.json" "$tmp/all.json" "$kind" || fail "'pmukit list $word' is not every $kind event"
+done
+out=$("$PMUKIT" list sw) || fail "pmukit list sw exited $?"
+grep -Eq '^  context-switches +\[software\]' <<<"$out" || fail "list sw lacks context-switches"
+grep -q '^Generic hardware events:' <<<"$out" && fail "list sw shows hardware events"
+out=$("$PMUKIT" list sdt) || fail "pmukit list sdt exited $?"
+grep -q "no 'sdt' events: pmukit has no SDT" <<<"$out" || fail "list sdt does not say why: $out"
+
 # A fixture host: sysfs aliases and tracepoints come from PMUKIT_SYSROOT.
 dev=$tmp/root/sys/bus/event_source/devices
 mkdir -p "$dev/software" "$dev/msr/events" "$dev/msr/format" \
