@@ -103,6 +103,32 @@ else
 	echo "note: not root or no setpriv: the non-root tracefs hint is not checked" >&2
 fi
 
+# tracefs not mounted: as root pmukit mounts it itself (as perf does); another user hears
+# how. Done in a private mount namespace, so the host's mounts are left alone.
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && command -v unshare >/dev/null &&
+	unshare -m --propagation private true 2>/dev/null; then
+	out=$(unshare -m --propagation private sh -c '
+		umount /sys/kernel/tracing 2>/dev/null
+		grep -q " /sys/kernel/tracing tracefs" /proc/mounts && echo "STILL MOUNTED"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$1" list tracepoint
+		"$1" list tracepoint --json >"$2/tp.json"
+		grep -q " /sys/kernel/tracing tracefs" /proc/mounts && echo "NOW MOUNTED"
+		true' _ \
+		"$PMUKIT" "$tmp") || fail "the tracefs mount check exited $?"
+	grep -q "STILL MOUNTED" <<<"$out" && fail "could not unmount tracefs in a namespace: $out"
+	grep -q "only root may mount it: run pmukit as root" <<<"$out" ||
+		fail "another user is not told that root mounts tracefs: $out"
+	grep -q "NOW MOUNTED" <<<"$out" || fail "pmukit did not mount tracefs as root: $out"
+	python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+names = {e["name"] for e in ev}
+assert "sched:sched_switch" in names and all(e["usable"] for e in ev), len(ev)
+' "$tmp/tp.json" || fail "list tracepoint after mounting tracefs lacks sched:sched_switch"
+else
+	echo "note: not root or no mount namespace: mounting tracefs is not checked" >&2
+fi
+
 # Usage.
 "$PMUKIT" list --help | grep -q '^usage: pmukit list' || fail "--help"
 "$PMUKIT" list --bogus 2>/dev/null
