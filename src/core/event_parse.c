@@ -2,7 +2,8 @@
 /* Event list syntax (a subset of perf's):
  *   list  := item (',' item)*
  *   item  := event | '{' event (',' event)* '}' [':' mods]
- *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:c=1:k, sched:sched_switch
+ *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:c=1:k, sched:sched_switch,
+ *                                          sched:sched_wak* (a tracepoint glob)
  *          | pmu '/' term (',' term)* '/' [':' mods]     cpu/event=0x3c,umask=0/:pp
  *   mods  := [ukhp]+                       at most ppp
  * A name may itself contain ':' (libpfm4 umasks, tracepoints); only a last
@@ -24,11 +25,12 @@ struct parser {
 #define SPEC_FMT "'%.200s%s'"
 #define SPEC_ARG(p) (p)->s, strlen((p)->s) > 200 ? "..." : ""
 
-/* '=' is for libpfm4 attributes: INST_RETIRED:ANY_P:c=1:i=1, ...:precise=2. */
+/* '=' is for libpfm4 attributes: INST_RETIRED:ANY_P:c=1:i=1, ...:precise=2;
+ * '*' and '?' for tracepoint globs (sched:*), which the resolver expands. */
 static int name_char(int c)
 {
 	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '+' ||
-	       c == '=';
+	       c == '=' || c == '*' || c == '?';
 }
 
 static int term_char(int c)

@@ -49,6 +49,12 @@ int pmuk_tracefs_events(char *buf, size_t n);
 /* Why tracefs is not there, after pmuk_tracefs_events returned PMU_ENOENT. */
 const char *pmuk_tracefs_hint(void);
 
+/* Replaces each tracepoint glob term ("sched:*", "sched:sched_wak*:u") by one term per
+ * matching tracepoint, sorted, in the glob's group; at most max terms in all. 0, or
+ * PMU_ENOENT when nothing matches or tracefs is absent, PMU_EPARSE for a glob that is
+ * not subsystem:event (event_tpglob.c). */
+int pmuk_expand_tracepoint_globs(struct pmuk_ev_ast *a, int max);
+
 /* Fills the fields common to every candidate: kind and generic id from type/config. */
 void pmuk_event_classify(struct pmu_event *ev);
 /* Finds the PMU of a perf type; NULL when none. */

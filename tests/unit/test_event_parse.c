@@ -417,6 +417,63 @@ static void test_tracepoints(void **state)
 	pmu_event_list_free(l);
 }
 
+/* Tracepoint globs expand as perf's do: one event per match, sorted, in the glob's group. */
+static void test_tracepoint_globs(void **state)
+{
+	static const char *const names[] = { "sched:sched_switch:u", "sched:sched_wakeup:u", "cs:u" };
+	struct pmu_event_list *l = NULL;
+	const struct pmu_event *e;
+
+	(void)state;
+	pmu_sysroot_set(fx_x86);
+	l = parse_ok("sched:*");
+	assert_int_equal(pmu_event_list_count(l), 2);
+	assert_int_equal(pmu_event_list_groups(l), 2);
+	assert_string_equal(pmu_event_list_get(l, 0)->name, "sched:sched_switch");
+	assert_int_equal(pmu_event_list_get(l, 0)->config, 316);
+	assert_string_equal(pmu_event_list_get(l, 1)->name, "sched:sched_wakeup");
+	assert_int_equal(pmu_event_list_get(l, 1)->config, 318);
+	assert_int_equal(pmu_event_list_get(l, 1)->group, 1);
+	assert_int_equal(pmu_event_list_get(l, 1)->group_leader, 1);
+	pmu_event_list_free(l);
+
+	e = parse_one("sched:sched_w*:k", &l);
+	assert_string_equal(e->name, "sched:sched_wakeup:k");
+	assert_int_equal(e->exclude_user, 1);
+	pmu_event_list_free(l);
+
+	l = parse_ok("{sch?d:*,cs}:u");
+	assert_int_equal(pmu_event_list_count(l), 3);
+	assert_int_equal(pmu_event_list_groups(l), 1);
+	for (size_t i = 0; i < 3; i++) {
+		e = pmu_event_list_get(l, i);
+		assert_string_equal(e->name, names[i]);
+		assert_int_equal(e->group, 0);
+		assert_int_equal(e->group_leader, i == 0);
+		assert_int_equal(e->exclude_kernel, 1);
+	}
+	pmu_event_list_free(l);
+
+	l = parse_ok("cycles,*:*,{cs,irq:irq_*}");
+	assert_int_equal(pmu_event_list_count(l), 6);
+	assert_int_equal(pmu_event_list_groups(l), 5);
+	assert_string_equal(pmu_event_list_get(l, 1)->name, "irq:irq_handler_entry");
+	assert_int_equal(pmu_event_list_get(l, 3)->group, 3);
+	assert_int_equal(pmu_event_list_get(l, 5)->group, 4);
+	assert_int_equal(pmu_event_list_get(l, 5)->group_leader, 0);
+	pmu_event_list_free(l);
+
+	assert_int_equal(pmu_event_parse("cs,sched:nomatch*", &l), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "no tracepoint matches 'sched:nomatch*' at "
+				"position 3"));
+	assert_int_equal(pmu_event_parse("cyc*", &l), PMU_EPARSE);
+	assert_non_null(strstr(pmu_error_detail(), "wildcards ('*', '?') are for tracepoints only"));
+	pmu_sysroot_set(fx_none);
+	assert_int_equal(pmu_event_parse("sched:*", &l), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "mount -t tracefs nodev /sys/kernel/tracing"));
+	assert_null(l);
+}
+
 static void test_hybrid(void **state)
 {
 	struct pmu_event_list *l;
@@ -725,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_modifiers), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_raw_and_pmu_terms), cmocka_unit_test(test_split_format),
 		cmocka_unit_test(test_uncore_alias), cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_tracepoint_globs),
 		cmocka_unit_test(test_hybrid), cmocka_unit_test(test_arm_and_no_pmu),
 		cmocka_unit_test(test_errors), cmocka_unit_test(test_libpfm),
 		cmocka_unit_test(test_suggest), cmocka_unit_test(test_random),
