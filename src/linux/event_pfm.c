@@ -46,7 +46,7 @@ static int tracefs_mount(void)
 {
 	static int tried;
 
-	if (tried++ || *pmu_sysroot())
+	if (*pmu_sysroot() || tried++)
 		return -1;
 	if (!mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL))
 		return 0;

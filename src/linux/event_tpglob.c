@@ -89,9 +89,10 @@ static int match_tracepoints(const struct pmuk_ev_term *t, struct names *m)
 			ret = match_events(dir, d->d_name, colon + 1, m);
 	closedir(sd);
 	if (!ret && !m->n)
-		ret = pmuk_fail(PMU_ENOENT, "no tracepoint matches '%s' at position %d (see "
-				"'pmukit list tracepoint')", t->text, t->pos);
-	qsort(m->v, (size_t)m->n, sizeof(m->v[0]), cmp_name);
+		return pmuk_fail(PMU_ENOENT, "no tracepoint matches '%s' at position %d (see "
+				 "'pmukit list tracepoint')", t->text, t->pos);
+	if (m->n)
+		qsort(m->v, (size_t)m->n, sizeof(m->v[0]), cmp_name);
 	return ret;
 }
 
