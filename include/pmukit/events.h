@@ -23,15 +23,15 @@ enum pmu_event_kind {
 
 /* One concrete, openable event. The numeric fields use the Linux perf_event ABI
  * numbering (type/config), which is also the portable model's numbering. */
-/* name: the canonical spelling, as `pmukit stat` prints it. Generic events keep perf
- * stat's spelling whatever alias was written ("cpu-cycles", "TotalCycles" -> "cycles";
- * "faults" -> "page-faults"), followed by the modifiers (":u", ":kpp"; group modifiers
- * included). On hybrid hosts a generic event becomes one event per core PMU named
- * "cpu_core/cycles/" (modifiers after the slash: "cpu_core/cycles/u"). Other events keep
- * their written spelling: "r3c", "cpu/event=0x3c,umask=0x0/", "INST_RETIRED:ANY_P",
- * "sched:sched_switch"; a name= term in pmu/.../ replaces the name. */
+/* name: the event as the user typed it, as perf and `pmukit stat` print it: "cs" stays
+ * "cs", "cpu-cycles:u" stays "cpu-cycles:u", "faults:ku" stays "faults:ku" (modifiers as
+ * written; when a group adds modifiers the merged set follows, in u, k, h, p order:
+ * "{cycles:k}:up" -> "cycles:ukp"). Which event it is lies in kind, generic, type and
+ * config, not in the name. On hybrid hosts a generic event becomes one event per core
+ * PMU named "cpu_core/cycles/" (modifiers after the slash: "cpu_core/cycles/u"); a
+ * name= term in pmu/.../ replaces the name. */
 struct pmu_event {
-	char name[128];        /* canonical spelling, modifiers included, as printed */
+	char name[128];        /* as typed, modifiers included, as printed */
 	char pmu[32];          /* the PMU that serves it: "cpu", "cpu_core", "software", ... */
 	enum pmu_event_kind kind;
 	uint32_t type;         /* perf_event_attr.type */

@@ -2,7 +2,8 @@
 /* Event list syntax (a subset of perf's):
  *   list  := item (',' item)*
  *   item  := event | '{' event (',' event)* '}' [':' mods]
- *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:c=1:k, sched:sched_switch
+ *   event := name [':' mods]               cycles:u, INST_RETIRED:ANY_P:c=1:k, sched:sched_switch,
+ *                                          sched:sched_wak* (a tracepoint glob)
  *          | pmu '/' term (',' term)* '/' [':' mods]     cpu/event=0x3c,umask=0/:pp
  *   mods  := [ukhp]+                       at most ppp
  * A name may itself contain ':' (libpfm4 umasks, tracepoints); only a last
@@ -24,11 +25,12 @@ struct parser {
 #define SPEC_FMT "'%.200s%s'"
 #define SPEC_ARG(p) (p)->s, strlen((p)->s) > 200 ? "..." : ""
 
-/* '=' is for libpfm4 attributes: INST_RETIRED:ANY_P:c=1:i=1, ...:precise=2. */
+/* '=' is for libpfm4 attributes: INST_RETIRED:ANY_P:c=1:i=1, ...:precise=2;
+ * '*' and '?' for tracepoint globs (sched:*), which the resolver expands. */
 static int name_char(int c)
 {
 	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '+' ||
-	       c == '=';
+	       c == '=' || c == '*' || c == '?';
 }
 
 static int term_char(int c)
@@ -83,6 +85,25 @@ void pmuk_ev_mods_merge(struct pmuk_ev_mods *m, const struct pmuk_ev_mods *g)
 	m->k |= g->k;
 	m->h |= g->h;
 	m->p += g->p;
+}
+
+void pmuk_ev_mods_text(const struct pmuk_ev_term *t, const struct pmuk_ev_mods *m, char *out)
+{
+	char *p = out;
+
+	if (!t->gmods[0]) { /* as written: perf prints "faults:ku" for faults:ku */
+		strcpy(out, t->mods);
+		return;
+	}
+	if (m->u)
+		*p++ = 'u';
+	if (m->k)
+		*p++ = 'k';
+	if (m->h)
+		*p++ = 'h';
+	for (int i = 0; i < m->p; i++)
+		*p++ = 'p';
+	*p = '\0';
 }
 
 /* perf's numbers: decimal, or hex after 0x ("010" is ten, not eight). */

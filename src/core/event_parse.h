@@ -53,6 +53,9 @@ int pmuk_ev_mods_parse(const char *s, struct pmuk_ev_mods *m);
 /* Combines event and group modifiers as perf does: privilege levels unite, precise
  * levels add ({cycles:p}:p is pp; pmuk_ev_parse refuses sums above 3). */
 void pmuk_ev_mods_merge(struct pmuk_ev_mods *m, const struct pmuk_ev_mods *g);
+/* The modifier letters to print after t's name (out holds 16): as written when its
+ * group adds none, else the merged set m in u, k, h, p order ({cycles:k}:up -> "ukp"). */
+void pmuk_ev_mods_text(const struct pmuk_ev_term *t, const struct pmuk_ev_mods *m, char *out);
 /* Parses a number as written in event terms, as perf reads them: decimal, or hex
  * after 0x ("010" is ten); -1 if not one. */
 int pmuk_ev_number(const char *s, unsigned long long *v);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 static char root[4096];
-static int root_set;
+static int root_set, root_from_env;
 
 int pmu_sysroot_set(const char *r)
 {
@@ -21,6 +21,7 @@ int pmu_sysroot_set(const char *r)
 	if (n >= sizeof(root))
 		return pmuk_fail(PMU_ERANGE, "sysroot path is longer than %zu bytes", sizeof(root) - 1);
 	memcpy(root, r, n + 1);
+	root_from_env = 0;
 	while (n > 0 && root[n - 1] == '/')
 		root[--n] = '\0';
 	root_set = 1;
@@ -32,8 +33,33 @@ const char *pmu_sysroot(void)
 	if (!root_set) {
 		const char *env = getenv("PMUKIT_SYSROOT");
 		pmu_sysroot_set(env ? env : "");
+		root_from_env = env && *env;
 	}
 	return root;
+}
+
+/* A file is missing under the sysroot: blame the sysroot when one is set (the host's
+ * own /sys was not read), else the mount. */
+const char *pmuk_sysroot_why(char *buf, size_t n, const char *tree)
+{
+	const char *r = pmu_sysroot(), *who = root_from_env ? "PMUKIT_SYSROOT" : "the sysroot";
+	const char *fs = strcmp(tree, "sys") ? "proc" : "sysfs";
+	char sub[4200];
+
+	snprintf(sub, sizeof(sub), "%s/%s", r, tree);
+	if (!*r)
+		snprintf(buf, n, "is %s mounted? (mount -t %s %s /%s)", fs, fs, fs, tree);
+	else if (!pmuk_exists(r))
+		snprintf(buf, n, "%s points to '%s', which does not exist: point it at a directory "
+			 "holding a copy of /sys and /proc, or unset it to read this host", who, r);
+	else if (!pmuk_exists(sub))
+		snprintf(buf, n, "%s points to '%s', which has no %s/ tree: point it at a directory "
+			 "holding a copy of /sys and /proc, or unset it to read this host", who, r,
+			 tree);
+	else
+		snprintf(buf, n, "the tree %s points to ('%s') lacks it: unset %s to read this "
+			 "host", who, r, who);
+	return buf;
 }
 
 int pmuk_path(char *buf, size_t size, const char *fmt, ...)

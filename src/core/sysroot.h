@@ -19,5 +19,8 @@ int pmuk_read_text(const char *path, char *buf, size_t size);
 int pmuk_read_u64(const char *path, uint64_t *out);
 int pmuk_read_int(const char *path, int *out);
 int pmuk_exists(const char *path);
+/* Why a file under /tree ("sys" or "proc") is missing, as a clause for a message:
+ * names PMUKIT_SYSROOT and what is wrong with it when set, else asks for the mount. */
+const char *pmuk_sysroot_why(char *buf, size_t n, const char *tree);
 
 #endif

@@ -144,10 +144,10 @@ static int generic_answer(const struct pmu_event *e)
 {
 	for (size_t i = 0; i < pmuk_event_naliases; i++) {
 		const struct pmuk_event_alias *a = &pmuk_event_aliases[i];
-		size_t n = strlen(a->name);
+		const struct pmuk_event_def *d = pmuk_event_find(a->name);
 
-		if (a->windows && !strncmp(e->name, a->name, n) &&
-		    (!e->name[n] || e->name[n] == ':'))
+		/* by identity: the name is as typed ("cpu-cycles", "cs") */
+		if (a->windows && d && e->generic >= 0 && d->generic == e->generic)
 			return pmuk_fail(PMU_EINVAL, "%s is a generic event: Windows counts it with "
 					 "the curated profile source %s, no registration needed",
 					 e->name, a->alias);

@@ -93,14 +93,14 @@ void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
 				 "remount,gid=GROUP,mode=0750 %s", s->tracefs_mount);
 		return;
 	} else if (admin) {
-		pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "tracefs is not mounted, so tracepoints cannot "
-			      "be named yet");
-		pmuk_caps_remedy(c, 5, "mount tracefs: mount -t tracefs nodev /sys/kernel/tracing");
-		return;
+		/* pmuk_tracefs_events mounts it on first use, as perf does */
+		pmuk_caps_set(c, 5, PMU_CAP_AVAILABLE, "tracefs is not mounted yet: pmukit mounts it "
+			      "at /sys/kernel/tracing when tracepoints are first named or listed");
 	} else {
 		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is not mounted and mounting it "
 			      "needs root");
-		pmuk_caps_remedy(c, 5, "ask root to run: mount -t tracefs nodev /sys/kernel/tracing");
+		pmuk_caps_remedy(c, 5, "run pmukit as root once (it mounts tracefs, as perf does), "
+				 "or ask root to run: mount -t tracefs nodev /sys/kernel/tracing");
 		return;
 	}
 	if (j->perf_blocked) {
@@ -216,9 +216,9 @@ void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
 		return;
 	}
 	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "per-CPU user/nice/system/idle/iowait/irq/"
-		      "softirq/steal time from /proc/stat%s (pmu_cpustat_*, 'pmukit cpustat')%s",
-		      s->cpufreq ? " and frequency from cpufreq scaling_cur_freq" : "",
-		      s->cpuidle ? "; cpuidle residency is present but pmukit does not read it" : "");
+		      "softirq/steal time from /proc/stat%s%s (pmu_cpustat_*, 'pmukit cpustat')",
+		      s->cpufreq ? ", frequency from cpufreq scaling_cur_freq" : "",
+		      s->cpuidle ? ", idle-state (C-state) residency from cpuidle" : "");
 	if (!s->cpufreq) {
 		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
 				j->vm ? " (usual in a virtual machine)" : "");

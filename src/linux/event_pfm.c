@@ -12,17 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #ifdef PMUKIT_HAVE_PFM
 #include <perfmon/pfmlib_perf_event.h>
 #endif
 
-int pmuk_tracefs_events(char *buf, size_t n)
+#define TRACEFS_DIR "/sys/kernel/tracing"
+
+/* errno of pmukit's own attempt to mount tracefs; 0 when none was made. */
+static int mount_errno;
+
+static int tracefs_find(char *buf, size_t n, int *denied)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = { TRACEFS_DIR, "/sys/kernel/debug/tracing" };
 	struct stat st;
-	int denied = 0;
 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		/* A mounted tracefs always has events/header_page. */
@@ -30,9 +35,53 @@ int pmuk_tracefs_events(char *buf, size_t n)
 			continue;
 		if (!stat(buf, &st))
 			return pmuk_path(buf, n, "%s/events", roots[i]);
-		denied |= errno == EACCES;
+		*denied |= errno == EACCES;
 	}
+	return PMU_ENOENT;
+}
+
+/* perf's habit: when tracefs is not mounted, mount it where it belongs (root may).
+ * Only on the live host (no sysroot), and tried once per process. */
+static int tracefs_mount(void)
+{
+	static int tried;
+
+	if (*pmu_sysroot() || tried++)
+		return -1;
+	if (!mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL))
+		return 0;
+	mount_errno = errno ? errno : EPERM;
+	return -1;
+}
+
+int pmuk_tracefs_events(char *buf, size_t n)
+{
+	int denied = 0;
+
+	if (!tracefs_find(buf, n, &denied))
+		return 0;
+	if (!denied && !tracefs_mount() && !tracefs_find(buf, n, &denied))
+		return 0;
 	return denied ? PMU_EPERM : PMU_ENOENT;
+}
+
+const char *pmuk_tracefs_hint(void)
+{
+	switch (mount_errno) {
+	case 0:
+		return PMUK_TRACEFS_HINT;
+	case EPERM:
+	case EACCES:
+		/* at most 159 bytes: it is also a listing's reason */
+		return "tracefs is not mounted and only root may mount it: run pmukit as root "
+		       "(it mounts tracefs), or as root: mount -t tracefs nodev " TRACEFS_DIR;
+	case ENODEV:
+		return "this kernel has no tracefs (built without CONFIG_TRACING): boot a kernel "
+		       "with CONFIG_FTRACE and CONFIG_EVENT_TRACING";
+	default:
+		return "tracefs is not mounted and mounting it at " TRACEFS_DIR " failed: mount "
+		       "it with 'mount -t tracefs nodev " TRACEFS_DIR "'";
+	}
 }
 
 static int tp_part(const char *s, size_t n)

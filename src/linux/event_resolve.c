@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Event list -> perf_event encodings on this host.
- * Canonical names: a generic event keeps perf stat's spelling ("cycles", "cycles:u");
- * on hybrid hosts each per-core-PMU copy is named "cpu_core/cycles/" (modifiers after
- * the slash: "cpu_core/cycles/u"), with pmu = "cpu_core". */
+ * Names as typed, as perf prints them ("cs", "cpu-cycles:u"; identity is in generic,
+ * type and config); on hybrid hosts each per-core-PMU copy is named "cpu_core/cycles/"
+ * (modifiers after the slash: "cpu_core/cycles/u"), with pmu = "cpu_core". */
 #include "linux/event_resolve.h"
 #include "linux/pmu_sysfs.h"
 #include "core/error.h"
@@ -115,27 +115,23 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 
 	if ((d = pmuk_event_find(t->text))) {
 		if (d->kind == PMU_EVENT_HARDWARE) {
-			per_core(c, d->name, PERF_TYPE_HARDWARE, d->config, out);
+			per_core(c, t->text, PERF_TYPE_HARDWARE, d->config, out);
 			return 0;
 		}
 		k = &out->v[out->n++];
 		memset(k, 0, sizeof(*k));
-		strcpy(k->ev.name, d->name);
+		strcpy(k->ev.name, t->text);
 		strcpy(k->ev.pmu, "software");
 		k->ev.type = PERF_TYPE_SOFTWARE;
 		k->ev.config = d->config;
 		return 0;
 	}
 	if (!pmuk_cache_parse(t->text, &config)) {
-		int cache = (int)(config & 0xff), op = (int)(config >> 8 & 0xff);
-
-		pmuk_cache_name(cache, op, (int)(config >> 16), head, sizeof(head));
-		per_core(c, head, PERF_TYPE_HW_CACHE, config, out);
+		per_core(c, t->text, PERF_TYPE_HW_CACHE, config, out);
 		return 0;
 	}
 	if (pmuk_event_raw(t->text, &config)) {
-		snprintf(head, sizeof(head), "r%llx", (unsigned long long)config);
-		per_core(c, head, PERF_TYPE_RAW, config, out);
+		per_core(c, t->text, PERF_TYPE_RAW, config, out);
 		return 0;
 	}
 	/* "cycles:x": a known event followed by something that is not a modifier. */
@@ -179,7 +175,7 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
 		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
 				 "tracepoint, %s", t->text, t->pos,
-				 looks_tp == 2 ? PMUK_TRACEFS_HINT : PMUK_TRACEFS_PERM_HINT);
+				 looks_tp == 2 ? pmuk_tracefs_hint() : PMUK_TRACEFS_PERM_HINT);
 	if (looks_tp == 1) /* the subsystem exists, the event does not */
 		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
 				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
@@ -187,21 +183,6 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 	suggest_names(c, t->text, hint, sizeof(hint));
 	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s", t->text, t->pos, hint,
 			 hint[0] ? "" : " (see 'pmukit list')");
-}
-
-static void mods_string(const struct pmuk_ev_mods *m, char *buf)
-{
-	char *p = buf;
-
-	if (m->u)
-		*p++ = 'u';
-	if (m->k)
-		*p++ = 'k';
-	if (m->h)
-		*p++ = 'h';
-	for (int i = 0; i < m->p; i++)
-		*p++ = 'p';
-	*p = '\0';
 }
 
 /* Applies the term's (and its group's) modifiers and completes the name. Privilege
@@ -232,7 +213,7 @@ static int finish(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk
 				 t->text, t->pos, m.p + k->precise, k->precise, m.p, c->spec);
 	ev->precise_ip = (uint8_t)(m.p + k->precise);
 	pmuk_event_classify(ev);
-	mods_string(&m, ms);
+	pmuk_ev_mods_text(t, &m, ms);
 	if (!ms[0])
 		return 0;
 	n = snprintf(name, sizeof(name), "%s%s%s", ev->name,
@@ -362,6 +343,8 @@ int pmu_event_parse(const char *spec, struct pmu_event_list **out)
 		return pmuk_fail(PMU_EINVAL, "pmu_event_parse needs somewhere to store the list");
 	*out = NULL;
 	ret = pmuk_ev_parse(spec, &a);
+	if (!ret)
+		ret = pmuk_expand_tracepoint_globs(&a, MAX_EVENTS + 1);
 	if (!ret && a.nterms > MAX_EVENTS)
 		ret = pmuk_fail(PMU_EPARSE, "too many events (%d; at most %d) in one event list",
 				a.nterms, MAX_EVENTS);

@@ -41,9 +41,19 @@ struct pmuk_rctx {
 	int ncores;
 };
 
-/* The events/ directory of tracefs (0); PMU_ENOENT when tracefs is not mounted,
+/* The events/ directory of tracefs (0); on the live host an unmounted tracefs is
+ * mounted at /sys/kernel/tracing first when this process may (as perf does).
+ * PMU_ENOENT when tracefs is not mounted (pmuk_tracefs_hint says why and what to do),
  * PMU_EPERM when this user may not look where it would be (PMUK_TRACEFS_PERM_HINT). */
 int pmuk_tracefs_events(char *buf, size_t n);
+/* Why tracefs is not there, after pmuk_tracefs_events returned PMU_ENOENT. */
+const char *pmuk_tracefs_hint(void);
+
+/* Replaces each tracepoint glob term ("sched:*", "sched:sched_wak*:u") by one term per
+ * matching tracepoint, sorted, in the glob's group; at most max terms in all. 0, or
+ * PMU_ENOENT when nothing matches or tracefs is absent, PMU_EPARSE for a glob that is
+ * not subsystem:event (event_tpglob.c). */
+int pmuk_expand_tracepoint_globs(struct pmuk_ev_ast *a, int max);
 
 /* Fills the fields common to every candidate: kind and generic id from type/config. */
 void pmuk_event_classify(struct pmu_event *ev);

@@ -84,10 +84,13 @@ int pmuk_topo_linux_cpus(struct pmu_topology *t)
 	err = pmuk_topo_read_list(&cpus, &n, "/sys/devices/system/cpu/present");
 	if (err == PMU_ENOENT)
 		err = pmuk_topo_read_list(&cpus, &n, "/sys/devices/system/cpu/possible");
-	if (err)
+	if (err) {
+		char why[600];
+
 		return pmuk_fail(err == PMU_ENOENT ? PMU_ENOTSUP : err,
-				 "cannot read %s/sys/devices/system/cpu/present: is sysfs mounted?",
-				 pmu_sysroot());
+				 "cannot read %s/sys/devices/system/cpu/present: %s", pmu_sysroot(),
+				 pmuk_sysroot_why(why, sizeof(why), "sys"));
+	}
 	if (!n) {
 		free(cpus);
 		return pmuk_fail(PMU_ENOENT, "%s/sys/devices/system/cpu/present lists no CPU",

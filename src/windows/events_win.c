@@ -64,8 +64,9 @@ static int resolve_name(struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 				 "registered system-wide as a profile source (WPRP "
 				 "MicroArchitecturalConfig or the WMI\\ProfileSource registry key)",
 				 t->pmu, t->pos);
+	/* Names as typed, as perf prints them; identity is in generic, type and config. */
 	if ((d = pmuk_event_find(t->text))) {
-		snprintf(ev->name, sizeof(ev->name), "%s", d->name);
+		snprintf(ev->name, sizeof(ev->name), "%s", t->text);
 		snprintf(ev->pmu, sizeof(ev->pmu), "%s",
 			 d->kind == PMU_EVENT_HARDWARE ? "cpu" : "software");
 		ev->kind = d->kind;
@@ -75,8 +76,7 @@ static int resolve_name(struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 		return 0;
 	}
 	if (!pmuk_cache_parse(t->text, (uint64_t *)&config)) {
-		pmuk_cache_name((int)(config & 0xff), (int)(config >> 8 & 0xff),
-				(int)(config >> 16), ev->name, sizeof(ev->name));
+		snprintf(ev->name, sizeof(ev->name), "%s", t->text);
 		snprintf(ev->pmu, sizeof(ev->pmu), "cpu");
 		ev->kind = PMU_EVENT_HW_CACHE;
 		ev->type = PMUK_TYPE_HW_CACHE;
@@ -85,7 +85,7 @@ static int resolve_name(struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 		return 0;
 	}
 	if ((s = source_find(c, t->text))) {
-		snprintf(ev->name, sizeof(ev->name), "%s", s->name);
+		snprintf(ev->name, sizeof(ev->name), "%s", t->text);
 		snprintf(ev->pmu, sizeof(ev->pmu), "hal");
 		ev->kind = PMU_EVENT_RAW;
 		ev->type = PMUK_TYPE_RAW;
@@ -108,7 +108,7 @@ static int resolve_name(struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 static int finish(const struct wctx *c, const struct pmuk_ev_term *t, struct pmu_event *ev)
 {
 	struct pmuk_ev_mods m, g;
-	char ms[16], *p = ms;
+	char ms[16];
 	size_t len = strlen(ev->name);
 
 	if (pmuk_ev_mods_parse(t->mods, &m))
@@ -123,13 +123,7 @@ static int finish(const struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 		ev->exclude_kernel = !m.k;
 		ev->exclude_hv = !m.h;
 	}
-	if (m.u)
-		*p++ = 'u';
-	if (m.k)
-		*p++ = 'k';
-	if (m.h)
-		*p++ = 'h';
-	*p = '\0';
+	pmuk_ev_mods_text(t, &m, ms);
 	if (ms[0] && len + 1 + strlen(ms) < sizeof(ev->name))
 		snprintf(ev->name + len, sizeof(ev->name) - len, ":%s", ms);
 	else if (ms[0])

@@ -128,4 +128,51 @@ assert c1["idle_states"] == [{"name": "C1E", "exit_latency_us": 2, "disabled": F
     "percent": 0, "entries_delta": 0, "no_interval": False, "entries": 42, "ns": 1500000}], \
     c1["idle_states"]
 ' "$tmp/fix.json" "$hz"
+
+# The idle-state header: each state's name ends where its "entries/s" cell ends.
+mkdir -p "$tmp/idle/proc"
+printf 'cpu  2 0 2 6 0 0 0 0 0 0\ncpu0 1 0 1 3 0 0 0 0 0 0\n' >"$tmp/idle/proc/stat"
+for k in 0 1; do
+	st=$tmp/idle/sys/devices/system/cpu/cpu0/cpuidle/state$k
+	mkdir -p "$st"
+	echo "C$k-state" >"$st/name"; echo 1 >"$st/latency"; echo 5 >"$st/usage"
+	echo 100 >"$st/time"; echo "$k" >"$st/disable"
+done
+PMUKIT_SYSROOT=$tmp/idle "$PMUKIT" cpustat -i 0.01 >"$tmp/idle.txt" 2>&1
+check "the idle-state header is aligned with its columns" py '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+i = lines.index("idle states: residency in percent of the interval, entries per second")
+head, row = lines[i + 1], lines[i + 2]
+print("#", head); print("#", row)
+ends = [j + 1 for j in range(len(row)) if row.startswith("/s", j - 1)]
+names = [head.index(n) + len(n) for n in ("C0-state", "C1-state*")]
+assert head.rstrip() == head and len(head) == len(row), (head, row)
+assert names == ends, (names, ends)
+' "$tmp/idle.txt"
+
+# Below the /proc/stat tick the times are whole ticks: a warning says so.
+"$PMUKIT" cpustat -i 0.001 >/dev/null 2>"$tmp/tick.err"
+check_eq "an interval below the tick still runs" 0 $?
+check "an interval below the tick (1/$hz s) is warned about" \
+	grep -q "shorter than the /proc/stat tick (1/$hz s)" "$tmp/tick.err"
+"$PMUKIT" cpustat -i 0.02 >/dev/null 2>"$tmp/tick.err"
+check "an interval of two ticks is not warned about" test ! -s "$tmp/tick.err"
+
+# Ctrl-C during the interval prints the part that ran and exits 130.
+"$PMUKIT" cpustat -i 5 --json >"$tmp/int.json" 2>"$tmp/int.err" &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check_eq "SIGINT during the interval exits 130 ($(head -c 200 "$tmp/int.err"))" 130 "$rc"
+check "after SIGINT the figures of the part that ran are printed" py '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert 0.3 < d["interval_s"] < 3, d["interval_s"]
+assert d["cpus"] and d["total"]["interval_ns"] > 0, d["total"]
+' "$tmp/int.json"
+check "after SIGINT stderr says the interval was cut short" \
+	grep -q "interrupted: the figures cover the" "$tmp/int.err"
 finish

@@ -47,6 +47,24 @@ out=$("$PMUKIT" list CACHE-MISS) || fail "substring listing exited $?"
 grep -q 'cache-misses' <<<"$out" || fail "substring CACHE-MISS did not find cache-misses"
 grep -q 'task-clock' <<<"$out" && fail "substring CACHE-MISS matched task-clock"
 
+# perf's category words list one kind, all of it (not a substring search).
+for pair in hw:hardware hardware:hardware sw:software software:software cache:cache \
+	hwcache:cache pmu:cpu-specific; do
+	word=${pair%%:*} kind=${pair#*:}
+	"$PMUKIT" list "$word" --json >"$tmp/cat.json" || fail "pmukit list $word exited $?"
+	python3 -c '
+import json, sys
+got = json.load(open(sys.argv[1]))["events"]
+every = [e for e in json.load(open(sys.argv[2]))["events"] if e["kind"] == sys.argv[3]]
+assert got and got == every, (sys.argv[3], len(got), len(every))
+' "$tmp/cat.json" "$tmp/all.json" "$kind" || fail "'pmukit list $word' is not every $kind event"
+done
+out=$("$PMUKIT" list sw) || fail "pmukit list sw exited $?"
+grep -Eq '^  context-switches +\[software\]' <<<"$out" || fail "list sw lacks context-switches"
+grep -q '^Generic hardware events:' <<<"$out" && fail "list sw shows hardware events"
+out=$("$PMUKIT" list sdt) || fail "pmukit list sdt exited $?"
+grep -q "no 'sdt' events: pmukit has no SDT" <<<"$out" || fail "list sdt does not say why: $out"
+
 # A fixture host: sysfs aliases and tracepoints come from PMUKIT_SYSROOT.
 dev=$tmp/root/sys/bus/event_source/devices
 mkdir -p "$dev/software" "$dev/msr/events" "$dev/msr/format" \
@@ -83,6 +101,32 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$tmp/root/sys/kernel/tracing"
 else
 	echo "note: not root or no setpriv: the non-root tracefs hint is not checked" >&2
+fi
+
+# tracefs not mounted: as root pmukit mounts it itself (as perf does); another user hears
+# how. Done in a private mount namespace, so the host's mounts are left alone.
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && command -v unshare >/dev/null &&
+	unshare -m --propagation private true 2>/dev/null; then
+	out=$(unshare -m --propagation private sh -c '
+		umount /sys/kernel/tracing 2>/dev/null
+		grep -q " /sys/kernel/tracing tracefs" /proc/mounts && echo "STILL MOUNTED"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$1" list tracepoint
+		"$1" list tracepoint --json >"$2/tp.json"
+		grep -q " /sys/kernel/tracing tracefs" /proc/mounts && echo "NOW MOUNTED"
+		true' _ \
+		"$PMUKIT" "$tmp") || fail "the tracefs mount check exited $?"
+	grep -q "STILL MOUNTED" <<<"$out" && fail "could not unmount tracefs in a namespace: $out"
+	grep -q "only root may mount it: run pmukit as root" <<<"$out" ||
+		fail "another user is not told that root mounts tracefs: $out"
+	grep -q "NOW MOUNTED" <<<"$out" || fail "pmukit did not mount tracefs as root: $out"
+	python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+names = {e["name"] for e in ev}
+assert "sched:sched_switch" in names and all(e["usable"] for e in ev), len(ev)
+' "$tmp/tp.json" || fail "list tracepoint after mounting tracefs lacks sched:sched_switch"
+else
+	echo "note: not root or no mount namespace: mounting tracefs is not checked" >&2
 fi
 
 # Usage.

@@ -117,6 +117,15 @@ empty=$(mktemp -d)
 err=$(PMUKIT_SYSROOT=$empty "$PMUKIT" topo 2>&1 >/dev/null)
 check_eq "missing sysfs exits 1" 1 $?
 check "missing sysfs says why" grep -q "present" <<<"$err"
+check "an empty sysroot is blamed, not the mount" \
+	grep -q "PMUKIT_SYSROOT points to '$empty', which has no sys/ tree" <<<"$err"
 rmdir "$empty"
+err=$(PMUKIT_SYSROOT=/nonexistent "$PMUKIT" topo 2>&1 >/dev/null)
+check_eq "a missing sysroot exits 1" 1 $?
+echo "$err"
+check "a missing sysroot is named: PMUKIT_SYSROOT and that it does not exist" \
+	grep -q "PMUKIT_SYSROOT points to '/nonexistent', which does not exist" <<<"$err"
+check "no 'is sysfs mounted?' when PMUKIT_SYSROOT is the cause" \
+	bash -c '! grep -q "sysfs mounted" <<<"$1"' _ "$err"
 
 finish

@@ -335,6 +335,9 @@ static void test_root_pmu_available(void **state)
 	assert_status(c, 6, PMU_CAP_AVAILABLE);
 	assert_status(c, 7, PMU_CAP_AVAILABLE);
 	assert_status(c, 8, PMU_CAP_AVAILABLE);
+	/* 'pmukit cpustat' reads cpuidle residency: caps says so. */
+	assert_reason_has(c, 8, "idle-state (C-state) residency from cpuidle");
+	assert_null(strstr(pmu_caps_get(c, 8)->reason, "does not read"));
 	assert_string_equal(pmu_caps_get(c, 1)->remedy, "");
 	assert_int_equal(pmu_caps_host(c)->vm, 0);
 	pmu_caps_free(c);
@@ -483,13 +486,14 @@ static void test_tracefs(void **state)
 	c = probe(&l);
 	assert_status(c, 5, PMU_CAP_UNAVAILABLE);
 	assert_reason_has(c, 5, "needs root");
+	assert_remedy_has(c, 5, "run pmukit as root once (it mounts tracefs");
 	assert_string_equal(fact(c, "tracefs"), "not mounted (supported by the kernel)");
 	pmu_caps_free(c);
-	/* root can mount it */
+	/* root: pmukit mounts it on first use, as perf does */
 	set_root_caps();
 	c = probe(&l);
-	assert_status(c, 5, PMU_CAP_LIMITED);
-	assert_remedy_has(c, 5, "mount tracefs: mount -t tracefs nodev /sys/kernel/tracing");
+	assert_status(c, 5, PMU_CAP_AVAILABLE);
+	assert_reason_has(c, 5, "pmukit mounts it at /sys/kernel/tracing");
 	pmu_caps_free(c);
 	/* the kernel has none */
 	put("/proc/filesystems", "nodev\tsysfs\n");

@@ -90,48 +90,48 @@ static void test_generic(void **state)
 {
 	static const struct want w[] = {
 		HW("cycles", CPU_CYCLES, "cycles", CYCLES),
-		HW("cpu-cycles", CPU_CYCLES, "cycles", CYCLES),
+		HW("cpu-cycles", CPU_CYCLES, "cpu-cycles", CYCLES),
 		HW("instructions", INSTRUCTIONS, "instructions", INSTRUCTIONS),
 		HW("cache-references", CACHE_REFERENCES, "cache-references", CACHE_REFERENCES),
 		HW("cache-misses", CACHE_MISSES, "cache-misses", CACHE_MISSES),
 		HW("branches", BRANCH_INSTRUCTIONS, "branches", BRANCHES),
-		HW("branch-instructions", BRANCH_INSTRUCTIONS, "branches", BRANCHES),
+		HW("branch-instructions", BRANCH_INSTRUCTIONS, "branch-instructions", BRANCHES),
 		HW("branch-misses", BRANCH_MISSES, "branch-misses", BRANCH_MISSES),
 		HW("bus-cycles", BUS_CYCLES, "bus-cycles", BUS_CYCLES),
 		HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND, "stalled-cycles-frontend",
 		   STALLED_FRONTEND),
-		HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND, "stalled-cycles-frontend",
+		HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND, "idle-cycles-frontend",
 		   STALLED_FRONTEND),
 		HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND, "stalled-cycles-backend",
 		   STALLED_BACKEND),
-		HW("idle-cycles-backend", STALLED_CYCLES_BACKEND, "stalled-cycles-backend",
+		HW("idle-cycles-backend", STALLED_CYCLES_BACKEND, "idle-cycles-backend",
 		   STALLED_BACKEND),
 		HW("ref-cycles", REF_CPU_CYCLES, "ref-cycles", REF_CYCLES),
 		SW("cpu-clock", CPU_CLOCK, "cpu-clock", PMU_GENERIC_CPU_CLOCK),
 		SW("task-clock", TASK_CLOCK, "task-clock", PMU_GENERIC_TASK_CLOCK),
 		SW("page-faults", PAGE_FAULTS, "page-faults", PMU_GENERIC_PAGE_FAULTS),
-		SW("faults", PAGE_FAULTS, "page-faults", PMU_GENERIC_PAGE_FAULTS),
+		SW("faults", PAGE_FAULTS, "faults", PMU_GENERIC_PAGE_FAULTS),
 		SW("context-switches", CONTEXT_SWITCHES, "context-switches", PMU_GENERIC_CONTEXT_SWITCHES),
-		SW("cs", CONTEXT_SWITCHES, "context-switches", PMU_GENERIC_CONTEXT_SWITCHES),
+		SW("cs", CONTEXT_SWITCHES, "cs", PMU_GENERIC_CONTEXT_SWITCHES),
 		SW("cpu-migrations", CPU_MIGRATIONS, "cpu-migrations", PMU_GENERIC_CPU_MIGRATIONS),
-		SW("migrations", CPU_MIGRATIONS, "cpu-migrations", PMU_GENERIC_CPU_MIGRATIONS),
+		SW("migrations", CPU_MIGRATIONS, "migrations", PMU_GENERIC_CPU_MIGRATIONS),
 		SW("minor-faults", PAGE_FAULTS_MIN, "minor-faults", PMU_GENERIC_MINOR_FAULTS),
 		SW("major-faults", PAGE_FAULTS_MAJ, "major-faults", PMU_GENERIC_MAJOR_FAULTS),
 		SW("alignment-faults", ALIGNMENT_FAULTS, "alignment-faults", PMU_GENERIC_ALIGNMENT_FAULTS),
 		SW("emulation-faults", EMULATION_FAULTS, "emulation-faults", PMU_GENERIC_EMULATION_FAULTS),
 		SW("dummy", DUMMY, "dummy", -1),
 		/* Windows curated profile sources. */
-		HW("InstructionRetired", INSTRUCTIONS, "instructions", INSTRUCTIONS),
-		HW("TotalCycles", CPU_CYCLES, "cycles", CYCLES),
-		HW("UnhaltedCoreCycles", CPU_CYCLES, "cycles", CYCLES),
-		HW("UnhaltedReferenceCycles", REF_CPU_CYCLES, "ref-cycles", REF_CYCLES),
-		HW("BranchInstructions", BRANCH_INSTRUCTIONS, "branches", BRANCHES),
-		HW("BranchMispredictions", BRANCH_MISSES, "branch-misses", BRANCH_MISSES),
-		HW("CacheMisses", CACHE_MISSES, "cache-misses", CACHE_MISSES),
-		HW("LLCReference", CACHE_REFERENCES, "cache-references", CACHE_REFERENCES),
-		HW("LLCMisses", CACHE_MISSES, "cache-misses", CACHE_MISSES),
-		HW("TotalIssues", INSTRUCTIONS, "instructions", INSTRUCTIONS),
-		SW("Timer", CPU_CLOCK, "cpu-clock", PMU_GENERIC_CPU_CLOCK),
+		HW("InstructionRetired", INSTRUCTIONS, "InstructionRetired", INSTRUCTIONS),
+		HW("TotalCycles", CPU_CYCLES, "TotalCycles", CYCLES),
+		HW("UnhaltedCoreCycles", CPU_CYCLES, "UnhaltedCoreCycles", CYCLES),
+		HW("UnhaltedReferenceCycles", REF_CPU_CYCLES, "UnhaltedReferenceCycles", REF_CYCLES),
+		HW("BranchInstructions", BRANCH_INSTRUCTIONS, "BranchInstructions", BRANCHES),
+		HW("BranchMispredictions", BRANCH_MISSES, "BranchMispredictions", BRANCH_MISSES),
+		HW("CacheMisses", CACHE_MISSES, "CacheMisses", CACHE_MISSES),
+		HW("LLCReference", CACHE_REFERENCES, "LLCReference", CACHE_REFERENCES),
+		HW("LLCMisses", CACHE_MISSES, "LLCMisses", CACHE_MISSES),
+		HW("TotalIssues", INSTRUCTIONS, "TotalIssues", INSTRUCTIONS),
+		SW("Timer", CPU_CLOCK, "Timer", PMU_GENERIC_CPU_CLOCK),
 	};
 
 	(void)state;
@@ -165,15 +165,15 @@ static void test_cache(void **state)
 		CA("branch-load-misses", "branch-load-misses", BPU, READ, MISS),
 		CA("node-loads", "node-loads", NODE, READ, ACCESS),
 		CA("node-store-misses", "node-store-misses", NODE, WRITE, MISS),
-		/* perf's alternate spellings land on the canonical one. */
-		CA("l1d-loads", "L1-dcache-loads", L1D, READ, ACCESS),
-		CA("LLC-misses", "LLC-load-misses", LL, READ, MISS),
-		CA("L1-dcache", "L1-dcache-loads", L1D, READ, ACCESS),
-		CA("dtlb-load-miss", "dTLB-load-misses", DTLB, READ, MISS),
+		/* perf's alternate spellings: the same encoding, printed as typed. */
+		CA("l1d-loads", "l1d-loads", L1D, READ, ACCESS),
+		CA("LLC-misses", "LLC-misses", LL, READ, MISS),
+		CA("L1-dcache", "L1-dcache", L1D, READ, ACCESS),
+		CA("dtlb-load-miss", "dtlb-load-miss", DTLB, READ, MISS),
 		/* perf takes the result before the operation too. */
-		CA("L1-dcache-miss-load", "L1-dcache-load-misses", L1D, READ, MISS),
-		CA("LLC-misses-store", "LLC-store-misses", LL, WRITE, MISS),
-		CA("node-prefetch-refs", "node-prefetches", NODE, PREFETCH, ACCESS),
+		CA("L1-dcache-miss-load", "L1-dcache-miss-load", L1D, READ, MISS),
+		CA("LLC-misses-store", "LLC-misses-store", LL, WRITE, MISS),
+		CA("node-prefetch-refs", "node-prefetch-refs", NODE, PREFETCH, ACCESS),
 	};
 	struct pmu_event_list *l = NULL;
 
@@ -206,12 +206,15 @@ static void test_modifiers(void **state)
 		{ "cycles:k", "cycles:k", 1, 0, 1, 0 },
 		{ "cycles:h", "cycles:h", 1, 1, 0, 0 },
 		{ "cycles:uk", "cycles:uk", 0, 0, 1, 0 },
-		{ "cycles:ku", "cycles:uk", 0, 0, 1, 0 },
+		{ "cycles:ku", "cycles:ku", 0, 0, 1, 0 }, /* as typed, as perf prints it */
 		{ "cycles:p", "cycles:p", 0, 0, 0, 1 },
 		{ "cycles:pp", "cycles:pp", 0, 0, 0, 2 },
 		{ "cycles:ppp", "cycles:ppp", 0, 0, 0, 3 },
 		{ "cycles:upp", "cycles:upp", 0, 1, 1, 2 },
-		{ "cpu-cycles:u", "cycles:u", 0, 1, 1, 0 },
+		{ "cpu-cycles:u", "cpu-cycles:u", 0, 1, 1, 0 },
+		{ "cs:k", "cs:k", 1, 0, 1, 0 },
+		{ "faults:ku", "faults:ku", 0, 0, 1, 0 },
+		{ "l1d-loads:u", "l1d-loads:u", 0, 1, 1, 0 },
 		{ "task-clock:k", "task-clock:k", 1, 0, 1, 0 },
 		{ "L1-dcache-load-misses:u", "L1-dcache-load-misses:u", 0, 1, 1, 0 },
 		{ "r3c:k", "r3c:k", 1, 0, 1, 0 },
@@ -280,7 +283,7 @@ static void test_raw_and_pmu_terms(void **state)
 {
 	static const struct want w[] = {
 		{ "r3c", PERF_TYPE_RAW, 0x3c, "r3c", "cpu", -1 },
-		{ "r1A2b3C", PERF_TYPE_RAW, 0x1a2b3c, "r1a2b3c", "cpu", -1 },
+		{ "r1A2b3C", PERF_TYPE_RAW, 0x1a2b3c, "r1A2b3C", "cpu", -1 },
 		{ "cpu/event=0x3c,umask=0x01/", 4, 0x13c, "cpu/event=0x3c,umask=0x01/", "cpu", -1 },
 		{ "cpu/event=0xc0,umask=1,edge,inv,cmask=2/", 4, 0x028401c0,
 		  "cpu/event=0xc0,umask=1,edge,inv,cmask=2/", "cpu", -1 },
@@ -412,6 +415,63 @@ static void test_tracepoints(void **state)
 	e = parse_one("sched:sched_switch", &l);
 	assert_int_equal(e->config, strtoull(id, NULL, 10));
 	pmu_event_list_free(l);
+}
+
+/* Tracepoint globs expand as perf's do: one event per match, sorted, in the glob's group. */
+static void test_tracepoint_globs(void **state)
+{
+	static const char *const names[] = { "sched:sched_switch:u", "sched:sched_wakeup:u", "cs:u" };
+	struct pmu_event_list *l = NULL;
+	const struct pmu_event *e;
+
+	(void)state;
+	pmu_sysroot_set(fx_x86);
+	l = parse_ok("sched:*");
+	assert_int_equal(pmu_event_list_count(l), 2);
+	assert_int_equal(pmu_event_list_groups(l), 2);
+	assert_string_equal(pmu_event_list_get(l, 0)->name, "sched:sched_switch");
+	assert_int_equal(pmu_event_list_get(l, 0)->config, 316);
+	assert_string_equal(pmu_event_list_get(l, 1)->name, "sched:sched_wakeup");
+	assert_int_equal(pmu_event_list_get(l, 1)->config, 318);
+	assert_int_equal(pmu_event_list_get(l, 1)->group, 1);
+	assert_int_equal(pmu_event_list_get(l, 1)->group_leader, 1);
+	pmu_event_list_free(l);
+
+	e = parse_one("sched:sched_w*:k", &l);
+	assert_string_equal(e->name, "sched:sched_wakeup:k");
+	assert_int_equal(e->exclude_user, 1);
+	pmu_event_list_free(l);
+
+	l = parse_ok("{sch?d:*,cs}:u");
+	assert_int_equal(pmu_event_list_count(l), 3);
+	assert_int_equal(pmu_event_list_groups(l), 1);
+	for (size_t i = 0; i < 3; i++) {
+		e = pmu_event_list_get(l, i);
+		assert_string_equal(e->name, names[i]);
+		assert_int_equal(e->group, 0);
+		assert_int_equal(e->group_leader, i == 0);
+		assert_int_equal(e->exclude_kernel, 1);
+	}
+	pmu_event_list_free(l);
+
+	l = parse_ok("cycles,*:*,{cs,irq:irq_*}");
+	assert_int_equal(pmu_event_list_count(l), 6);
+	assert_int_equal(pmu_event_list_groups(l), 5);
+	assert_string_equal(pmu_event_list_get(l, 1)->name, "irq:irq_handler_entry");
+	assert_int_equal(pmu_event_list_get(l, 3)->group, 3);
+	assert_int_equal(pmu_event_list_get(l, 5)->group, 4);
+	assert_int_equal(pmu_event_list_get(l, 5)->group_leader, 0);
+	pmu_event_list_free(l);
+
+	assert_int_equal(pmu_event_parse("cs,sched:nomatch*", &l), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "no tracepoint matches 'sched:nomatch*' at "
+				"position 3"));
+	assert_int_equal(pmu_event_parse("cyc*", &l), PMU_EPARSE);
+	assert_non_null(strstr(pmu_error_detail(), "wildcards ('*', '?') are for tracepoints only"));
+	pmu_sysroot_set(fx_none);
+	assert_int_equal(pmu_event_parse("sched:*", &l), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "mount -t tracefs nodev /sys/kernel/tracing"));
+	assert_null(l);
 }
 
 static void test_hybrid(void **state)
@@ -722,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_modifiers), cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_raw_and_pmu_terms), cmocka_unit_test(test_split_format),
 		cmocka_unit_test(test_uncore_alias), cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_tracepoint_globs),
 		cmocka_unit_test(test_hybrid), cmocka_unit_test(test_arm_and_no_pmu),
 		cmocka_unit_test(test_errors), cmocka_unit_test(test_libpfm),
 		cmocka_unit_test(test_suggest), cmocka_unit_test(test_random),

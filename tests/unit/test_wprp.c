@@ -180,6 +180,10 @@ static void test_parsed_spec(void **state)
 	/* A generic event has a curated source already. */
 	assert_int_equal(pmuk_wprp_from_spec("instructions", &s), PMU_EINVAL);
 	assert_non_null(strstr(pmu_error_detail(), "InstructionRetired"));
+	/* by identity, whatever spelling was typed (the event keeps it as its name) */
+	assert_int_equal(pmuk_wprp_from_spec("cpu-cycles:u", &s), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "cpu-cycles:u is a generic event"));
+	assert_non_null(strstr(pmu_error_detail(), "TotalCycles"));
 	assert_int_equal(pmuk_wprp_from_spec("cycles,instructions", &s), PMU_EINVAL);
 	assert_non_null(strstr(pmu_error_detail(), "2 events"));
 	/* An Arm core PMU does not use the Intel layout. */

@@ -7,6 +7,7 @@
 
 #include <pmukit/pmukit.h>
 #include <pmukit/oscounters.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,10 @@
 #include <windows.h>
 #else
 #include <time.h>
+#include <unistd.h>
 #endif
+
+static volatile sig_atomic_t interrupted;
 
 static void usage(FILE *f)
 {
@@ -24,7 +28,8 @@ static void usage(FILE *f)
 		   "... time, with the busy share and the frequency where the OS gives it,\n"
 		   "then each CPU's idle states: residency in percent of the interval and\n"
 		   "entries per second (Linux cpuidle; Windows PDH C1-C3).\n\n"
-		   "  -i, --interval SECONDS  the interval (0.01 to 3600)\n"
+		   "  -i, --interval SECONDS  the interval (0.001 to 3600; Ctrl-C ends it early\n"
+		   "                          and prints the part that ran, exit status 130)\n"
 		   "  --ntqsi                 Windows: read NtQuerySystemInformation, not PDH\n"
 		   "  --json                  one JSON object: source, interval_s, cpus (each\n"
 		   "                          with idle_states), total\n"
@@ -32,15 +37,54 @@ static void usage(FILE *f)
 		   "Linux reads /proc/stat (PMUKIT_SYSROOT=DIR reads DIR/proc/stat).\n");
 }
 
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Ctrl-C ends the interval early; the figures of the part that ran are then printed,
+ * as perf stat prints its counts so far. */
+static void catch_sigint(void)
+{
+#ifdef _WIN32
+	signal(SIGINT, on_sigint);
+#else
+	struct sigaction sa = { .sa_handler = on_sigint }; /* no SA_RESTART: the sleep ends */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+#endif
+}
+
 static void pause_for(double s)
 {
 #ifdef _WIN32
-	Sleep((DWORD)(s * 1000));
+	/* In slices: the CRT runs the SIGINT handler on another thread. */
+	for (DWORD left = (DWORD)(s * 1000), d; left && !interrupted; left -= d) {
+		d = left < 50 ? left : 50;
+		Sleep(d);
+	}
 #else
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 
-	while (nanosleep(&ts, &ts))
+	while (nanosleep(&ts, &ts) && !interrupted)
 		;
+#endif
+}
+
+/* /proc/stat counts whole ticks of 1/USER_HZ s: a shorter interval mostly reads 0. */
+static void warn_below_tick(double interval)
+{
+#ifndef _WIN32
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz > 0 && interval < 1.0 / (double)hz)
+		fprintf(stderr, "pmukit cpustat: warning: the interval (%g s) is shorter than the "
+			"/proc/stat tick (1/%ld s): user/system/idle times move in whole ticks and "
+			"will mostly read 0; use -i %g or more\n", interval, hz, 1.0 / (double)hz);
+#else
+	(void)interval;
 #endif
 }
 
@@ -140,6 +184,7 @@ static int text_idle(const struct pmu_cpustat *s, double elapsed)
 	struct pmu_cpustat_cpu c;
 	size_t n = pmu_cpustat_cpu_count(s);
 	int err, shown = 0, any_disabled = 0;
+	char label[24];
 
 	for (size_t i = 0; i < n; i++) {
 		size_t ns = pmu_cpustat_idle_count(s, i);
@@ -154,7 +199,10 @@ static int text_idle(const struct pmu_cpustat *s, double elapsed)
 			for (size_t k = 0; k < ns; k++) {
 				if ((err = pmu_cpustat_idle_read(s, i, k, &st)))
 					return err;
-				printf(" %17.17s%s", st.name, st.disabled ? "*" : " ");
+				/* right-aligned over its cell, ending where "/s" ends */
+				snprintf(label, sizeof(label), "%.17s%s", st.name,
+					 st.disabled ? "*" : "");
+				printf(" %18s", label);
 				any_disabled |= st.disabled;
 			}
 			printf("\n");
@@ -228,16 +276,16 @@ int cmd_cpustat(int argc, char **argv)
 {
 	struct pmu_cpustat_opts opts = { .sz = sizeof(opts) };
 	struct pmu_cpustat *s;
-	double interval = 1;
+	double interval = 1, ran;
 	int json = 0, err;
 	char *end;
 
 	for (int i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--interval")) && i + 1 < argc) {
 			interval = strtod(argv[++i], &end);
-			if (*end || !(interval >= 0.01 && interval <= 3600)) {
+			if (*end || !(interval >= 0.001 && interval <= 3600)) {
 				fprintf(stderr, "pmukit cpustat: interval '%s' is not a number of "
-					"seconds from 0.01 to 3600\n", argv[i]);
+					"seconds from 0.001 to 3600\n", argv[i]);
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--json")) {
@@ -253,14 +301,24 @@ int cmd_cpustat(int argc, char **argv)
 			return 2;
 		}
 	}
+	warn_below_tick(interval);
 	if ((err = pmu_cpustat_open(&opts, &s)))
 		return tool_error("cpustat", "opening the OS CPU-time counters", err);
+	catch_sigint();
 	pause_for(interval);
 	err = pmu_cpustat_sample(s);
 	if (!err)
 		err = print(s, interval, json);
+	ran = (double)pmu_cpustat_elapsed_ns(s) / 1e9;
 	pmu_cpustat_close(s);
 	if (err)
 		return tool_error("cpustat", "sampling the OS CPU-time counters", err);
-	return fflush(stdout) ? tool_error("cpustat", "writing the output", PMU_EIO) : 0;
+	if (fflush(stdout))
+		return tool_error("cpustat", "writing the output", PMU_EIO);
+	if (!interrupted)
+		return 0;
+	/* 128 + SIGINT, the shell's convention: a script sees the interval was cut short. */
+	fprintf(stderr, "pmukit cpustat: interrupted: the figures cover the %.2f s that ran of "
+		"the %g s interval\n", ran, interval);
+	return 130;
 }

@@ -23,13 +23,39 @@ static const char *const kind_titles[] = {
 	[PMU_EVENT_TRACEPOINT] = "Tracepoints",
 };
 
+/* perf list's category words; perf's "pmu" lists what pmukit calls cpu-specific. */
+static const struct {
+	const char *word;
+	enum pmu_event_kind kind;
+} categories[] = {
+	{ "hw", PMU_EVENT_HARDWARE },	  { "hardware", PMU_EVENT_HARDWARE },
+	{ "sw", PMU_EVENT_SOFTWARE },	  { "software", PMU_EVENT_SOFTWARE },
+	{ "cache", PMU_EVENT_HW_CACHE },  { "hwcache", PMU_EVENT_HW_CACHE },
+	{ "pmu", PMU_EVENT_RAW },	  { "tracepoint", PMU_EVENT_TRACEPOINT },
+};
+
+/* perf's categories pmukit has nothing for: said in a sentence, not searched. */
+static const struct {
+	const char *word, *why;
+} absent[] = {
+	{ "sdt", "pmukit has no SDT (USDT) events: it does not place uprobes; use 'perf list "
+		 "sdt' and 'perf probe'" },
+	{ "metric", "pmukit has no named metrics: 'pmukit stat' prints the derived ones (CPUs "
+		    "utilized, IPC, miss ratios) next to the counts" },
+	{ "metricgroup", "pmukit has no metric groups: 'pmukit stat' prints the derived "
+			 "metrics (CPUs utilized, IPC, miss ratios) next to the counts" },
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit list [PATTERN] [--json]\n"
+	fprintf(f, "usage: pmukit list [hw|sw|cache|pmu|tracepoint|PATTERN] [--json]\n"
 		   "       pmukit list --windows-profile-source EVENT [--windows-model MODEL]\n\n"
 		   "Lists the events pmukit understands on this host and whether each can be\n"
 		   "counted here (with the reason when not).\n\n"
-		   "  PATTERN   case-insensitive glob (\"L1-*\", \"*miss*\") or substring (\"cache\")\n"
+		   "  hw, sw, cache, pmu, tracepoint  one kind, as perf list takes them (also\n"
+		   "            hardware, software, hwcache): generic hardware, software, cache,\n"
+		   "            CPU- and PMU-specific (sysfs aliases, libpfm4), tracepoints\n"
+		   "  PATTERN   case-insensitive glob (\"L1-*\", \"*miss*\") or substring (\"miss\")\n"
 		   "  --json    {\"events\": [{name, pmu, kind, description, usable, reason}]}\n"
 		   "  --windows-profile-source EVENT\n"
 		   "            print the Windows 10 1903+ raw profile-source registration of a\n"
@@ -98,6 +124,34 @@ static void print_json(const struct pmu_event_info *v, size_t n)
 	pmuk_json_finish(&j);
 }
 
+/* The kind a perf category word names; -1 when the word is a pattern. */
+static int category(const char *word)
+{
+	for (size_t i = 0; word && i < sizeof(categories) / sizeof(categories[0]); i++)
+		if (!strcmp(word, categories[i].word))
+			return (int)categories[i].kind;
+	return -1;
+}
+
+/* Keeps the events of one kind, in order; returns how many. */
+static size_t keep_kind(struct pmu_event_info *v, size_t n, int kind)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)v[i].kind == kind)
+			v[k++] = v[i];
+	return k;
+}
+
+static const char *absent_why(const char *word)
+{
+	for (size_t i = 0; word && i < sizeof(absent) / sizeof(absent[0]); i++)
+		if (!strcmp(word, absent[i].word))
+			return absent[i].why;
+	return NULL;
+}
+
 /* --windows-profile-source: the WPRP fragment, then the registry form. */
 static int print_profile_source(const char *event, const char *model)
 {
@@ -120,7 +174,7 @@ int cmd_list(int argc, char **argv)
 {
 	const char *pattern = NULL, *wps = NULL, *model = NULL;
 	struct pmu_event_info *v;
-	int json = 0, ret;
+	int json = 0, ret, kind;
 	size_t n;
 
 	for (int i = 1; i < argc; i++) {
@@ -159,9 +213,16 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "pmukit list: --windows-model goes with --windows-profile-source\n");
 		return 2;
 	}
-	ret = pmu_event_catalog(pattern, &v, &n);
+	if (absent_why(pattern)) {
+		printf("no '%s' events: %s\n", pattern, absent_why(pattern));
+		return 0;
+	}
+	kind = category(pattern);
+	ret = pmu_event_catalog(kind < 0 ? pattern : NULL, &v, &n);
 	if (ret)
 		return tool_error("list", "listing events", ret);
+	if (kind >= 0)
+		n = keep_kind(v, n, kind);
 	if (json)
 		print_json(v, n);
 	else if (!n)

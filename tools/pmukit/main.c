@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cmd.h"
+#include "core/suggest.h"
 
 #include <pmukit/pmukit.h>
 #include <stdio.h>
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pmukit VERB [OPTIONS]\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(f, "\n'pmukit VERB --help' shows a verb's options.\n");
+	fprintf(f, "\n'pmukit VERB --help' shows a verb's options; 'pmukit version' (or -v, "
+		"--version) the version.\n");
 }
 
 int tool_error(const char *verb, const char *what, int err)
@@ -56,6 +58,23 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
 	return -1;
 }
 
+/* "pmukit stta": names the verb and the closest ones, then lists them all. */
+static int unknown_verb(const char *word)
+{
+	struct pmuk_suggest s;
+	char hint[512];
+
+	pmuk_suggest_init(&s, word);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		pmuk_suggest_add(&s, verbs[i].name);
+	pmuk_suggest_add(&s, "help");
+	pmuk_suggest_add(&s, "version");
+	pmuk_suggest_format(&s, hint, sizeof(hint));
+	fprintf(stderr, "pmukit: unknown verb '%s'%s\n", word, hint);
+	usage(stderr);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -63,14 +82,14 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	/* perf's three spellings: perf -v, perf --version, perf version. */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
+	    !strcmp(argv[1], "version")) {
 		printf("pmukit %s\n", PMUKIT_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			return verbs[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "pmukit: unknown verb '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return unknown_verb(argv[1]);
 }
