@@ -117,18 +117,23 @@ static int set_aggr(struct stat_config *cfg, enum stat_aggr_mode a)
 	return 0;
 }
 
-/* getopt's own messages would say "pmukit: ..." without the verb: ours name it. */
+/* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
+ * optopt is 0 for an unknown long option, the option's letter otherwise. */
 static int bad_option(char **argv, int opt)
 {
 	const char *arg = argv[optind - 1];
+	int is_long = !strncmp(arg, "--", 2);
 
 	if (opt == ':')
 		fprintf(stderr, "pmukit stat: option '%s' needs an argument\n",
-			optopt && optopt < 256 ? (char[]){ '-', (char)optopt, 0 } : arg);
-	else if (optopt && optopt < 256)
-		fprintf(stderr, "pmukit stat: unknown option '-%c'\n", optopt);
-	else
+			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
+	else if (!optopt)
 		fprintf(stderr, "pmukit stat: unknown option '%s'\n", arg);
+	else if (is_long && strchr(arg, '='))
+		fprintf(stderr, "pmukit stat: option '%.*s' takes no argument\n",
+			(int)(strchr(arg, '=') - arg), arg);
+	else
+		fprintf(stderr, "pmukit stat: unknown option '-%c'\n", optopt);
 	fprintf(stderr, "pmukit stat: 'pmukit stat --help' lists the options\n");
 	return 2;
 }
@@ -350,6 +355,10 @@ static int finish_output(struct stat_config *cfg, const char *output, int rc)
 {
 	int err = stat_output_errno();
 
+#ifdef SIGPIPE
+	/* the command has run: saying why on a closed stderr must not kill us either */
+	signal(SIGPIPE, SIG_IGN);
+#endif
 	if (cfg->out && fflush(cfg->out) && !err)
 		err = errno;
 	if (cfg->out && ferror(cfg->out) && !err)
