@@ -170,7 +170,9 @@ if [ $cpu_wide = 1 ]; then
 			check_eq "$opt: perf stat's text row labels" "$(cat $tmp/perf_text)" "$(cat $tmp/our_text)"
 		fi
 	done
-	# The sum over cores is the system-wide count: same event, summed rows agree with -a.
+	check_eq "-a -- CMD: 'system wide', as perf says" " Performance counter stats for 'system wide':" \
+		"$("$PMUKIT" stat --per-socket -a -e cpu-clock -- true 2>&1 >/dev/null | grep 'counter stats')"
+	# JSON rows name their socket as perf -j does, and sum every online CPU.
 	"$PMUKIT" stat -j --per-socket -a -e cpu-clock,page-faults -- sleep 0.1 2>$tmp/j >/dev/null
 	check "--per-socket --json: perf's \"socket\" key, the CPUs summed, a value each" py '
 import json, sys

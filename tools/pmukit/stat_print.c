@@ -85,7 +85,8 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 {
 	size_t o = 0;
 
-	if (cfg->argv) {
+	/* perf stat -a -- CMD counts the system, not CMD: it says 'system wide' */
+	if (cfg->argv && cfg->target.kind != PMU_TARGET_CPUS) {
 		buf[0] = '\'';
 		o = 1;
 		for (int i = 0; i < cfg->argc && o + 2 < size; i++)
@@ -97,7 +98,7 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 	switch (cfg->target.kind) {
 	case PMU_TARGET_PID: snprintf(buf, size, "process id '%d'", cfg->target.pid); break;
 	case PMU_TARGET_TID: snprintf(buf, size, "thread id '%d'", cfg->target.pid); break;
-	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "system wide");
+	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "'system wide'");
 	}
 }
 
