@@ -82,6 +82,15 @@ int pmu_counters_read(struct pmu_counters *c, struct pmu_reading *out, size_t n)
 /* The same for one CPU of a CPU target (cpu_index < pmu_counters_cpu_count()). */
 int pmu_counters_read_cpu(struct pmu_counters *c, size_t cpu_index, struct pmu_reading *out,
 			  size_t n);
+/* The threads of a PMU_TARGET_PID/TID/SELF target as opened, one counter set each
+ * (0 for a CPU target; 0 on Windows, which counts a process as a whole). A thread
+ * id of 0 is the calling thread (PMU_TARGET_SELF). With inherit, a thread's
+ * readings include the threads it created after opening. */
+size_t pmu_counters_thread_count(const struct pmu_counters *c);
+int pmu_counters_thread(const struct pmu_counters *c, size_t i);
+/* The readings of one thread (thread_index < pmu_counters_thread_count()). */
+int pmu_counters_read_thread(struct pmu_counters *c, size_t thread_index,
+			     struct pmu_reading *out, size_t n);
 void pmu_counters_close(struct pmu_counters *c);
 
 /* Region markers for harnesses (like LIKWID markers or PAPI's high-level API):

@@ -145,6 +145,16 @@ int pmu_counters_read_cpu(struct pmu_counters *c, size_t cpu_index, struct pmu_r
 	return read_units(c, cpu_index, cpu_index + 1, out, n);
 }
 
+int pmu_counters_read_thread(struct pmu_counters *c, size_t thread_index,
+			     struct pmu_reading *out, size_t n)
+{
+	if (!c || c->cpu_target || thread_index >= c->nunits)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_read_thread: index %zu is not a thread "
+				 "of this handle (it has %zu)", thread_index,
+				 pmu_counters_thread_count(c));
+	return read_units(c, thread_index, thread_index + 1, out, n);
+}
+
 /* Siblings stay enabled from open to close; enabling or disabling the leader alone
  * starts or stops the whole group. (Enabling siblings of a running leader would leave
  * them unscheduled until the next context switch.) */
@@ -212,4 +222,14 @@ size_t pmu_counters_cpu_count(const struct pmu_counters *c)
 int pmu_counters_cpu(const struct pmu_counters *c, size_t i)
 {
 	return c && c->cpu_target && i < c->nunits ? c->unit[i] : -1;
+}
+
+size_t pmu_counters_thread_count(const struct pmu_counters *c)
+{
+	return c && !c->cpu_target ? c->nunits : 0;
+}
+
+int pmu_counters_thread(const struct pmu_counters *c, size_t i)
+{
+	return c && !c->cpu_target && i < c->nunits ? c->unit[i] : -1;
 }

@@ -538,3 +538,28 @@ void pmu_counters_close(struct pmu_counters *p)
 	free(p->c);
 	free(p);
 }
+
+/* Windows counts a process or thread as a whole: there are no per-thread sets. */
+size_t pmu_counters_thread_count(const struct pmu_counters *p)
+{
+	(void)p;
+	return 0;
+}
+
+int pmu_counters_thread(const struct pmu_counters *p, size_t i)
+{
+	(void)p;
+	(void)i;
+	return -1;
+}
+
+int pmu_counters_read_thread(struct pmu_counters *p, size_t thread_index,
+			     struct pmu_reading *out, size_t n)
+{
+	(void)p;
+	(void)out;
+	(void)n;
+	return pmuk_fail(PMU_ENOTSUP, "pmu_counters_read_thread: index %zu: Windows counters "
+			 "are kept per process or thread as a whole, not per thread of a process",
+			 thread_index);
+}

@@ -1,6 +1,8 @@
 #!/bin/bash
 # pmukit stat end to end: counts agree with perf stat, exit status passes through,
 # the output formats parse, and the options behave as a perf stat user expects.
+# As perf stat, pmukit writes the counts to stderr (the command keeps stdout): hence
+# the 2>&1 >/dev/null, or -o /dev/stdout where stderr is kept apart.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -8,7 +10,7 @@ TP="$BUILDDIR/touch_pages"
 PAGES=20000
 
 # 1. page-faults of a workload touching N pages agree with perf stat -x, (same workload).
-json=$("$PMUKIT" stat -e page-faults,task-clock --json -- "$TP" $PAGES) || fail "stat --json failed"
+json=$("$PMUKIT" stat -e page-faults,task-clock --json -- "$TP" $PAGES 2>&1 >/dev/null) || fail "stat --json failed"
 ours=$(py "import json,sys; d=json.loads(sys.argv[1]); print(int([c for c in d['counters'] if c['event']=='page-faults'][0]['value']))" "$json")
 check "our page-faults >= $PAGES" test "$ours" -ge $PAGES
 if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>&1; then
@@ -55,25 +57,25 @@ else
 fi
 
 # 5. CSV in perf's -x field order: value,unit,event,run_time,percent,...
-csv=$("$PMUKIT" stat -x, -e page-faults -- "$TP" 1000) || fail "stat -x, failed"
+csv=$("$PMUKIT" stat -x, -e page-faults -- "$TP" 1000 2>&1 >/dev/null) || fail "stat -x, failed"
 echo "$csv" | awk -F, '$3=="page-faults" && $1>=1000 && $5=="100.00" {ok=1} END {exit !ok}' \
 	|| fail "CSV row wrong: $csv"
 pass "CSV value,unit,event,run_time,percent"
 
 # 6. Repeat shows the spread; JSON says runs.
-rep=$("$PMUKIT" stat -r 3 -e page-faults --json -- "$TP" 500) || fail "stat -r failed"
+rep=$("$PMUKIT" stat -r 3 -e page-faults --json -- "$TP" 500 2>&1 >/dev/null) || fail "stat -r failed"
 py "import json,sys; d=json.loads(sys.argv[1]); assert d['runs']==3; assert 'stddev_percent' in d['counters'][0]" "$rep" \
 	|| fail "-r JSON"
 "$PMUKIT" stat -r 3 -e page-faults -- "$TP" 500 2>&1 | grep -q '( +-' || fail "-r text lacks spread"
 pass "-r 3 shows the spread"
 
 # 7. Intervals: -I prints several timestamped lines while the command runs.
-lines=$("$PMUKIT" stat -I 100 -e task-clock -- "$TP" 1 -s 550 | grep -c 'task-clock')
+lines=$("$PMUKIT" stat -I 100 -e task-clock -- "$TP" 1 -s 550 2>&1 >/dev/null | grep -c 'task-clock')
 check "-I 100 over 550 ms printed 4-6 intervals ($lines)" test "$lines" -ge 4 -a "$lines" -le 6
 
 # 8. Attach to a pid: counts until the process exits.
 "$TP" 10 -s 1000 & pid=$!
-att=$("$PMUKIT" stat -p $pid -e task-clock --json) || fail "stat -p failed"
+att=$("$PMUKIT" stat -p $pid -e task-clock --json 2>&1 >/dev/null) || fail "stat -p failed"
 py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert v>5e7, v" "$att" \
 	|| fail "-p did not count the spinning process: $att"
 wait $pid
@@ -81,14 +83,14 @@ pass "-p PID counts until the process exits"
 
 # 8b. Attach to one thread.
 "$TP" 10 -s 1000 & pid=$!
-att=$("$PMUKIT" stat -t $pid -e task-clock --json) || fail "stat -t failed"
+att=$("$PMUKIT" stat -t $pid -e task-clock --json 2>&1 >/dev/null) || fail "stat -t failed"
 py "import json,sys; d=json.loads(sys.argv[1]); v=d['counters'][0]['value']; assert d['target']=='tid' and v>5e7, v" "$att" \
 	|| fail "-t did not count the spinning thread: $att"
 wait $pid
 pass "-t TID counts until the thread exits"
 
 # 8c. -I with --json writes one object per interval line, then the total.
-jl=$("$PMUKIT" stat -I 100 --json -e task-clock -- "$TP" 1 -s 350) || fail "stat -I --json failed"
+jl=$("$PMUKIT" stat -I 100 --json -e task-clock -- "$TP" 1 -s 350 2>&1 >/dev/null) || fail "stat -I --json failed"
 py "
 import json,sys
 lines=[json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
@@ -99,7 +101,7 @@ assert 'interval_s' not in lines[-1] and lines[-1]['exit_status']==0
 pass "-I --json prints JSON Lines"
 
 # 9. System wide and per CPU.
-if cpu=$("$PMUKIT" stat -a -A -e cpu-clock --json -- sleep 0.2); then
+if cpu=$("$PMUKIT" stat -a -A -e cpu-clock --json -- sleep 0.2 2>&1 >/dev/null); then
 	online=$(python3 -c "
 s=open('/sys/devices/system/cpu/online').read().strip(); n=0
 for part in s.split(','):
@@ -168,7 +170,7 @@ timeout 10 "$PMUKIT" stat -p 4294967297 -e task-clock 2>/dev/null; check_eq "pid
 timeout 10 "$PMUKIT" stat -r 4294967298 -e task-clock -- true 2>/dev/null; check_eq "-r beyond int -> usage 2" 2 $?
 timeout 10 "$PMUKIT" stat -I 99999999999999999 -e task-clock -- true 2>/dev/null; check_eq "huge -I -> usage 2" 2 $?
 # A CPU listed twice is counted once.
-if dup=$("$PMUKIT" stat -C 0,0 -A -e cpu-clock --json -- true 2>/dev/null); then
+if dup=$("$PMUKIT" stat -C 0,0 -A -e cpu-clock --json -o /dev/stdout -- true 2>/dev/null); then
 	py "import json,sys; d=json.loads(sys.argv[1]); assert [c['cpu'] for c in d['counters']]==[0], d" "$dup" \
 		|| fail "-C 0,0 counted CPU 0 more than once: $dup"
 	pass "-C 0,0 counts CPU 0 once"
@@ -177,7 +179,7 @@ fi
 # As in perf stat, an event this host cannot count reads <not supported> and the
 # rest is counted; with nothing countable the command still runs for its status.
 if [ -e /sys/bus/event_source/devices/msr/events/tsc ] && "$PMUKIT" stat -e msr/tsc/ -- true >/dev/null 2>&1; then
-	out=$("$PMUKIT" stat -x, -e msr/tsc/:u,task-clock -- true 2>/tmp/pmukit_err.$$)
+	out=$("$PMUKIT" stat -o /dev/stdout -x, -e msr/tsc/:u,task-clock -- true 2>/tmp/pmukit_err.$$)
 	check_eq "msr/tsc/:u,task-clock -> 0" 0 $?
 	check "msr/tsc/:u reads <not supported>, task-clock is counted ($out)" py '
 import sys
@@ -195,7 +197,7 @@ else
 	echo "# no usable msr/tsc event here: the modifier check is skipped"
 fi
 if "$PMUKIT" stat -e cycles -- true 2>&1 >/dev/null | grep -q "no hardware PMU"; then
-	json=$("$PMUKIT" stat --json -e '{cycles,instructions},page-faults' -- true 2>/tmp/pmukit_err.$$)
+	json=$("$PMUKIT" stat -o /dev/stdout --json -e '{cycles,instructions},page-faults' -- true 2>/tmp/pmukit_err.$$)
 	check_eq "no PMU: {cycles,instructions},page-faults -> 0" 0 $?
 	check "no PMU: the group is <not supported> with the reason, page-faults counted" py '
 import json, sys

@@ -253,6 +253,21 @@ static void test_pid_target(void **state)
 	assert_true(r[1].value >= 3 * NPAGES);
 	assert_true(r[1].value <= 3 * NPAGES + 4 * SLACK);
 	assert_true(r[0].value > 0);
+	/* one counter set per thread, each having touched its NPAGES, summing to the whole */
+	assert_int_equal(pmu_counters_thread_count(c), 3);
+	assert_int_equal(pmu_counters_cpu_count(c), 0);
+	uint64_t faults = 0;
+	for (size_t i = 0; i < 3; i++) {
+		struct pmu_reading rt[3];
+
+		assert_true(pmu_counters_thread(c, i) > 0);
+		assert_int_equal(pmu_counters_read_thread(c, i, rt, 3), 0);
+		assert_true(rt[1].value >= NPAGES);
+		faults += rt[1].value;
+	}
+	assert_int_equal(faults, r[1].value);
+	assert_int_equal(pmu_counters_thread(c, 3), -1);
+	assert_int_equal(pmu_counters_read_thread(c, 3, r, 3), PMU_EINVAL);
 	pmu_counters_close(c);
 	close(go[0]);
 	close(go[1]);
@@ -290,6 +305,9 @@ static void test_cpus_target(void **state)
 		assert_true(rc.time_enabled > 0);
 	}
 	assert_int_equal(pmu_counters_read_cpu(c, (size_t)online, &rc, 1), PMU_EINVAL);
+	/* a CPU target has no thread sets */
+	assert_int_equal(pmu_counters_thread_count(c), 0);
+	assert_int_equal(pmu_counters_read_thread(c, 0, &rc, 1), PMU_EINVAL);
 	pmu_counters_close(c);
 
 	/* an explicit CPU list */

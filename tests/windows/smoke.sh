@@ -96,12 +96,13 @@ if [ $rc -eq 3 ] && grep -q "cannot count 'task-clock' here: Wine .* zero CPU ti
 	pass "stat (exit 3 passed through; task-clock of another process reported unavailable under Wine)"
 elif [ $rc -eq 3 ] && python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+# the counts are on stderr, as perf writes them, after any "pmukit stat:" sentences
+d = json.loads("".join(l for l in open(sys.argv[1]) if not l.startswith("pmukit stat:")))
 c = {x["event"]: x for x in d["counters"]}
 assert d["exit_status"] == 3, d["exit_status"]
 tc = c["task-clock"]["raw_value"]
 assert 150e6 < tc < 5e9, "task-clock %d ns for a 300 ms spin" % tc
-' "$OUT/stat.out"; then
+' "$OUT/stat.err"; then
 	pass "stat (exit 3 passed through, task-clock of the child counted)"
 else
 	fail stat "exit $rc (want 3), or neither counts nor the reason; see $OUT/stat.*"
@@ -109,10 +110,26 @@ fi
 
 run stat_cmd pmukit.exe stat -- cmd.exe /c exit 3
 rc=$?
-if [ $rc -eq 3 ] && grep -q 'task-clock' "$OUT/stat_cmd.err" "$OUT/stat_cmd.out"; then
+if [ $rc -eq 3 ] && grep -q 'task-clock' "$OUT/stat_cmd.err"; then
 	pass "stat -- cmd.exe /c exit 3"
 else
 	fail stat-cmd "exit $rc (want 3); see $OUT/stat_cmd.*"
+fi
+
+# As perf stat, the counts go to stderr: the command's stdout is its own.
+run stat_echo pmukit.exe stat -- cmd.exe /c echo hi
+rc=$?
+if [ $rc -eq 0 ] && [ "$(tr -d '\r' <"$OUT/stat_echo.out")" = hi ]; then
+	pass "stat -- cmd.exe /c echo hi (stdout is the command's alone)"
+else
+	fail stat-echo "exit $rc, stdout not just 'hi'; see $OUT/stat_echo.*"
+fi
+run stat_per_thread pmukit.exe stat --per-thread -p 4
+rc=$?
+if [ $rc -eq 2 ] && grep -q 'per-thread is not available on Windows' "$OUT/stat_per_thread.err"; then
+	pass "stat --per-thread refused on Windows with the reason"
+else
+	fail stat-per-thread "exit $rc (want 2); see $OUT/stat_per_thread.*"
 fi
 
 # An NTSTATUS exit code (negative as an int) is a failure and passes through; Wine

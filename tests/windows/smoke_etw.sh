@@ -38,7 +38,7 @@ rc=$?
 if [ $rc -eq 3 ] && grep -q "cannot count 'instructions' here: .*TraceSetInformation(TracePmcCounterListInfo) returned ERROR_CALL_NOT_IMPLEMENTED (120)" "$OUT/stat_pmc.err" &&
 	grep -q 'running the command uncounted' "$OUT/stat_pmc.err"; then
 	pass "stat -e instructions (Wine: ETW PMC counting reported unavailable, exit 3 passed through)"
-elif [ $rc -eq 3 ] && grep -q 'instructions' "$OUT/stat_pmc.out"; then
+elif [ $rc -eq 3 ] && grep -q 'instructions' "$OUT/stat_pmc.err"; then
 	pass "stat -e instructions (counted through ETW PMC-on-CSwitch)"
 else
 	fail stat-pmc "exit $rc (want 3); see $OUT/stat_pmc.*"

@@ -31,20 +31,26 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmukit stat [-e LIST] [-a | -C CPUS | -p PID | -t TID] [-I MS] [-r N]\n"
-		"                   [--per-cpu] [--json | --csv | -x SEP] [-o FILE] [--] [COMMAND [ARGS]]\n"
-		"  -e, --event LIST   events, e.g. cycles,instructions or {cycles,instructions}:u\n"
+		"usage: pmukit stat [-e LIST]... [-a | -C CPUS | -p PID | -t TID] [-I MS] [-r N]\n"
+		"                   [--per-cpu | --per-core | --per-socket | --per-thread]\n"
+		"                   [--json | --csv | -x SEP] [-o FILE] [--] [COMMAND [ARGS]]\n"
+		"  -e, --event LIST   events, e.g. cycles,instructions or {cycles,instructions}:u;\n"
+		"                     several -e add up\n"
 		"  -a, --all-cpus     count on every online CPU (system wide)\n"
 		"  -C, --cpu CPUS     count on these CPUs, e.g. 0,2-3\n"
 		"  -p, --pid PID      count all threads of an existing process\n"
 		"  -t, --tid TID      count one existing thread\n"
 		"  -I, --interval MS  print counts every MS milliseconds\n"
 		"  -r, --repeat N     run the command N times and show the spread\n"
-		"  -A, --per-cpu      with -a/-C, one line per CPU\n"
+		"  -A, --per-cpu, --no-aggr   with -a/-C, one line per CPU\n"
+		"      --per-core     with -a/-C, one line per core (its CPUs summed)\n"
+		"      --per-socket   with -a/-C, one line per socket (package)\n"
+		"      --per-thread   with -p/-t, one line per thread\n"
 		"  -j, --json         one JSON object (JSON Lines with -I)\n"
 		"      --csv          CSV, same fields as -x ,\n"
 		"  -x, --field-separator SEP   perf-style separated values\n"
-		"  -o, --output FILE  write counts to FILE\n"
+		"  -o, --output FILE  write counts to FILE (default: standard error, as perf does,\n"
+		"                     leaving standard output to the command)\n"
 		"Without -e: hardware events where the host has a PMU, software events otherwise.\n"
 		"The command's exit status is passed through; Ctrl-C prints the counts so far.\n");
 }
@@ -54,6 +60,190 @@ static void usage(FILE *f)
 static int parse_num(const char *s, long min, long max, long *out)
 {
 	return pmuk_parse_long(s, 10, min, max, out);
+}
+
+/* Each -e adds to the list, as in perf stat (-e a -e b counts both). */
+static int add_events(struct stat_config *cfg, const char *list)
+{
+	size_t have = cfg->events_buf ? strlen(cfg->events_buf) : 0;
+	char *s = realloc(cfg->events_buf, have + strlen(list) + 2);
+
+	if (!s) {
+		fprintf(stderr, "pmukit stat: out of memory for the event list\n");
+		return 2;
+	}
+	snprintf(s + have, strlen(list) + 2, "%s%s", have ? "," : "", list);
+	cfg->events = cfg->events_buf = s;
+	return 0;
+}
+
+/* One output format: two of --json, --csv and -x conflict rather than the last winning. */
+static int set_format(struct stat_config *cfg, enum stat_format f, const char *sep,
+		      const char **given, const char *opt)
+{
+	if (*given && strcmp(*given, opt)) {
+		fprintf(stderr, "pmukit stat: %s and %s both choose the output format; "
+			"give one\n", *given, opt);
+		return 2;
+	}
+	if (sep && (!*sep || strlen(sep) >= sizeof(cfg->sep))) {
+		fprintf(stderr, "pmukit stat: -x takes a short separator\n");
+		return 2;
+	}
+	*given = opt;
+	cfg->format = f;
+	if (sep)
+		strcpy(cfg->sep, sep);
+	return 0;
+}
+
+static const char *aggr_option(enum stat_aggr_mode a)
+{
+	static const char *const names[] = { "", "--per-cpu", "--per-core", "--per-socket",
+					     "--per-thread" };
+	return names[a];
+}
+
+/* One aggregation mode (-A and --no-aggr are the same one). */
+static int set_aggr(struct stat_config *cfg, enum stat_aggr_mode a)
+{
+	if (cfg->aggr != STAT_AGGR_GLOBAL && cfg->aggr != a) {
+		fprintf(stderr, "pmukit stat: %s and %s both choose how counts are split; give one\n",
+			aggr_option(cfg->aggr), aggr_option(a));
+		return 2;
+	}
+	cfg->aggr = a;
+	cfg->per_cpu = a == STAT_AGGR_CPU || a == STAT_AGGR_CORE || a == STAT_AGGR_SOCKET;
+	return 0;
+}
+
+/* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
+ * optopt is 0 for an unknown long option, the option's letter otherwise. */
+static int bad_option(char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+	int is_long = !strncmp(arg, "--", 2);
+
+	if (opt == ':')
+		fprintf(stderr, "pmukit stat: option '%s' needs an argument\n",
+			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
+	else if (!optopt)
+		fprintf(stderr, "pmukit stat: unknown option '%s'\n", arg);
+	else if (is_long && strchr(arg, '='))
+		fprintf(stderr, "pmukit stat: option '%.*s' takes no argument\n",
+			(int)(strchr(arg, '=') - arg), arg);
+	else
+		fprintf(stderr, "pmukit stat: unknown option '-%c'\n", optopt);
+	fprintf(stderr, "pmukit stat: 'pmukit stat --help' lists the options\n");
+	return 2;
+}
+
+/* One option of the command line; 0 to go on, else parse_args' result. */
+static int take_option(struct stat_config *cfg, int opt, char **argv, int *targets,
+		       const char **output, const char **format)
+{
+	size_t ncpus;
+	long v;
+
+	switch (opt) {
+	case 'e': return add_events(cfg, optarg);
+	case 'a':
+		cfg->target.kind = PMU_TARGET_CPUS;
+		(*targets)++;
+		return 0;
+	case 'C':
+		free(cfg->cpus);
+		if (pmuk_cpulist_parse(optarg, &cfg->cpus, &ncpus) || ncpus == 0) {
+			fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
+			return 2;
+		}
+		cfg->target.kind = PMU_TARGET_CPUS;
+		cfg->target.cpus = cfg->cpus;
+		cfg->target.ncpus = ncpus;
+		(*targets)++;
+		return 0;
+	case 'p':
+	case 't':
+		cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
+		if (parse_num(optarg, 1, INT_MAX, &v)) {
+			fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
+			return 2;
+		}
+		cfg->target.pid = (int)v;
+		(*targets)++;
+		return 0;
+	case 'I':
+		if (parse_num(optarg, 10, 86400000, &cfg->interval_ms)) {
+			fprintf(stderr, "pmukit stat: -I takes milliseconds, from 10 to 86400000\n");
+			return 2;
+		}
+		return 0;
+	case 'r':
+		if (parse_num(optarg, 1, 1000000, &v)) {
+			fprintf(stderr, "pmukit stat: -r takes a count from 1 to 1000000\n");
+			return 2;
+		}
+		cfg->repeat = (int)v;
+		return 0;
+	case 'A': return set_aggr(cfg, STAT_AGGR_CPU);
+	case 2: return set_aggr(cfg, STAT_AGGR_CORE);
+	case 3: return set_aggr(cfg, STAT_AGGR_SOCKET);
+	case 4: return set_aggr(cfg, STAT_AGGR_THREAD);
+	case 'j': return set_format(cfg, STAT_JSON, NULL, format, "--json");
+	case 1: return set_format(cfg, STAT_CSV, ",", format, "--csv");
+	case 'x': return set_format(cfg, STAT_CSV, optarg, format, "-x");
+	case 'o':
+		*output = optarg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	default:
+		return bad_option(argv, opt);
+	}
+}
+
+/* What the options cannot mean together. */
+static int check_args(const struct stat_config *cfg, int targets)
+{
+	int task = cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID;
+
+	if (targets > 1) {
+		fprintf(stderr, "pmukit stat: choose one target: -a, -C, -p or -t\n");
+		return 2;
+	}
+	if (!targets && !cfg->argv) {
+		fprintf(stderr, "pmukit stat: give a command to run, or a target (-a, -C, -p, -t)\n");
+		usage(stderr);
+		return 2;
+	}
+	if (cfg->argv && task && targets) {
+		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
+		return 2;
+	}
+	if (cfg->repeat > 1 && !cfg->argv) {
+		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
+		return 2;
+	}
+	if (cfg->per_cpu && cfg->target.kind != PMU_TARGET_CPUS) {
+		fprintf(stderr, "pmukit stat: %s needs -a or -C (it splits CPU-wide counts)\n",
+			aggr_option(cfg->aggr));
+		return 2;
+	}
+	if (cfg->aggr == STAT_AGGR_THREAD && !(task && targets)) {
+		/* a command's threads come and go while it runs: perf refuses this too */
+		fprintf(stderr, "pmukit stat: --per-thread needs -p or -t (the threads of a "
+			"running task)\n");
+		return 2;
+	}
+#ifdef _WIN32
+	if (cfg->aggr == STAT_AGGR_THREAD) {
+		fprintf(stderr, "pmukit stat: --per-thread is not available on Windows: its "
+			"counters are kept per process, not per thread\n");
+		return 2;
+	}
+#endif
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct stat_config *cfg)
@@ -68,6 +258,10 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "per-cpu", no_argument, NULL, 'A' },
+		{ "no-aggr", no_argument, NULL, 'A' },
+		{ "per-core", no_argument, NULL, 2 },
+		{ "per-socket", no_argument, NULL, 3 },
+		{ "per-thread", no_argument, NULL, 4 },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 1 },
 		{ "field-separator", required_argument, NULL, 'x' },
@@ -75,107 +269,27 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = NULL;
-	int opt, targets = 0;
-	size_t ncpus;
-	long v;
+	const char *output = NULL, *format = NULL;
+	int opt, targets = 0, rc;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->target.kind = PMU_TARGET_PID;
 	cfg->repeat = 1;
 	cfg->format = STAT_TEXT;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:I:r:Ajx:o:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'e': cfg->events = optarg; break;
-		case 'a':
-			cfg->target.kind = PMU_TARGET_CPUS;
-			targets++;
-			break;
-		case 'C':
-			free(cfg->cpus);
-			if (pmuk_cpulist_parse(optarg, &cfg->cpus, &ncpus) || ncpus == 0) {
-				fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
-				return 2;
-			}
-			cfg->target.kind = PMU_TARGET_CPUS;
-			cfg->target.cpus = cfg->cpus;
-			cfg->target.ncpus = ncpus;
-			targets++;
-			break;
-		case 'p':
-		case 't':
-			cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
-			if (parse_num(optarg, 1, INT_MAX, &v)) {
-				fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
-				return 2;
-			}
-			cfg->target.pid = (int)v;
-			targets++;
-			break;
-		case 'I':
-			if (parse_num(optarg, 10, 86400000, &cfg->interval_ms)) {
-				fprintf(stderr, "pmukit stat: -I takes milliseconds, from 10 to 86400000\n");
-				return 2;
-			}
-			break;
-		case 'r':
-			if (parse_num(optarg, 1, 1000000, &v)) {
-				fprintf(stderr, "pmukit stat: -r takes a count from 1 to 1000000\n");
-				return 2;
-			}
-			cfg->repeat = (int)v;
-			break;
-		case 'A': cfg->per_cpu = 1; break;
-		case 'j': cfg->format = STAT_JSON; break;
-		case 1:
-			cfg->format = STAT_CSV;
-			strcpy(cfg->sep, ",");
-			break;
-		case 'x':
-			if (!*optarg || strlen(optarg) >= sizeof(cfg->sep)) {
-				fprintf(stderr, "pmukit stat: -x takes a short separator\n");
-				return 2;
-			}
-			cfg->format = STAT_CSV;
-			strcpy(cfg->sep, optarg);
-			break;
-		case 'o': output = optarg; break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:I:r:Ajx:o:h", longopts, NULL)) != -1)
+		if ((rc = take_option(cfg, opt, argv, &targets, &output, &format)))
+			return rc;
 	if (optind < argc) {
 		cfg->argv = argv + optind;
 		cfg->argc = argc - optind;
 	}
-	if (targets > 1) {
-		fprintf(stderr, "pmukit stat: choose one target: -a, -C, -p or -t\n");
-		return 2;
-	}
-	if (!targets && !cfg->argv) {
-		fprintf(stderr, "pmukit stat: give a command to run, or a target (-a, -C, -p, -t)\n");
-		usage(stderr);
-		return 2;
-	}
-	if (cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID) &&
-	    targets) {
-		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
-		return 2;
-	}
-	if (cfg->repeat > 1 && !cfg->argv) {
-		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
-		return 2;
-	}
-	if (cfg->per_cpu && cfg->target.kind != PMU_TARGET_CPUS) {
-		fprintf(stderr, "pmukit stat: --per-cpu needs -a or -C\n");
-		return 2;
-	}
-	cfg->out = stdout;
+	if ((rc = check_args(cfg, targets)))
+		return rc;
+	/* As perf stat: counts go to stderr, so the command's stdout stays its own. */
+	cfg->out = stderr;
+	cfg->out_name = output;
 	if (output && !(cfg->out = fopen(output, "w"))) {
 		fprintf(stderr, "pmukit stat: cannot write '%s': %s\n", output, strerror(errno));
 		return 1;
@@ -235,6 +349,29 @@ static const char *default_events(struct stat_config *cfg, const char **note)
 	return spec;
 }
 
+/* The counts must reach their reader: a failed write (a full disk, a closed pipe)
+ * is an error, not a silent success. Returns rc, or 1 when rc was 0 and it failed. */
+static int finish_output(struct stat_config *cfg, const char *output, int rc)
+{
+	int err = stat_output_errno();
+
+#ifdef SIGPIPE
+	/* the command has run: saying why on a closed stderr must not kill us either */
+	signal(SIGPIPE, SIG_IGN);
+#endif
+	if (cfg->out && fflush(cfg->out) && !err)
+		err = errno;
+	if (cfg->out && ferror(cfg->out) && !err)
+		err = EIO;
+	if (cfg->out && cfg->out != stderr && fclose(cfg->out) && !err)
+		err = errno;
+	if (!err)
+		return rc;
+	fprintf(stderr, "pmukit stat: writing the counts to %s failed: %s\n",
+		output ? output : "standard error", strerror(err));
+	return rc ? rc : 1;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_config cfg;
@@ -244,7 +381,10 @@ int cmd_stat(int argc, char **argv)
 
 	rc = parse_args(argc, argv, &cfg);
 	if (rc) {
+		if (cfg.out && cfg.out != stderr)
+			fclose(cfg.out);
 		free(cfg.cpus);
+		free(cfg.events_buf);
 		return rc < 0 ? 0 : rc;
 	}
 	spec = cfg.events ? cfg.events : default_events(&cfg, &note);
@@ -255,8 +395,8 @@ int cmd_stat(int argc, char **argv)
 		rc = stat_run(&cfg, list, note);
 		pmu_event_list_free(list);
 	}
-	if (cfg.out && cfg.out != stdout)
-		fclose(cfg.out);
+	rc = finish_output(&cfg, cfg.out_name, rc);
 	free(cfg.cpus);
+	free(cfg.events_buf);
 	return rc;
 }

@@ -7,19 +7,27 @@
 
 enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
 
+/* perf stat's aggregation modes: one row set for all, or one per CPU (-A,
+ * --no-aggr), core, socket (summed over the topology) or thread (-p/-t). */
+enum stat_aggr_mode { STAT_AGGR_GLOBAL, STAT_AGGR_CPU, STAT_AGGR_CORE, STAT_AGGR_SOCKET,
+		 STAT_AGGR_THREAD };
+
 struct stat_config {
 	const char *events;      /* -e, NULL: defaults */
 	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
 	struct pmu_target target;
 	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
-	int per_cpu;
+	int per_cpu;             /* per-CPU readings are needed: aggr is CPU, CORE or SOCKET */
+	enum stat_aggr_mode aggr;
 	long interval_ms;
 	int repeat;
 	enum stat_format format;
 	char sep[16];
-	FILE *out;
+	FILE *out;               /* stderr unless -o */
+	const char *out_name;    /* -o FILE, else NULL */
 	char **argv;             /* the command, NULL when attaching */
 	int argc;
+	char *events_buf;        /* the -e lists joined (events points here) */
 };
 
 /* One line set to print: per-event readings of one scope (all, or one CPU). */
@@ -30,6 +38,10 @@ struct stat_rows {
 	const double *stddev_pct;       /* n values when repeat > 1, else NULL */
 	const char *const *unsupported; /* n reasons (NULL: counted), or NULL: all counted */
 	int cpu;                        /* -1: aggregated */
+	/* --per-core / --per-socket: where these CPUs are and how many were summed */
+	int socket, die, core, ncpus;
+	int tid;                        /* --per-thread: the thread and its name */
+	const char *comm;
 };
 
 struct stat_summary {
@@ -41,6 +53,19 @@ struct stat_summary {
 	const char *note;        /* why these events (software defaults on a host without PMU) */
 };
 
+/* The row sets of cfg->aggr over the units of c (stat_aggr.c): one per CPU, core
+ * or socket of a CPU target, or per thread of a task target. *out stays NULL for
+ * STAT_AGGR_GLOBAL. Returns 0, or 1 having said why on stderr. */
+struct stat_aggr;
+int stat_aggr_open(const struct stat_config *cfg, struct pmu_counters *c,
+		   struct stat_aggr **out);
+size_t stat_aggr_rows(const struct stat_aggr *a);
+/* Fills row k's identity fields (cpu, socket, die, core, ncpus, tid, comm). */
+void stat_aggr_label(const struct stat_aggr *a, size_t k, struct stat_rows *row);
+/* Reads every row: out[k * n ... k * n + n) for row k, n the event count of c. */
+int stat_aggr_read(struct stat_aggr *a, struct pmu_counters *c, struct pmu_reading *out);
+void stat_aggr_free(struct stat_aggr *a);
+
 /* Runs the measurement described by cfg and prints it; returns the exit status. */
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
 
@@ -50,5 +75,7 @@ void stat_print_header(const struct stat_config *cfg);
 const char *stat_note_unsupported(const struct pmu_counters *c, size_t i);
 void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
 		const struct stat_rows *rows, size_t nrows);
+/* errno of the first failed write of the counts, 0 when every write succeeded. */
+int stat_output_errno(void);
 
 #endif

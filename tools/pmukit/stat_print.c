@@ -5,9 +5,14 @@
 #include "core/json.h"
 #include "core/metrics.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* errno of the first failed write of the counts (stat_output_errno). */
+static int write_errno;
 
 static int is_clock(const struct pmu_event *ev)
 {
@@ -80,7 +85,8 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 {
 	size_t o = 0;
 
-	if (cfg->argv) {
+	/* perf stat -a -- CMD counts the system, not CMD: it says 'system wide' */
+	if (cfg->argv && cfg->target.kind != PMU_TARGET_CPUS) {
 		buf[0] = '\'';
 		o = 1;
 		for (int i = 0; i < cfg->argc && o + 2 < size; i++)
@@ -92,23 +98,63 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 	switch (cfg->target.kind) {
 	case PMU_TARGET_PID: snprintf(buf, size, "process id '%d'", cfg->target.pid); break;
 	case PMU_TARGET_TID: snprintf(buf, size, "thread id '%d'", cfg->target.pid); break;
-	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "system wide");
+	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "'system wide'");
 	}
 }
 
-static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_rows *rows,
+/* Which CPUs or thread a row counts, laid out as perf stat 6.1 does: "CPU0",
+ * "S0-D0-C0" and "S0" with the number of CPUs summed, "comm-tid". sep is the CSV
+ * separator, or NULL for aligned text. */
+static void row_prefix(FILE *f, const struct stat_config *cfg, const struct stat_rows *rows,
+		       const char *sep)
+{
+	char label[64];
+
+	switch (cfg->aggr) {
+	case STAT_AGGR_CPU:
+		if (sep)
+			fprintf(f, "CPU%d%s", rows->cpu, sep);
+		else
+			fprintf(f, "CPU%-4d", rows->cpu);
+		break;
+	case STAT_AGGR_CORE:
+	case STAT_AGGR_SOCKET:
+		if (cfg->aggr == STAT_AGGR_CORE)
+			snprintf(label, sizeof(label), "S%d-D%d-C%d", rows->socket, rows->die,
+				 rows->core);
+		else
+			snprintf(label, sizeof(label), "S%d", rows->socket);
+		if (sep)
+			fprintf(f, "%s%s%d%s", label, sep, rows->ncpus, sep);
+		else
+			fprintf(f, "%-*s %4d ", cfg->aggr == STAT_AGGR_CORE ? 15 : 6, label,
+				rows->ncpus);
+		break;
+	case STAT_AGGR_THREAD:
+		if (sep)
+			fprintf(f, "%s-%d%s", rows->comm, rows->tid, sep);
+		else
+			fprintf(f, "%16s-%-8d ", rows->comm, rows->tid);
+		break;
+	default:
+		break;
+	}
+}
+
+static void text_row(const struct stat_config *cfg, const struct stat_summary *sum,
+		     const struct stat_rows *rows,
 		     const double *scaled, size_t i)
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
 	const char *why = not_counted(rows, i);
 	struct pmuk_metric m;
+	FILE *f = cfg->out;
 	char num[40];
 
 	if (sum->interval_s >= 0)
 		fprintf(f, "%16.9f ", sum->interval_s);
-	if (rows->cpu >= 0)
-		fprintf(f, "CPU%-4d", rows->cpu);
+	row_prefix(f, cfg, rows, NULL);
 	if (why && rows->unsupported && rows->unsupported[i]) {
 		fprintf(f, "%18s      %s\n", no_value(rows, i), ev->name);
 		return;
@@ -143,8 +189,7 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 
 	if (sum->interval_s >= 0)
 		fprintf(f, "%.9f%s", sum->interval_s, s);
-	if (rows->cpu >= 0)
-		fprintf(f, "CPU%d%s", rows->cpu, s);
+	row_prefix(f, cfg, rows, s);
 	if (not_counted(rows, i))
 		fprintf(f, "%s%s", no_value(rows, i), s);
 	else if (is_clock(ev))
@@ -158,13 +203,50 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 		pmu_reading_running_percent(r));
 	if (!not_counted(rows, i) &&
 	    pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
-		fprintf(f, "%s%.2f%s%s%s", s, m.value, s, m.percent ? "%" : "", m.unit);
+		fprintf(f, "%s%.3f%s%s%s", s, m.value, s, m.percent ? "%" : "", m.unit);
 	else
 		fprintf(f, "%s%s", s, s);
 	fputc('\n', f);
 }
 
-static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
+/* Which CPUs or thread a row counts; the keys perf stat -j uses ("core", "socket",
+ * "thread") with their parts as numbers beside. */
+static void json_row_id(struct pmuk_json *j, const struct stat_config *cfg,
+			const struct stat_rows *rows)
+{
+	char label[64];
+
+	switch (cfg->aggr) {
+	case STAT_AGGR_CPU:
+		pmuk_json_int(j, "cpu", rows->cpu);
+		break;
+	case STAT_AGGR_CORE:
+		snprintf(label, sizeof(label), "S%d-D%d-C%d", rows->socket, rows->die, rows->core);
+		pmuk_json_str(j, "core", label);
+		pmuk_json_int(j, "socket_id", rows->socket);
+		pmuk_json_int(j, "die_id", rows->die);
+		pmuk_json_int(j, "core_id", rows->core);
+		pmuk_json_int(j, "cpus", rows->ncpus);
+		break;
+	case STAT_AGGR_SOCKET:
+		snprintf(label, sizeof(label), "S%d", rows->socket);
+		pmuk_json_str(j, "socket", label);
+		pmuk_json_int(j, "socket_id", rows->socket);
+		pmuk_json_int(j, "cpus", rows->ncpus);
+		break;
+	case STAT_AGGR_THREAD:
+		snprintf(label, sizeof(label), "%s-%d", rows->comm, rows->tid);
+		pmuk_json_str(j, "thread", label);
+		pmuk_json_int(j, "tid", rows->tid);
+		pmuk_json_str(j, "comm", rows->comm);
+		break;
+	default:
+		break;
+	}
+}
+
+static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
+			 const struct stat_summary *sum,
 			 const struct stat_rows *rows, const double *scaled, size_t i)
 {
 	const struct pmu_event *ev = &rows->events[i];
@@ -175,8 +257,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 	pmuk_json_obj_begin(j, NULL);
 	pmuk_json_str(j, "event", ev->name);
 	pmuk_json_str(j, "pmu", ev->pmu);
-	if (rows->cpu >= 0)
-		pmuk_json_int(j, "cpu", rows->cpu);
+	json_row_id(j, cfg, rows);
 	if (!why)
 		pmuk_json_double(j, "value", round(r->scaled));
 	else
@@ -240,64 +321,118 @@ static void print_json(const struct stat_config *cfg, const struct stat_summary 
 	pmuk_json_arr_begin(&j, "counters");
 	for (size_t k = 0; k < nrows; k++)
 		for (size_t i = 0; i < rows[k].n; i++)
-			json_counter(&j, sum, &rows[k], scaled[k], i);
+			json_counter(&j, cfg, sum, &rows[k], scaled[k], i);
 	pmuk_json_arr_end(&j);
 	pmuk_json_obj_end(&j);
 	pmuk_json_finish(&j);
 }
 
+/* Writes are made with SIGPIPE ignored: a closed pipe (our stderr, or -o to a
+ * FIFO nobody reads) then fails the write with EPIPE, which is reported, instead
+ * of killing us before the command's status is passed on. The command, started
+ * before, keeps the caller's disposition. */
+struct pipe_guard {
+#ifdef SIGPIPE
+	struct sigaction old;
+#endif
+	int unused;
+};
+
+static void writes_begin(struct pipe_guard *g)
+{
+#ifdef SIGPIPE
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &g->old);
+#endif
+	(void)g;
+}
+
+/* Flushes f and remembers the first failure's errno. */
+static void writes_end(struct pipe_guard *g, FILE *f)
+{
+	errno = 0;
+	if ((fflush(f) || ferror(f)) && !write_errno)
+		write_errno = errno ? errno : EIO;
+#ifdef SIGPIPE
+	sigaction(SIGPIPE, &g->old, NULL);
+#endif
+	(void)g;
+}
+
+int stat_output_errno(void)
+{
+	return write_errno;
+}
+
 void stat_print_header(const struct stat_config *cfg)
 {
-	if (cfg->format == STAT_TEXT && cfg->interval_ms > 0)
-		fprintf(cfg->out, "#%15s %s%18s      %s\n", "time", cfg->per_cpu ? "CPU    " : "",
-			"counts", "event");
+	static const char *const what[] = {
+		[STAT_AGGR_GLOBAL] = "", [STAT_AGGR_CPU] = "CPU    ",
+		[STAT_AGGR_CORE] = "core            cpus ", [STAT_AGGR_SOCKET] = "socket cpus ",
+		[STAT_AGGR_THREAD] = "                 comm-tid ",
+	};
+	struct pipe_guard g;
+
+	if (cfg->format != STAT_TEXT || cfg->interval_ms <= 0)
+		return;
+	writes_begin(&g);
+	fprintf(cfg->out, "#%15s %s%18s      %s\n", "time", what[cfg->aggr], "counts", "event");
+	writes_end(&g, cfg->out);
+}
+
+static void print_text(const struct stat_config *cfg, const struct stat_summary *sum,
+		       const struct stat_rows *rows, size_t nrows, double **scaled)
+{
+	FILE *f = cfg->out;
+	char what[512];
+
+	if (sum->interval_s < 0) {
+		describe_target(cfg, what, sizeof(what));
+		fprintf(f, "\n Performance counter stats for %s%s", what, sum->runs > 1 ? "" : ":\n\n");
+		if (sum->runs > 1)
+			fprintf(f, " (%d runs):\n\n", sum->runs);
+	}
+	for (size_t k = 0; k < nrows; k++)
+		for (size_t i = 0; i < rows[k].n; i++)
+			text_row(cfg, sum, &rows[k], scaled[k], i);
+	if (sum->interval_s < 0) {
+		fprintf(f, "\n%18.9f seconds time elapsed\n", sum->elapsed_ns / 1e9);
+		if (sum->note)
+			fprintf(f, "\n note: %s\n", sum->note);
+		if (sum->interrupted)
+			fprintf(f, " note: interrupted; these are the counts so far\n");
+		fputc('\n', f);
+	}
 }
 
 void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
 		const struct stat_rows *rows, size_t nrows)
 {
 	double *scaled[nrows ? nrows : 1];
-	char what[512];
-	FILE *f = cfg->out;
+	struct pipe_guard g;
+	size_t got = 0;
 
-	for (size_t k = 0; k < nrows; k++) {
-		scaled[k] = calloc(rows[k].n ? rows[k].n : 1, sizeof(double));
-		if (!scaled[k])
-			return;
-		for (size_t i = 0; i < rows[k].n; i++)
-			scaled[k][i] = rows[k].r[i].scaled;
+	for (; got < nrows; got++) {
+		scaled[got] = calloc(rows[got].n ? rows[got].n : 1, sizeof(double));
+		if (!scaled[got])
+			break;
+		for (size_t i = 0; i < rows[got].n; i++)
+			scaled[got][i] = rows[got].r[i].scaled;
 	}
-	switch (cfg->format) {
-	case STAT_JSON:
+	writes_begin(&g);
+	if (got < nrows)
+		fprintf(stderr, "pmukit stat: out of memory printing the counts\n");
+	else if (cfg->format == STAT_JSON)
 		print_json(cfg, sum, rows, nrows, scaled);
-		break;
-	case STAT_CSV:
+	else if (cfg->format == STAT_CSV)
 		for (size_t k = 0; k < nrows; k++)
 			for (size_t i = 0; i < rows[k].n; i++)
 				csv_row(cfg, sum, &rows[k], scaled[k], i);
-		break;
-	case STAT_TEXT:
-		if (sum->interval_s < 0) {
-			describe_target(cfg, what, sizeof(what));
-			fprintf(f, "\n Performance counter stats for %s%s", what,
-				sum->runs > 1 ? "" : ":\n\n");
-			if (sum->runs > 1)
-				fprintf(f, " (%d runs):\n\n", sum->runs);
-		}
-		for (size_t k = 0; k < nrows; k++)
-			for (size_t i = 0; i < rows[k].n; i++)
-				text_row(f, sum, &rows[k], scaled[k], i);
-		if (sum->interval_s < 0) {
-			fprintf(f, "\n%18.9f seconds time elapsed\n", sum->elapsed_ns / 1e9);
-			if (sum->note)
-				fprintf(f, "\n note: %s\n", sum->note);
-			if (sum->interrupted)
-				fprintf(f, " note: interrupted; these are the counts so far\n");
-			fputc('\n', f);
-		}
-		break;
-	}
-	fflush(f);
-	for (size_t k = 0; k < nrows; k++)
+	else
+		print_text(cfg, sum, rows, nrows, scaled);
+	writes_end(&g, cfg->out);
+	for (size_t k = 0; k < got; k++)
 		free(scaled[k]);
 }

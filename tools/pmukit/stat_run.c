@@ -18,11 +18,11 @@ struct run {
 	struct stat_config *cfg;
 	struct pmu_counters *counters;
 	struct pmu_command *cmd;
-	size_t n, ncpu;               /* events; CPUs of a CPU target (0 otherwise) */
+	size_t n, nrow;               /* events; rows of cfg->aggr (0: the aggregate only) */
 	struct pmu_event *events;
 	char **why;                   /* [n]: why an event is not counted here, NULL if it is */
-	int *cpu_ids;                 /* [ncpu] */
-	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
+	struct stat_aggr *aggr;       /* the rows: per CPU, core, socket or thread */
+	struct pmu_reading *cur, *prev; /* [(nrow + 1) * n]: slot 0 aggregated, then per row */
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
 	int exit_status;
@@ -52,16 +52,17 @@ static int read_all(struct run *r, struct pmu_reading *into)
 {
 	int err = pmu_counters_read(r->counters, into, r->n);
 
-	for (size_t c = 0; !err && c < r->ncpu; c++)
-		err = pmu_counters_read_cpu(r->counters, c, into + (c + 1) * r->n, r->n);
+	if (!err && r->aggr)
+		err = stat_aggr_read(r->aggr, r->counters, into + r->n);
 	return err;
 }
 
-/* Prints the scopes of readings rd: aggregated, or one row set per CPU. */
+/* Prints the scopes of readings rd: aggregated, or one row set per row of r->aggr;
+ * stddev, when given, holds one value per reading of rd. */
 static void print_readings(struct run *r, const struct pmu_reading *rd, double interval_s,
 			   double elapsed_ns, int runs, const double *stddev)
 {
-	size_t nrows = r->cfg->per_cpu ? r->ncpu : 1;
+	size_t nrows = r->aggr ? r->nrow : 1;
 	struct stat_rows rows[nrows];
 	struct stat_summary sum = {
 		.elapsed_ns = elapsed_ns,
@@ -73,20 +74,22 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 	};
 
 	for (size_t k = 0; k < nrows; k++) {
-		size_t slot = r->cfg->per_cpu ? k + 1 : 0;
+		size_t slot = r->aggr ? k + 1 : 0;
 
 		rows[k] = (struct stat_rows){
 			.n = r->n, .events = r->events, .r = rd + slot * r->n,
-			.stddev_pct = stddev, .cpu = r->cfg->per_cpu ? r->cpu_ids[k] : -1,
+			.stddev_pct = stddev ? stddev + slot * r->n : NULL, .cpu = -1,
 			.unsupported = (const char *const *)r->why,
 		};
+		if (r->aggr)
+			stat_aggr_label(r->aggr, k, &rows[k]);
 	}
 	stat_print(r->cfg, &sum, rows, nrows);
 }
 
 static int interval_tick(struct run *r)
 {
-	size_t total = (r->ncpu + 1) * r->n;
+	size_t total = (r->nrow + 1) * r->n;
 	int err = read_all(r, r->cur);
 	double t = now_ns();
 
@@ -258,27 +261,34 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			rc = run_uncounted(r, &set);
 		goto out;
 	}
-	r->ncpu = cfg->target.kind == PMU_TARGET_CPUS ? pmu_counters_cpu_count(r->counters) : 0;
+	stat_aggr_free(r->aggr);
+	if (stat_aggr_open(cfg, r->counters, &r->aggr)) {
+		rc = 1;
+		goto out;
+	}
+	if (r->events && stat_aggr_rows(r->aggr) != r->nrow) {
+		fprintf(stderr, "pmukit stat: the CPUs counted changed between runs\n");
+		rc = 1;
+		goto out;
+	}
+	r->nrow = stat_aggr_rows(r->aggr);
 	r->n = pmu_counters_event_count(r->counters);
 	if (!r->events) {
-		size_t slots = (r->ncpu + 1) * r->n;
+		size_t slots = (r->nrow + 1) * r->n;
 
 		r->events = calloc(r->n, sizeof(*r->events));
 		r->cur = calloc(slots, sizeof(*r->cur));
 		r->prev = calloc(slots, sizeof(*r->prev));
 		r->delta = calloc(slots, sizeof(*r->delta));
-		r->cpu_ids = calloc(r->ncpu + 1, sizeof(*r->cpu_ids));
-		if (!r->events || !r->cur || !r->prev || !r->delta || !r->cpu_ids ||
+		if (!r->events || !r->cur || !r->prev || !r->delta ||
 		    keep_reasons(r)) {
 			rc = tool_error("stat", "allocating", PMU_ENOMEM);
 			goto out;
 		}
 		for (size_t i = 0; i < r->n; i++)
 			r->events[i] = *pmu_counters_event(r->counters, i);
-		for (size_t c = 0; c < r->ncpu; c++)
-			r->cpu_ids[c] = pmu_counters_cpu(r->counters, c);
 	}
-	memset(r->prev, 0, (r->ncpu + 1) * r->n * sizeof(*r->prev));
+	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
 	stat_print_header(cfg);
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
@@ -312,6 +322,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	double *stderr_pct = NULL;
 	double elapsed = 0, elapsed_sum = 0;
 	int rc = 0, runs = 0;
+	size_t slots = 0;
 
 	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
 		rc = measure(&r, list, &elapsed);
@@ -324,21 +335,23 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		if (cfg->repeat == 1)
 			break;
 		if (!runs_of) {
-			runs_of = calloc(r.n, sizeof(*runs_of));
-			mean = calloc(r.n, sizeof(*mean));
-			stderr_pct = calloc(r.n, sizeof(*stderr_pct));
+			/* every row's readings, not only the aggregate's */
+			slots = (r.nrow + 1) * r.n;
+			runs_of = calloc(slots, sizeof(*runs_of));
+			mean = calloc(slots, sizeof(*mean));
+			stderr_pct = calloc(slots, sizeof(*stderr_pct));
 			if (!runs_of || !mean || !stderr_pct) {
 				rc = tool_error("stat", "allocating", PMU_ENOMEM);
 				break;
 			}
 		}
-		for (size_t i = 0; i < r.n; i++)
+		for (size_t i = 0; i < slots; i++)
 			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
 	if (r.uncounted) {
 		runs = 0;   /* nothing to print; the exit status passes through below */
 	} else if (runs > 1 && !rc) {
-		for (size_t i = 0; i < r.n; i++)
+		for (size_t i = 0; i < slots; i++)
 			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
 		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
 	} else if (runs == 1 && !rc && (cfg->interval_ms <= 0 || cfg->format == STAT_JSON)) {
@@ -356,6 +369,6 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	free(r.cur);
 	free(r.prev);
 	free(r.delta);
-	free(r.cpu_ids);
+	stat_aggr_free(r.aggr);
 	return rc;
 }
