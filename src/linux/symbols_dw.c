@@ -503,6 +503,26 @@ static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, 
 	return n;
 }
 
+/* libdwfl answers the last line below addr even past the end of the unit's
+ * code (the padding before crt1's _start, right after an -O2 main in
+ * .text.startup): a line counts only inside one of its unit's ranges. */
+static int line_in_unit(Dwfl_Line *line, Dwarf_Addr addr)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Die *cu = dwfl_linecu(line);
+	ptrdiff_t off = 0;
+	int ranges = 0;
+
+	if (!cu)
+		return 1;
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+		if (addr >= lo && addr < hi)
+			return 1;
+		ranges++;
+	}
+	return !ranges; /* no ranges to judge by: keep libdwfl's answer */
+}
+
 static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
 		      uint64_t addr)
 {
@@ -525,7 +545,7 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 		return 1;
 	}
 	f->module_offset = addr - bias;
-	if ((line = dwfl_module_getsrc(dm, addr))) {
+	if ((line = dwfl_module_getsrc(dm, addr)) && line_in_unit(line, addr - bias)) {
 		f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 		f->line = lineno > 0 ? (unsigned)lineno : 0;
 		f->column = col > 0 ? (unsigned)col : 0;

@@ -116,6 +116,14 @@ fi
 first=$(head -1 "$tmp/addrs")
 main=$(nm --defined-only "$PMUKIT" | awk '$3 == "main" {print "0x" $1}')
 check "nm names main" test -n "$main"
+# crt1's _start has no line info, yet libdwfl answers the last line of the unit
+# whose range ended just below it (main.c, when -O2 puts main in .text.startup)
+start=$(nm --defined-only "$PMUKIT" | awk '$3 == "_start" {print "0x" $1}')
+if [ -n "$start" ] && addr2line -e "$PMUKIT" "$start" | grep -q '^??'; then
+	out=$("$PMUKIT" addr2line -e "$PMUKIT" "$start")
+	check "_start gets no source line of another unit (pmukit: $(echo $out))" \
+		sh -c 'echo "$1" | grep -q "_start at ??:0"' _ "$out"
+fi
 "$PMUKIT" addr2line --json -e "$PMUKIT" "$main" 0x1 >"$tmp/a.json"
 check_eq "--json: exit 0" 0 $?
 py '
