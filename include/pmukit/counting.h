@@ -56,8 +56,11 @@ struct pmu_counters_opts {
 	/* Leave out a group this host cannot count (PMU_ENOTSUP: no PMU for it, an
 	 * event or modifier its PMU lacks) and count the rest, as perf stat does;
 	 * its readings carry PMU_READING_UNSUPPORTED. Open still fails when no
-	 * group can be counted. */
+	 * group can be counted, unless allow_empty. */
 	int skip_unsupported;
+	/* With skip_unsupported: open even when every group is left out (the handle
+	 * counts nothing; each event still says why), so a tool can report them all. */
+	int allow_empty;
 };
 
 struct pmu_counters;
@@ -71,6 +74,9 @@ int pmu_counters_reset(struct pmu_counters *c);
 size_t pmu_counters_event_count(const struct pmu_counters *c);
 /* Why event i is not counted (left out by skip_unsupported), NULL when it is. */
 const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i);
+/* 1 when event i would count alone and was left out only with its group, because
+ * another member cannot be counted here (perf shows it <not counted>); else 0. */
+int pmu_counters_left_with_group(const struct pmu_counters *c, size_t i);
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i);
 /* The CPUs of a PMU_TARGET_CPUS target (0 otherwise). */
 size_t pmu_counters_cpu_count(const struct pmu_counters *c);

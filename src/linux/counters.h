@@ -16,6 +16,9 @@ struct pmuk_cgroup {
 	char cpus[256]; /* CPUs its PMU serves (hybrid), "" = all */
 	int uread;      /* every member can be read from user space */
 	char *unsupported; /* why the host cannot count it (skip_unsupported), else NULL */
+	char **why;     /* [n] once left out: each member's own reason */
+	unsigned char *grouped; /* [n] once left out: 1 when the member counts alone */
+	size_t failed;  /* the member whose open failed last, n when none or the group */
 	int opened;     /* opened on some unit: from then on a failure is an error */
 };
 

@@ -351,7 +351,11 @@ static void test_skip_unsupported(void **state)
 	assert_null(pmu_counters_unsupported(c, 2));
 	assert_non_null(pmu_counters_unsupported(c, 0));	/* the whole group */
 	assert_non_null(strstr(pmu_counters_unsupported(c, 1), "bogus"));
-	assert_string_equal(pmu_counters_unsupported(c, 0), pmu_counters_unsupported(c, 1));
+	/* cpu-clock counts alone: it is left out with its group, for bogus's sake */
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "left out with its group"));
+	assert_int_equal(pmu_counters_left_with_group(c, 0), 1);
+	assert_int_equal(pmu_counters_left_with_group(c, 1), 0);
+	assert_int_equal(pmu_counters_left_with_group(c, 2), 0);
 	assert_null(pmu_counters_unsupported(c, 3));
 	spin(5);
 	assert_int_equal(pmu_counters_disable(c), 0);
@@ -369,6 +373,43 @@ static void test_skip_unsupported(void **state)
 	assert_int_equal(pmuk_counters_open_events(&ev[1], 1, &t, &o, &c), PMU_ENOTSUP);
 	assert_null(c);
 	assert_non_null(strstr(pmu_error_detail(), "bogus"));
+
+	/* allow_empty: a handle that counts nothing, and says why */
+	o.allow_empty = 1;
+	assert_int_equal(pmuk_counters_open_events(&ev[1], 1, &t, &o, &c), 0);
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "bogus"));
+	assert_int_equal(pmu_counters_enable(c), 0);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[0].flags & PMU_READING_UNSUPPORTED);
+	pmu_counters_close(c);
+}
+
+/* A left-out group gives each member its own reason: the one that failed its
+ * error, another the error it gets alone (not the first member's). */
+static void test_skip_unsupported_reasons(void **state)
+{
+	struct pmu_event ev[3] = {
+		ev_hw("bogus1", 1, 0, 1),
+		ev_hw("bogus2", 1, 0, 0),
+		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
+	};
+	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(ev[i].pmu, sizeof(ev[i].pmu), "nosuchpmu");
+		ev[i].kind = PMU_EVENT_RAW;
+		ev[i].type = 0x7ffffff0;	/* no PMU registers this type */
+	}
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "bogus1"));
+	assert_non_null(strstr(pmu_counters_unsupported(c, 1), "bogus2"));
+	assert_null(strstr(pmu_counters_unsupported(c, 1), "bogus1"));
+	assert_int_equal(pmu_counters_left_with_group(c, 1), 0);
+	assert_null(pmu_counters_unsupported(c, 2));
+	pmu_counters_close(c);
 }
 
 /* The msr PMU as if it served only msr_cpus (a hybrid-like CPU list). */
@@ -771,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_cpus_target),
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_skip_unsupported),
+		cmocka_unit_test(test_skip_unsupported_reasons),
 		cmocka_unit_test(test_skip_unsupported_cpus),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),

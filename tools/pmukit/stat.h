@@ -29,6 +29,8 @@ struct stat_rows {
 	const struct pmu_reading *r;    /* n readings */
 	const double *stddev_pct;       /* n values when repeat > 1, else NULL */
 	const char *const *unsupported; /* n reasons (NULL: counted), or NULL: all counted */
+	const unsigned char *grouped;   /* n flags, or NULL: 1 when left out only with its
+					 * group (it is <not counted>, not <not supported>) */
 	int cpu;                        /* -1: aggregated */
 };
 

@@ -34,10 +34,16 @@ static const char *not_counted(const struct stat_rows *rows, size_t i)
 	return NULL;
 }
 
+/* The host cannot count event i (a member left out only with its group can). */
+static int unsupported(const struct stat_rows *rows, size_t i)
+{
+	return rows->unsupported && rows->unsupported[i] && !(rows->grouped && rows->grouped[i]);
+}
+
 /* perf's placeholder for a count without a value. */
 static const char *no_value(const struct stat_rows *rows, size_t i)
 {
-	return rows->unsupported && rows->unsupported[i] ? "<not supported>" : "<not counted>";
+	return unsupported(rows, i) ? "<not supported>" : "<not counted>";
 }
 
 const char *stat_note_unsupported(const struct pmu_counters *c, size_t i)
@@ -109,7 +115,7 @@ static void text_row(FILE *f, const struct stat_summary *sum, const struct stat_
 		fprintf(f, "%16.9f ", sum->interval_s);
 	if (rows->cpu >= 0)
 		fprintf(f, "CPU%-4d", rows->cpu);
-	if (why && rows->unsupported && rows->unsupported[i]) {
+	if (why && unsupported(rows, i)) {
 		fprintf(f, "%18s      %s\n", no_value(rows, i), ev->name);
 		return;
 	}
@@ -188,7 +194,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_summary *sum,
 	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
 	pmuk_json_bool(j, "multiplexed", !!(r->flags & PMU_READING_MULTIPLEXED));
 	pmuk_json_bool(j, "counted", !why);
-	pmuk_json_bool(j, "supported", !(rows->unsupported && rows->unsupported[i]));
+	pmuk_json_bool(j, "supported", !unsupported(rows, i));
 	if (why)
 		pmuk_json_str(j, "not_counted", why);
 	if (r->flags & PMU_READING_ERROR_STATE)

@@ -21,13 +21,13 @@ struct run {
 	size_t n, ncpu;               /* events; CPUs of a CPU target (0 otherwise) */
 	struct pmu_event *events;
 	char **why;                   /* [n]: why an event is not counted here, NULL if it is */
+	unsigned char *grouped;       /* [n]: left out only with its group */
 	int *cpu_ids;                 /* [ncpu] */
 	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
 	int exit_status;
 	int interrupted;
-	int uncounted;                /* nothing countable: the command ran without counters */
 	const char *note;
 };
 
@@ -78,7 +78,7 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 		rows[k] = (struct stat_rows){
 			.n = r->n, .events = r->events, .r = rd + slot * r->n,
 			.stddev_pct = stddev, .cpu = r->cfg->per_cpu ? r->cpu_ids[k] : -1,
-			.unsupported = (const char *const *)r->why,
+			.unsupported = (const char *const *)r->why, .grouped = r->grouped,
 		};
 	}
 	stat_print(r->cfg, &sum, rows, nrows);
@@ -124,9 +124,7 @@ static int target_gone(const struct run *r)
  * attached task's exit, printing -I intervals on the way. Signals are blocked. */
 static int wait_loop(struct run *r, const sigset_t *set)
 {
-	/* no -I ticks without counters (the command running uncounted) */
-	long period_ns = r->counters && r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L
-								 : 0;
+	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
 	double next = r->t0 + (double)period_ns;
 
 	for (;;) {
@@ -189,37 +187,27 @@ static int wait_loop(struct run *r, const sigset_t *set)
 /* The first run's reasons, kept past its counters for printing. */
 static int keep_reasons(struct run *r)
 {
-	if (!(r->why = calloc(r->n, sizeof(*r->why))))
+	r->why = calloc(r->n, sizeof(*r->why));
+	r->grouped = calloc(r->n, 1);
+	if (!r->why || !r->grouped)
 		return PMU_ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
 		const char *why = stat_note_unsupported(r->counters, i);
 
 		if (why && !(r->why[i] = strdup(why)))
 			return PMU_ENOMEM;
+		r->grouped[i] = (unsigned char)pmu_counters_left_with_group(r->counters, i);
 	}
 	return 0;
-}
-
-/* Nothing here can be counted: the command still runs, for its exit status, with
- * SIGINT/SIGTERM passed on as when counting. */
-static int run_uncounted(struct run *r, const sigset_t *set)
-{
-	int err;
-
-	fprintf(stderr, "pmukit stat: running the command uncounted\n");
-	if ((err = pmu_command_start(r->cmd))) {
-		tool_error("stat", "starting the command", err);
-		return err == PMU_ENOENT ? 127 : 126;
-	}
-	r->uncounted = 1;
-	return wait_loop(r, set);
 }
 
 static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
 {
 	struct stat_config *cfg = r->cfg;
-	/* as perf stat: what this host cannot count is shown <not supported> */
-	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1 };
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
+	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1,
+					  .allow_empty = 1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;
@@ -254,8 +242,6 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
-		if (err == PMU_ENOTSUP && r->cmd)
-			rc = run_uncounted(r, &set);
 		goto out;
 	}
 	r->ncpu = cfg->target.kind == PMU_TARGET_CPUS ? pmu_counters_cpu_count(r->counters) : 0;
@@ -317,8 +303,6 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = measure(&r, list, &elapsed);
 		if (rc)
 			break;
-		if (r.uncounted)
-			continue;   /* each of -r N runs the command, uncounted */
 		runs = k;
 		elapsed_sum += elapsed;
 		if (cfg->repeat == 1)
@@ -335,9 +319,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		for (size_t i = 0; i < r.n; i++)
 			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
-	if (r.uncounted) {
-		runs = 0;   /* nothing to print; the exit status passes through below */
-	} else if (runs > 1 && !rc) {
+	if (runs > 1 && !rc) {
 		for (size_t i = 0; i < r.n; i++)
 			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
 		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
@@ -352,6 +334,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	for (size_t i = 0; r.why && i < r.n; i++)
 		free(r.why[i]);
 	free(r.why);
+	free(r.grouped);
 	free(r.events);
 	free(r.cur);
 	free(r.prev);

@@ -84,23 +84,12 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 	}
 }
 
-static int run_uncounted(struct pmu_command *cmd)
-{
-	int status, err = pmu_command_start(cmd);
-
-	fprintf(stderr, "pmukit stat: running the command uncounted\n");
-	if (!err)
-		err = pmu_command_wait(cmd, &status);
-	if (err)
-		return tool_error("stat", "running the command", err);
-	return status;
-}
-
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
-	/* as perf stat: what this host cannot count is shown <not supported> */
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
 	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1,
-					  .skip_unsupported = 1 };
+					  .skip_unsupported = 1, .allow_empty = 1 };
 	struct pmu_target target = cfg->target;
 	struct pmu_counters *c = NULL;
 	struct pmu_command *cmd = NULL;
@@ -130,9 +119,6 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	err = pmu_counters_open(list, &target, &opts, &c);
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
-		/* nothing countable: the command still runs, for its exit status */
-		if (err == PMU_ENOTSUP && cmd)
-			rc = run_uncounted(cmd);
 		goto out;
 	}
 	n = pmu_counters_event_count(c);
