@@ -44,4 +44,43 @@ else
 	echo "# this host has a core PMU: the uncountable-event checks need one without"
 fi
 
+# --- -I prints the last, partial interval, in every format, as perf does.
+"$PMUKIT" stat -I 500 -x, -e task-clock -o "$T/o" -- sleep 1.3
+check "-I 500 over 1.3 s: 0.5, 1.0 and the partial 1.3 ($(cut -d, -f1 "$T/o" | tr '\n' ' '))" py '
+import sys
+t=[float(l.split(",")[0]) for l in open(sys.argv[1]) if ",task-clock," in l]
+assert len(t)==3 and 1.25 < t[2] < 1.6, t' "$T/o"
+if command -v perf >/dev/null && perf stat -e task-clock -o /dev/null true 2>/dev/null; then
+	perf stat -I 500 -x, -e task-clock -o "$T/p" -- sleep 1.3
+	check_eq "-I 500 over 1.3 s: as many lines as perf" \
+		"$(grep -c ',task-clock,' "$T/p")" "$(grep -c ',task-clock,' "$T/o")"
+fi
+"$PMUKIT" stat -I 1000 -x, -e task-clock -o "$T/o" -- sleep 0.5
+check "-I 1000 over 0.5 s: one partial interval with a count" py '
+import sys
+rows=[l.split(",") for l in open(sys.argv[1]) if ",task-clock," in l]
+assert len(rows)==1 and 0.45 < float(rows[0][0]) < 0.9 and float(rows[0][1]) > 0, rows' "$T/o"
+"$PMUKIT" stat -j -I 500 -e task-clock -o "$T/o" -- sh -c 'sleep 0.7; exit 4'
+check_eq "-j -I: exit status passed through" 4 $?
+check "-j -I: every line an interval, the last with the exit status" py '
+import json,sys
+l=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+assert len(l)==2 and all("interval_s" in x for x in l), l
+assert l[0]["exit_status"] is None and l[1]["exit_status"]==4, l' "$T/o"
+"$PMUKIT" stat -I 5 -x, -e task-clock -o "$T/o" -- "$TP" 1 -s 30 2>"$T/e"
+check_eq "-I 5 accepted (perf: down to 1 ms)" 0 $?
+check "-I 5 warns about the overhead" grep -q "warning: -I 5: intervals under 10 ms" "$T/e"
+check "-I 5 over 30 ms printed several intervals" test "$(grep -c ',task-clock,' "$T/o")" -ge 3
+"$PMUKIT" stat -I 0 -x, -e task-clock -o "$T/o" -- true
+check "-I 0: no intervals, one total (perf)" test "$(grep -c ',task-clock,' "$T/o")" -eq 1
+start=$(date +%s%N)
+"$PMUKIT" stat -I 100 --interval-count 2 -x, -e task-clock -o "$T/o" -- "$TP" 1 -s 600 -x 6
+check_eq "--interval-count 2: the command's status 6" 6 $?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_eq "--interval-count 2: two lines" 2 "$(grep -c ',task-clock,' "$T/o")"
+check "--interval-count 2: the command ran to its end, as in perf ($ms ms)" test "$ms" -ge 550
+"$PMUKIT" stat --interval-count 2 -e task-clock -- true 2>"$T/e"
+check_eq "--interval-count without -I: usage error" 2 $?
+check "... which says -I is needed" grep -q -- "--interval-count needs -I" "$T/e"
+
 finish

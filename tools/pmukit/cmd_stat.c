@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		"  -C, --cpu CPUS     count on these CPUs, e.g. 0,2-3\n"
 		"  -p, --pid PID      count all threads of an existing process\n"
 		"  -t, --tid TID      count one existing thread\n"
-		"  -I, --interval MS  print counts every MS milliseconds\n"
+		"  -I, --interval MS  print counts every MS milliseconds (1 or more; 0: off)\n"
+		"      --interval-count N  with -I, stop after N intervals\n"
 		"  -r, --repeat N     run the command N times and show the spread\n"
 		"  -A, --per-cpu      with -a/-C, one line per CPU\n"
 		"  -j, --json         one JSON object (JSON Lines with -I)\n"
@@ -66,6 +67,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		{ "tid", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "interval-print", required_argument, NULL, 'I' },
+		{ "interval-count", required_argument, NULL, 2 },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "per-cpu", no_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
@@ -114,8 +116,17 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 			targets++;
 			break;
 		case 'I':
-			if (parse_num(optarg, 10, 86400000, &cfg->interval_ms)) {
-				fprintf(stderr, "pmukit stat: -I takes milliseconds, from 10 to 86400000\n");
+			/* as perf: down to 1 ms, 0 turns intervals off */
+			if (parse_num(optarg, 0, 86400000, &cfg->interval_ms)) {
+				fprintf(stderr, "pmukit stat: -I takes milliseconds, from 1 to 86400000 "
+					"(0: no intervals)\n");
+				return 2;
+			}
+			break;
+		case 2:
+			if (parse_num(optarg, 0, LONG_MAX, &cfg->interval_count)) {
+				fprintf(stderr, "pmukit stat: --interval-count takes a count of intervals, "
+					"0 or more (0: no limit)\n");
 				return 2;
 			}
 			break;
@@ -167,6 +178,13 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
 		return 2;
 	}
+	if (cfg->interval_count > 0 && cfg->interval_ms <= 0) {
+		fprintf(stderr, "pmukit stat: --interval-count needs -I MS: it counts intervals\n");
+		return 2;
+	}
+	if (cfg->interval_ms > 0 && cfg->interval_ms < 10)
+		fprintf(stderr, "pmukit stat: warning: -I %ld: intervals under 10 ms cost much "
+			"overhead and can skew the counts\n", cfg->interval_ms);
 	if (cfg->repeat > 1 && !cfg->argv) {
 		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
 		return 2;

@@ -14,6 +14,7 @@ struct stat_config {
 	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
 	int per_cpu;
 	long interval_ms;
+	long interval_count;     /* --interval-count: stop printing after this many, 0: no limit */
 	int repeat;
 	enum stat_format format;
 	char sep[16];

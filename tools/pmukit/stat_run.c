@@ -26,6 +26,7 @@ struct run {
 	struct pmu_reading *cur, *prev; /* [(ncpu + 1) * n]: slot 0 aggregated, then per CPU */
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
+	long ticks;                   /* -I intervals printed */
 	int exit_status;
 	int interrupted;
 	const char *note;
@@ -107,7 +108,14 @@ static int interval_tick(struct run *r)
 	/* Rates over the time this interval really took (a late tick is longer). */
 	print_readings(r, r->delta, (t - r->t0) / 1e9, t - r->tprev, 1, NULL);
 	r->tprev = t;
+	r->ticks++;
 	return 0;
+}
+
+/* --interval-count intervals were printed: no more, not even the last partial one. */
+static int ticks_done(const struct run *r)
+{
+	return r->cfg->interval_count > 0 && r->ticks >= r->cfg->interval_count;
 }
 
 /* An attached task counts until it is gone. */
@@ -148,6 +156,12 @@ static int wait_loop(struct run *r, const sigset_t *set)
 				if (interval_tick(r))
 					return 1;
 				next += (double)period_ns;
+				/* as perf: the last interval printed, the command runs on
+				 * to its end (an attached target is left) */
+				if (ticks_done(r) && !r->cmd)
+					return 0;
+				if (ticks_done(r))
+					period_ns = 0;
 			}
 			if (target_gone(r))
 				return 0;
@@ -275,9 +289,14 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			goto out;
 		}
 	}
+	r->ticks = 0;
 	rc = wait_loop(r, &set);
 	*elapsed = now_ns() - r->t0;
-	if (!rc && (err = read_all(r, r->cur)))
+	/* -I: the last, partial interval too (perf prints it; a command shorter than
+	 * one interval would show nothing), in every format */
+	if (!rc && cfg->interval_ms > 0 && !ticks_done(r))
+		rc = interval_tick(r);
+	else if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
 out:
 	pmu_counters_close(r->counters);
@@ -323,7 +342,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		for (size_t i = 0; i < r.n; i++)
 			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
 		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
-	} else if (runs == 1 && !rc && (cfg->interval_ms <= 0 || cfg->format == STAT_JSON)) {
+	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
 	if (!rc && r.exit_status > 0)

@@ -48,6 +48,42 @@ static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 	stat_print(cfg, &sum, &rows, 1);
 }
 
+/* -I: the previous reading's time and how many intervals were printed. */
+static double tprev;
+static long ticks;
+
+/* Prints the counts since the previous -I reading; cur ends up cumulative. */
+static int interval_tick(struct stat_config *cfg, struct pmu_counters *c,
+			 struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
+			 size_t n, double t0, int status, const char *note)
+{
+	struct pmu_reading *d = calloc(n, sizeof(*d));
+	double t = now_ns();
+	int err = d ? pmu_counters_read(c, cur, n) : PMU_ENOMEM;
+
+	if (err) {
+		free(d);
+		return tool_error("stat", "reading counters", err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pmuk_reading_set(&d[i], cur[i].value - prev[i].value,
+				 cur[i].time_enabled - prev[i].time_enabled,
+				 cur[i].time_running - prev[i].time_running);
+		prev[i] = cur[i];
+	}
+	print(cfg, ev, d, n, (t - t0) / 1e9, t - tprev, status, note);
+	free(d);
+	tprev = t;
+	ticks++;
+	return 0;
+}
+
+/* --interval-count intervals were printed: no more, not even the last partial one. */
+static int ticks_done(const struct stat_config *cfg)
+{
+	return cfg->interval_count > 0 && ticks >= cfg->interval_count;
+}
+
 /* Waits for the command (or, attached, until Ctrl-C or the process ends). */
 static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 		     struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
@@ -58,7 +94,6 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 
 	for (;;) {
 		DWORD r = h ? WaitForSingleObject(h, step) : (Sleep(step), WAIT_TIMEOUT);
-		int err;
 
 		if (r == WAIT_OBJECT_0)
 			return 0;
@@ -66,21 +101,14 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 			return tool_error("stat", "waiting", PMU_EIO);
 		if (interrupted && !cfg->argv)
 			return 0;
-		if (cfg->interval_ms <= 0 || now_ns() < next)
+		if (cfg->interval_ms <= 0 || ticks_done(cfg) || now_ns() < next)
 			continue;
 		next += (double)cfg->interval_ms * 1e6;
-		if ((err = pmu_counters_read(c, cur, n)))
-			return tool_error("stat", "reading counters", err);
-		for (size_t i = 0; i < n; i++) {
-			struct pmu_reading d;
-
-			pmuk_reading_set(&d, cur[i].value - prev[i].value,
-					 cur[i].time_enabled - prev[i].time_enabled,
-					 cur[i].time_running - prev[i].time_running);
-			prev[i] = cur[i];
-			cur[i] = d;
-		}
-		print(cfg, ev, cur, n, (now_ns() - t0) / 1e9, cfg->interval_ms * 1e6, -1, note);
+		if (interval_tick(cfg, c, ev, cur, prev, n, t0, -1, note))
+			return 1;
+		/* as perf: the last interval printed, the command runs on to its end */
+		if (ticks_done(cfg) && !h)
+			return 0;
 	}
 }
 
@@ -139,7 +167,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = tool_error("stat", "enabling counters", err);
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = tprev = now_ns();
+	ticks = 0;
 	if (cmd && (err = pmu_command_start(cmd))) {
 		rc = tool_error("stat", "starting the command", err);
 		goto out;
@@ -148,7 +177,10 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	elapsed = now_ns() - t0;
 	if (!rc && cmd && (err = pmu_command_wait(cmd, &status)))
 		rc = tool_error("stat", "waiting for the command", err);
-	if (!rc && (err = pmu_counters_read(c, cur, n)))
+	/* -I: the last, partial interval too, as on Linux */
+	if (!rc && cfg->interval_ms > 0 && !ticks_done(cfg))
+		rc = interval_tick(cfg, c, ev, cur, prev, n, t0, status, note);
+	else if (!rc && (err = pmu_counters_read(c, cur, n)))
 		rc = tool_error("stat", "reading counters", err);
 	if (!rc && cfg->interval_ms <= 0)
 		print(cfg, ev, cur, n, -1, elapsed, status, note);
