@@ -61,6 +61,10 @@ struct pmu_counters_opts {
 	/* With skip_unsupported: open even when every group is left out (the handle
 	 * counts nothing; each event still says why), so a tool can report them all. */
 	int allow_empty;
+	/* As perf stat: where perf_event_paranoid forbids kernel mode to this user, an
+	 * event of a task that names no privilege level counts user mode only, and its
+	 * name gets ":u" (pmu_counters_event shows it). Linux only. */
+	int user_fallback;
 };
 
 struct pmu_counters;

@@ -295,6 +295,11 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 			attr.config1 |= 2;
 #endif
 		fd = pmuk_perf_open(&attr, pid, cpu, leader);
+		if (fd < 0 && o->user_fallback && pid != -1 &&
+		    pmuk_perf_user_fallback(&c->ev[e], -fd)) {
+			pmuk_perf_attr(&c->ev[e], &f, &attr);
+			fd = pmuk_perf_open(&attr, pid, cpu, leader);
+		}
 		if (fd < 0) {
 			struct pmuk_open_ctx ctx = { &c->ev[e], pid, cpu, i > 0, gtext };
 

@@ -83,4 +83,26 @@ check "--interval-count 2: the command ran to its end, as in perf ($ms ms)" test
 check_eq "--interval-count without -I: usage error" 2 $?
 check "... which says -I is needed" grep -q -- "--interval-count needs -I" "$T/e"
 
+# --- Unprivileged, with perf_event_paranoid >= 2: user-only counting, as perf does.
+par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
+if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null; then
+	echo "# not root (or no runuser): the unprivileged checks need to run as nobody"
+elif [ "$par" = unknown ] || [ "$par" -lt 2 ]; then
+	echo "# perf_event_paranoid=$par allows kernel mode: no fallback to check"
+else
+	U=$(mktemp -d); chmod 777 "$U"
+	runuser -u nobody -- "$PMUKIT" stat -o "$U/o" -- touch "$U/x" 2>"$U/e"
+	check_eq "as nobody: stat -- touch exits 0" 0 $?
+	check "as nobody: the command ran" test -e "$U/x"
+	check "as nobody: task-clock:u counted" grep -qE '[0-9.]+ msec task-clock:u' "$U/o"
+	check_eq "as nobody: the fallback is said once" 1 "$(grep -c 'counting user mode only' "$U/e")"
+	runuser -u nobody -- "$PMUKIT" stat -e task-clock:k -o /dev/null -- true 2>"$U/e"
+	check "as nobody: task-clock:k fails, hinting task-clock:u" grep -q '(task-clock:u)' "$U/e"
+	check "as nobody: ... not task-clock:k:u" eval '! grep -q "task-clock:k:u" "$U/e"'
+	hint=$(grep -o '(task-clock:u)' "$U/e" | tr -d '()')
+	runuser -u nobody -- "$PMUKIT" stat -e "${hint:-none}" -o /dev/null -- true
+	check_eq "as nobody: the hinted spelling counts" 0 $?
+	rm -rf "$U"
+fi
+
 finish

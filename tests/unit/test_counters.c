@@ -640,10 +640,45 @@ static void test_errno_sentences(void **state)
 	assert_non_null(strstr(pmu_error_detail(), "no hardware PMU"));
 	assert_non_null(strstr(pmu_error_detail(), "cycles needs a core PMU"));
 	assert_int_equal(pmuk_perf_fail(EOPNOTSUPP, &other), PMU_ENOTSUP);
+	/* a kernel-only event: the hint is a spelling the parser takes */
+	snprintf(ev.name, sizeof(ev.name), "task-clock:k");
+	ev.exclude_user = 1;
+	assert_int_equal(pmuk_perf_fail(EACCES, &self), PMU_EPERM);
+	assert_non_null(strstr(pmu_error_detail(), "(task-clock:u)"));
+	assert_null(strstr(pmu_error_detail(), "task-clock:k:u"));
+	/* perf's fallback: only for an event that names no privilege level */
+	assert_int_equal(pmuk_perf_user_fallback(&ev, EACCES), 0);
+	assert_int_equal(pmuk_perf_user_fallback(&hw, ENOENT), 0);
+	assert_int_equal(pmuk_perf_user_fallback(&hw, EACCES), 1);
+	assert_string_equal(hw.name, "cycles:u");
+	assert_true(hw.exclude_kernel && hw.exclude_hv && !hw.exclude_user);
 
 	pmu_sysroot_set("");
+	/* paranoid below 2 allows kernel mode: an EACCES there is something else */
+	if (pmuk_perf_paranoid() < 2) {
+		hw = ev_hw("cycles", PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+		assert_int_equal(pmuk_perf_user_fallback(&hw, EACCES), 0);
+	}
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
+}
+
+/* The user-only spelling of a name keeps precise levels and drops u/k/h. */
+static void test_user_only_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "task-clock", "task-clock:u" }, { "task-clock:k", "task-clock:u" },
+		{ "cycles:p", "cycles:pu" }, { "cycles:kpp", "cycles:ppu" },
+		{ "cpu/event=0x3c/", "cpu/event=0x3c/u" }, { "cpu_core/cycles/k", "cpu_core/cycles/u" },
+		{ "INST_RETIRED:ANY_P", "INST_RETIRED:ANY_P:u" },
+	};
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pmuk_user_only_name(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
 }
 
 /* A child that waits for a byte on fd, then exits with status 0. */
@@ -813,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_skip_unsupported),
 		cmocka_unit_test(test_skip_unsupported_reasons),
+		cmocka_unit_test(test_user_only_name),
 		cmocka_unit_test(test_skip_unsupported_cpus),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),

@@ -206,13 +206,15 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 static int opens_here(const char *name)
 {
 	struct pmu_target self = { .kind = PMU_TARGET_SELF };
+	/* unprivileged, it is counted in user mode (stat falls back as perf does) */
+	struct pmu_counters_opts o = { .sz = sizeof(o), .user_fallback = 1 };
 	struct pmu_event_list *l;
 	struct pmu_counters *c;
 	int ok;
 
 	if (pmu_event_parse(name, &l))
 		return 0;
-	ok = pmu_counters_open(l, &self, NULL, &c) == 0;
+	ok = pmu_counters_open(l, &self, &o, &c) == 0;
 	if (ok)
 		pmu_counters_close(c);
 	pmu_event_list_free(l);

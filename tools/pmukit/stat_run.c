@@ -5,6 +5,7 @@
 #include "stat.h"
 
 #include "core/scale.h"
+#include "linux/perf_event.h"
 
 #include <errno.h>
 #include <math.h>
@@ -198,6 +199,21 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
+/* Says once that perf_event_paranoid made events count user mode only (perf does
+ * it silently; the counts would otherwise look low for no visible reason). */
+static void note_user_fallback(const struct run *r, const struct pmu_event_list *list)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (!pmu_counters_event(r->counters, i)->exclude_kernel ||
+		    pmu_event_list_get(list, i)->exclude_kernel)
+			continue;
+		fprintf(stderr, "pmukit stat: perf_event_paranoid=%d forbids counting kernel mode "
+			"without CAP_PERFMON: counting user mode only (the events marked :u)\n",
+			pmuk_perf_paranoid());
+		return;
+	}
+}
+
 /* The first run's reasons, kept past its counters for printing. */
 static int keep_reasons(struct run *r)
 {
@@ -221,7 +237,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	/* as perf stat: what this host cannot count is shown <not supported>, even
 	 * when that is every event */
 	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1,
-					  .allow_empty = 1 };
+					  .allow_empty = 1, .user_fallback = 1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;
@@ -273,6 +289,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			rc = tool_error("stat", "allocating", PMU_ENOMEM);
 			goto out;
 		}
+		note_user_fallback(r, list);
 		for (size_t i = 0; i < r->n; i++)
 			r->events[i] = *pmu_counters_event(r->counters, i);
 		for (size_t c = 0; c < r->ncpu; c++)
