@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,9 @@ static int threads_of(int pid, struct pmuk_units *u)
 	DIR *d;
 	int err;
 
-	if ((err = pmuk_path(path, sizeof(path), "/proc/%d/task", pid)) < 0)
-		return err;
+	/* The real /proc, whatever the sysroot: that holds fixture sysfs/proc trees
+	 * (topology, caps), never the live processes counted. */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	if (!(d = opendir(path)))
 		return errno == ENOENT ? pmuk_fail(PMU_ESRCH, "no such process %d", pid)
 		       : pmuk_fail(PMU_EIO, "cannot list the threads of %d (%s): %s", pid, path,

@@ -105,4 +105,38 @@ else
 	rm -rf "$U"
 fi
 
+# --- Messages that name the real cause.
+# A sysroot holds fixture sysfs/proc trees: the command is still found in the real /proc.
+PMUKIT_SYSROOT="$T" "$PMUKIT" stat -e task-clock -x, -o "$T/o" -- true 2>"$T/e"
+check_eq "under a sysroot, stat -- true exits 0 ($(head -c 200 "$T/e"))" 0 $?
+check "under a sysroot, task-clock counted" grep -qE '^[0-9.]+,msec,task-clock,' "$T/o"
+"$PMUKIT" stat -e task-clock -o /dev/null -- /nonexistent 2>"$T/e"
+check_eq "missing command: 127" 127 $?
+check "missing command: 'command not found', naming it ($(cat "$T/e"))" \
+	grep -q "'/nonexistent': command not found" "$T/e"
+check "missing command: no event/PMU wording" eval '! grep -q "no such event" "$T/e"'
+# SIGINT reaches pmukit, the command ignores it and ends on its own: counted whole.
+# (A background job of a script starts with SIGINT ignored; restore the default first.)
+DFL_INT=(python3 -c 'import os,signal,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])')
+wait_comm() { for _ in $(seq 50); do [ "$(cat /proc/$1/comm 2>/dev/null)" = pmukit ] && break; sleep 0.1; done; }
+"${DFL_INT[@]}" "$PMUKIT" stat -j -e task-clock -o "$T/o" -- sh -c 'trap "" INT; sleep 0.8; exit 0' & spid=$!
+wait_comm $spid; sleep 0.3; kill -INT $spid; wait $spid
+check_eq "a command ignoring SIGINT: its status 0" 0 $?
+check "a command ignoring SIGINT and ending normally is not 'interrupted'" py '
+import json,sys
+d=json.load(open(sys.argv[1])); assert d["interrupted"] is False and d["exit_status"]==0, d' "$T/o"
+"${DFL_INT[@]}" "$PMUKIT" stat -j -e task-clock -o "$T/o" -- sleep 5 & spid=$!
+wait_comm $spid; sleep 0.3; kill -INT $spid; wait $spid
+check_eq "a command killed by SIGINT: 130" 130 $?
+check "... and that is 'interrupted'" py '
+import json,sys
+assert json.load(open(sys.argv[1]))["interrupted"] is True' "$T/o"
+
+# --- perf habits.
+# SIGINT ends a system-wide count with 130, as perf (which dies by the signal).
+"${DFL_INT[@]}" "$PMUKIT" stat -a -e cpu-clock -x, -o "$T/o" & spid=$!
+wait_comm $spid; sleep 0.3; kill -INT $spid; wait $spid
+check_eq "-a, SIGINT: exit 130" 130 $?
+check "-a, SIGINT: the counts so far" grep -qE '^[0-9.]+,msec,cpu-clock,' "$T/o"
+
 finish

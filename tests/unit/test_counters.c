@@ -693,6 +693,38 @@ static pid_t held_child(int fd)
 	return pid;
 }
 
+/* A sysroot holds fixture sysfs/proc trees, not processes: a live process and its
+ * exit are looked up in the real /proc (stat under any sysroot said "no such process"). */
+static void test_live_task_ignores_sysroot(void **state)
+{
+	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_PID };
+	char root[] = "/tmp/pmukit-sysroot-XXXXXX";
+	struct pmu_counters *c = NULL;
+	int go[2], status, opened, enabled = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	assert_int_equal(pipe(go), 0);
+	t.pid = held_child(go[0]);
+	opened = pmuk_counters_open_events(&ev, 1, &t, &o, &c);
+	/* blocked, not gone: the real /proc says so (the sysroot has no such task) */
+	if (opened == 0)
+		enabled = pmu_counters_enable(c);
+	/* the child exits either way: nothing is left waiting */
+	assert_int_equal(write(go[1], "x", 1), 1);
+	close(go[1]);
+	close(go[0]);
+	waitpid(t.pid, &status, 0);
+	pmu_counters_close(c);
+	pmu_sysroot_set("");
+	rmdir(root);
+	assert_int_equal(opened, 0);
+	assert_int_equal(enabled, 0);
+}
+
 /* The kernel accepts PERF_EVENT_IOC_ENABLE on the counter of a task that has exited
  * and ignores it: enabling must say so rather than leave zeros that read like an
  * idle task (pmukit stat -t once printed 0 with time_enabled 0 for a spinning
@@ -849,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_skip_unsupported),
 		cmocka_unit_test(test_skip_unsupported_reasons),
 		cmocka_unit_test(test_user_only_name),
+		cmocka_unit_test(test_live_task_ignores_sysroot),
 		cmocka_unit_test(test_skip_unsupported_cpus),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),

@@ -29,7 +29,8 @@ struct run {
 	double t0, tprev;             /* start; the previous -I reading */
 	long ticks;                   /* -I intervals printed */
 	int exit_status;
-	int interrupted;
+	int interrupted;              /* the counts are partial: the run was cut short */
+	int signo;                    /* SIGINT/SIGTERM received, 0 if none */
 	const char *note;
 };
 
@@ -184,12 +185,17 @@ static int wait_loop(struct run *r, const sigset_t *set)
 				continue;
 			if (pmu_command_wait(r->cmd, &status) == 0) {
 				r->exit_status = exit_code(status);
+				/* a command that ignored the signal and ended on its own
+				 * was counted whole */
+				if (WIFEXITED(status))
+					r->interrupted = 0;
 				return 0;
 			}
 			continue;
 		}
 		if (sig == SIGINT || sig == SIGTERM) {
 			r->interrupted = 1;
+			r->signo = sig;
 			if (!r->cmd)
 				return 0;
 			/* A terminal's Ctrl-C reaches the child too; a kill aimed at us is passed on. */
@@ -301,7 +307,9 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
 		if (err) {
-			tool_error("stat", "starting the command", err);
+			/* the sentence names the command and the cause ("command not
+			 * found"), as shells and perf-like tools say it */
+			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
 			rc = err == PMU_ENOENT ? 127 : 126;
 			goto out;
 		}
@@ -335,7 +343,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	double elapsed = 0, elapsed_sum = 0;
 	int rc = 0, runs = 0;
 
-	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
+	for (int k = 1; k <= cfg->repeat && !r.signo; k++) {
 		rc = measure(&r, list, &elapsed);
 		if (rc)
 			break;
@@ -364,6 +372,9 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	}
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
+	/* no command to pass a status on: end as perf does, by the signal (130 for ^C) */
+	if (!rc && !cfg->argv && r.signo)
+		rc = 128 + r.signo;
 	free(runs_of);
 	free(mean);
 	free(stderr_pct);

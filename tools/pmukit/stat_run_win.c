@@ -137,7 +137,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &cmd);
 		if (err) {
-			tool_error("stat", "starting the command", err);
+			/* the sentence names the command and why it cannot run */
+			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
 			return err == PMU_ENOENT ? 127 : 126;
 		}
 		target.kind = PMU_TARGET_PID;
@@ -177,6 +178,9 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	elapsed = now_ns() - t0;
 	if (!rc && cmd && (err = pmu_command_wait(cmd, &status)))
 		rc = tool_error("stat", "waiting for the command", err);
+	/* a command that ignored Ctrl-C and ended on its own was counted whole */
+	if (!rc && cmd && (DWORD)status != 0xC000013AUL) /* STATUS_CONTROL_C_EXIT */
+		InterlockedExchange(&interrupted, 0);
 	/* -I: the last, partial interval too, as on Linux */
 	if (!rc && cfg->interval_ms > 0 && !ticks_done(cfg))
 		rc = interval_tick(cfg, c, ev, cur, prev, n, t0, status, note);
@@ -188,6 +192,9 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	 * included, is the command's failure and passes through. */
 	if (!rc && cmd && status != 0)
 		rc = status;
+	/* no command to pass a status on: 130 for Ctrl-C, as on Linux */
+	if (!rc && !cmd && interrupted)
+		rc = 130;
 out:
 	pmu_counters_close(c);
 	pmu_command_free(cmd);
