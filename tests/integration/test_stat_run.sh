@@ -138,5 +138,33 @@ assert json.load(open(sys.argv[1]))["interrupted"] is True' "$T/o"
 wait_comm $spid; sleep 0.3; kill -INT $spid; wait $spid
 check_eq "-a, SIGINT: exit 130" 130 $?
 check "-a, SIGINT: the counts so far" grep -qE '^[0-9.]+,msec,cpu-clock,' "$T/o"
+# --timeout MS (perf stat --timeout): the command gets SIGTERM, the counts are printed, 0.
+start=$(date +%s%N)
+"$PMUKIT" stat --timeout 300 -e task-clock -x, -o "$T/o" -- sleep 5
+check_eq "--timeout 300 on sleep 5: exit 0, as perf" 0 $?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--timeout 300 on sleep 5: ended after ~300 ms ($ms ms)" test "$ms" -ge 280 -a "$ms" -lt 2000
+check "--timeout: the counts printed" grep -qE '^[0-9.]+,msec,task-clock,' "$T/o"
+"$PMUKIT" stat -a --timeout 300 -e cpu-clock -j -o "$T/o"
+check_eq "-a --timeout 300: exit 0" 0 $?
+check "-a --timeout 300: counted about 300 ms" py '
+import json,sys
+d=json.load(open(sys.argv[1])); assert 0.25e9 < d["elapsed_ns"] < 1.5e9, d["elapsed_ns"]
+assert d["counters"][0]["value"] > 0, d' "$T/o"
+"$PMUKIT" stat --timeout 5 -e task-clock -- true 2>/dev/null
+check_eq "--timeout 5: usage error (perf's floor is 10 ms)" 2 $?
+"$PMUKIT" stat --timeout 100 -I 100 -e task-clock -- true 2>/dev/null
+check_eq "--timeout with -I: usage error, as in perf" 2 $?
+# -D MS (perf): count from MS after the command starts.
+"$PMUKIT" stat -D 300 -e task-clock -j -o "$T/o" -- "$TP" 1 -s 700
+check "-D 300 on a 700 ms spin: about 400 ms counted" py '
+import json,sys
+v=json.load(open(sys.argv[1]))["counters"][0]["value"]; assert 250e6 < v < 560e6, v' "$T/o"
+"$PMUKIT" stat -D 500 -e task-clock -x, -o "$T/o" -- sh -c 'exit 2'
+check_eq "-D longer than the command: its status 2" 2 $?
+check "-D longer than the command: <not counted>" grep -q '^<not counted>,msec,task-clock,' "$T/o"
+"$PMUKIT" stat -D -1 -e task-clock -- true 2>"$T/e"
+check_eq "-D -1 (perf: enabled through --control): usage error" 2 $?
+check "... which says --control is missing" grep -q -- "--control" "$T/e"
 
 finish

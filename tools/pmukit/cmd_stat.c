@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		"  -t, --tid TID      count one existing thread\n"
 		"  -I, --interval MS  print counts every MS milliseconds (1 or more; 0: off)\n"
 		"      --interval-count N  with -I, stop after N intervals\n"
+		"      --timeout MS   stop counting after MS ms (10 or more; the command gets SIGTERM)\n"
+		"  -D, --delay MS     start counting MS ms after the command starts\n"
 		"  -r, --repeat N     run the command N times and show the spread\n"
 		"  -A, --per-cpu      with -a/-C, one line per CPU\n"
 		"  -j, --json         one JSON object (JSON Lines with -I)\n"
@@ -68,6 +70,8 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		{ "interval", required_argument, NULL, 'I' },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "interval-count", required_argument, NULL, 2 },
+		{ "timeout", required_argument, NULL, 3 },
+		{ "delay", required_argument, NULL, 'D' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "per-cpu", no_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
@@ -87,7 +91,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	cfg->repeat = 1;
 	cfg->format = STAT_TEXT;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:I:r:Ajx:o:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:I:D:r:Ajx:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': cfg->events = optarg; break;
 		case 'a':
@@ -127,6 +131,27 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 			if (parse_num(optarg, 0, LONG_MAX, &cfg->interval_count)) {
 				fprintf(stderr, "pmukit stat: --interval-count takes a count of intervals, "
 					"0 or more (0: no limit)\n");
+				return 2;
+			}
+			break;
+		case 3:
+			/* perf's floor: shorter runs measure mostly their own start */
+			if (parse_num(optarg, 10, 86400000, &cfg->timeout_ms)) {
+				fprintf(stderr, "pmukit stat: --timeout takes milliseconds, from 10 to "
+					"86400000\n");
+				return 2;
+			}
+			break;
+		case 'D':
+			if (!strcmp(optarg, "-1")) {
+				/* perf: start disabled until --control enables counting */
+				fprintf(stderr, "pmukit stat: -D -1 (start disabled, enable through "
+					"--control) needs --control, which pmukit stat does not have; "
+					"give a delay in milliseconds\n");
+				return 2;
+			}
+			if (parse_num(optarg, 0, 86400000, &cfg->delay_ms)) {
+				fprintf(stderr, "pmukit stat: -D takes milliseconds, from 0 to 86400000\n");
 				return 2;
 			}
 			break;
@@ -176,6 +201,11 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	if (cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID) &&
 	    targets) {
 		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
+		return 2;
+	}
+	if (cfg->timeout_ms > 0 && cfg->interval_ms > 0) {
+		fprintf(stderr, "pmukit stat: --timeout cannot be combined with -I (as in perf); "
+			"use --interval-count N to stop after N intervals\n");
 		return 2;
 	}
 	if (cfg->interval_count > 0 && cfg->interval_ms <= 0) {

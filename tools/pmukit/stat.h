@@ -15,6 +15,8 @@ struct stat_config {
 	int per_cpu;
 	long interval_ms;
 	long interval_count;     /* --interval-count: stop printing after this many, 0: no limit */
+	long timeout_ms;         /* --timeout: stop counting (and the command) after this, 0: none */
+	long delay_ms;           /* -D: start counting this long after the command starts */
 	int repeat;
 	enum stat_format format;
 	char sep[16];

@@ -28,6 +28,9 @@ struct run {
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
 	long ticks;                   /* -I intervals printed */
+	double enable_at;             /* -D: when counting starts, 0 once it has */
+	double deadline;              /* --timeout: when counting ends, 0: none */
+	int timed_out;                /* the command was stopped by --timeout */
 	int exit_status;
 	int interrupted;              /* the counts are partial: the run was cut short */
 	int signo;                    /* SIGINT/SIGTERM received, 0 if none */
@@ -130,43 +133,104 @@ static int target_gone(const struct run *r)
 	return kill(t->pid, 0) && errno == ESRCH;
 }
 
-/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, or the
- * attached task's exit, printing -I intervals on the way. Signals are blocked. */
+/* Counting starts now (at once, or after -D): the clocks of -I and --timeout too. */
+static int start_counting(struct run *r, int enable)
+{
+	/* a command gone during -D counted nothing: its rows say <not counted> */
+	int err = enable ? pmu_counters_enable(r->counters) : 0;
+
+	if (err && err != PMU_ESRCH)
+		return tool_error("stat", "enabling counters", err);
+	r->enable_at = 0;
+	r->t0 = r->tprev = now_ns();
+	r->deadline = r->cfg->timeout_ms > 0 ? r->t0 + (double)r->cfg->timeout_ms * 1e6 : 0;
+	return 0;
+}
+
+static void earliest(double *t, double v)
+{
+	if (*t < 0 || v < *t)
+		*t = v;
+}
+
+/* When the loop must wake without a signal (< 0: never): the -D start, the next
+ * -I tick, the --timeout, or the next look at an attached task. */
+static double wake_at(const struct run *r, long period_ns, double next)
+{
+	double t = -1;
+
+	if (r->enable_at > 0)
+		earliest(&t, r->enable_at);
+	else if (period_ns)
+		earliest(&t, next);
+	if (r->deadline > 0 && !r->timed_out)
+		earliest(&t, r->deadline);
+	if (!r->cmd)
+		earliest(&t, now_ns() + 200e6);
+	return t;
+}
+
+/* A wake without a signal: starts counting (-D), prints a tick, applies --timeout.
+ * 0 goes on waiting, 1 is an error, 2 ends the measurement. */
+static int on_time(struct run *r, long *period_ns, double *next)
+{
+	double t = now_ns();
+
+	if (r->enable_at > 0) {
+		if (t < r->enable_at)
+			return 0;
+		*next = now_ns() + (double)*period_ns;
+		return start_counting(r, 1);
+	}
+	if (*period_ns && t >= *next) {
+		if (interval_tick(r))
+			return 1;
+		*next += (double)*period_ns;
+		/* as perf: the last interval printed, the command runs on to its end
+		 * (an attached target is left) */
+		if (ticks_done(r) && !r->cmd)
+			return 2;
+		if (ticks_done(r))
+			*period_ns = 0;
+	}
+	if (r->deadline > 0 && !r->timed_out && t >= r->deadline) {
+		if (!r->cmd)
+			return 2;
+		r->timed_out = 1;	/* as perf: the command gets SIGTERM */
+		kill(pmu_command_pid(r->cmd), SIGTERM);
+	}
+	return target_gone(r) ? 2 : 0;
+}
+
+/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, the
+ * attached task's exit or --timeout, printing -I intervals on the way. Signals
+ * are blocked. */
 static int wait_loop(struct run *r, const sigset_t *set)
 {
 	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
 	double next = r->t0 + (double)period_ns;
 
 	for (;;) {
-		struct timespec ts, *tsp = NULL;
+		struct timespec ts;
+		double wake = wake_at(r, period_ns, next);
 		siginfo_t si;
 		int sig;
 
-		if (period_ns || !r->cmd) {
-			double wait = period_ns ? next - now_ns() : 200e6;
+		if (wake >= 0) {
+			double wait = wake - now_ns();
 			if (wait < 0)
 				wait = 0;
 			ts.tv_sec = (time_t)(wait / 1e9);
 			ts.tv_nsec = (long)fmod(wait, 1e9);
-			tsp = &ts;
 		}
-		sig = tsp ? sigtimedwait(set, &si, tsp) : sigwaitinfo(set, &si);
+		sig = wake >= 0 ? sigtimedwait(set, &si, &ts) : sigwaitinfo(set, &si);
 		if (sig < 0) {
+			int end;
+
 			if (errno != EAGAIN && errno != EINTR)
 				return tool_error("stat", "waiting", PMU_EIO);
-			if (period_ns && now_ns() >= next) {
-				if (interval_tick(r))
-					return 1;
-				next += (double)period_ns;
-				/* as perf: the last interval printed, the command runs on
-				 * to its end (an attached target is left) */
-				if (ticks_done(r) && !r->cmd)
-					return 0;
-				if (ticks_done(r))
-					period_ns = 0;
-			}
-			if (target_gone(r))
-				return 0;
+			if ((end = on_time(r, &period_ns, &next)) != 0)
+				return end == 2 ? 0 : 1;
 			continue;
 		}
 		if (sig == SIGCHLD && r->cmd) {
@@ -189,6 +253,10 @@ static int wait_loop(struct run *r, const sigset_t *set)
 				 * was counted whole */
 				if (WIFEXITED(status))
 					r->interrupted = 0;
+				/* stopped by --timeout, as asked: perf exits 0 then */
+				if (r->timed_out && WIFSIGNALED(status) &&
+				    WTERMSIG(status) == SIGTERM)
+					r->exit_status = 0;
 				return 0;
 			}
 			continue;
@@ -268,6 +336,11 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	} else if (target.kind == PMU_TARGET_PID) {
 		opts.inherit = 1;
 	}
+	/* -D: opened disabled, enabled once the delay has passed */
+	if (cfg->delay_ms > 0) {
+		opts.enable_on_exec = 0;
+		opts.start_disabled = 1;
+	}
 	/* Blocked after the fork: the command starts with the caller's signal mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -315,6 +388,11 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		}
 	}
 	r->ticks = 0;
+	r->timed_out = 0;
+	r->deadline = 0;
+	r->enable_at = cfg->delay_ms > 0 ? now_ns() + (double)cfg->delay_ms * 1e6 : 0;
+	if (!r->enable_at && (rc = start_counting(r, 0)))
+		goto out;
 	rc = wait_loop(r, &set);
 	*elapsed = now_ns() - r->t0;
 	/* -I: the last, partial interval too (perf prints it; a command shorter than

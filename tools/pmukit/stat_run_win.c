@@ -51,6 +51,7 @@ static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 /* -I: the previous reading's time and how many intervals were printed. */
 static double tprev;
 static long ticks;
+static int timed_out; /* --timeout ended the command */
 
 /* Prints the counts since the previous -I reading; cur ends up cumulative. */
 static int interval_tick(struct stat_config *cfg, struct pmu_counters *c,
@@ -89,8 +90,9 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 		     struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
 		     size_t n, double t0, const char *note)
 {
-	DWORD step = cfg->interval_ms > 0 ? (DWORD)cfg->interval_ms : 100;
+	DWORD step = cfg->interval_ms > 0 ? (DWORD)cfg->interval_ms : cfg->timeout_ms > 0 ? 10 : 100;
 	double next = t0 + (double)cfg->interval_ms * 1e6;
+	double deadline = t0 + (double)cfg->timeout_ms * 1e6;
 
 	for (;;) {
 		DWORD r = h ? WaitForSingleObject(h, step) : (Sleep(step), WAIT_TIMEOUT);
@@ -101,6 +103,13 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 			return tool_error("stat", "waiting", PMU_EIO);
 		if (interrupted && !cfg->argv)
 			return 0;
+		/* --timeout: as perf, the command is ended and the counts printed */
+		if (cfg->timeout_ms > 0 && !timed_out && now_ns() >= deadline) {
+			if (!h)
+				return 0;
+			timed_out = 1;
+			TerminateProcess(h, 1);
+		}
 		if (cfg->interval_ms <= 0 || ticks_done(cfg) || now_ns() < next)
 			continue;
 		next += (double)cfg->interval_ms * 1e6;
@@ -110,6 +119,27 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 		if (ticks_done(cfg) && !h)
 			return 0;
 	}
+}
+
+/* Starts counting and the command: counting first (from its first instruction),
+ * or with -D once the delay has passed, unless the command has ended by then. */
+static int start(struct stat_config *cfg, struct pmu_counters *c, struct pmu_command *cmd,
+		 HANDLE h)
+{
+	int err;
+
+	if (cfg->delay_ms <= 0 && (err = pmu_counters_enable(c)))
+		return tool_error("stat", "enabling counters", err);
+	if (cmd && (err = pmu_command_start(cmd)))
+		return tool_error("stat", "starting the command", err);
+	if (cfg->delay_ms <= 0)
+		return 0;
+	if (h ? WaitForSingleObject(h, (DWORD)cfg->delay_ms) == WAIT_OBJECT_0
+	      : (Sleep((DWORD)cfg->delay_ms), 0))
+		return 0;	/* ended during the delay: its rows say <not counted> */
+	if ((err = pmu_counters_enable(c)))
+		return tool_error("stat", "enabling counters", err);
+	return 0;
 }
 
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
@@ -164,20 +194,19 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
 	stat_print_header(cfg);
-	if ((err = pmu_counters_enable(c))) {
-		rc = tool_error("stat", "enabling counters", err);
+	if ((err = start(cfg, c, cmd, h))) {
+		rc = err;
 		goto out;
 	}
 	t0 = tprev = now_ns();
 	ticks = 0;
-	if (cmd && (err = pmu_command_start(cmd))) {
-		rc = tool_error("stat", "starting the command", err);
-		goto out;
-	}
+	timed_out = 0;
 	rc = wait_loop(cfg, c, h, ev, cur, prev, n, t0, note);
 	elapsed = now_ns() - t0;
 	if (!rc && cmd && (err = pmu_command_wait(cmd, &status)))
 		rc = tool_error("stat", "waiting for the command", err);
+	if (timed_out)
+		status = 0;	/* stopped by --timeout, as asked: perf exits 0 then */
 	/* a command that ignored Ctrl-C and ended on its own was counted whole */
 	if (!rc && cmd && (DWORD)status != 0xC000013AUL) /* STATUS_CONTROL_C_EXIT */
 		InterlockedExchange(&interrupted, 0);
