@@ -166,5 +166,16 @@ check "-D longer than the command: <not counted>" grep -q '^<not counted>,msec,t
 "$PMUKIT" stat -D -1 -e task-clock -- true 2>"$T/e"
 check_eq "-D -1 (perf: enabled through --control): usage error" 2 $?
 check "... which says --control is missing" grep -q -- "--control" "$T/e"
+# -a -C: perf counts the CPUs of -C only.
+for args in "-a -C 0" "-C 0 -a"; do
+	"$PMUKIT" stat $args -A -e cpu-clock -x, --timeout 200 -o "$T/o" 2>"$T/e"
+	check_eq "stat $args: accepted ($(head -c 120 "$T/e"))" 0 $?
+	check "stat $args -A: CPU0 only" py '
+import sys
+cpus=[l.split(",")[0] for l in open(sys.argv[1]) if ",cpu-clock," in l]
+assert cpus==["CPU0"], cpus' "$T/o"
+done
+"$PMUKIT" stat -a -p 1 -e cpu-clock -- true 2>/dev/null
+check_eq "-a with -p: still one target only" 2 $?
 
 finish

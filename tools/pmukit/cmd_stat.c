@@ -95,8 +95,10 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		switch (opt) {
 		case 'e': cfg->events = optarg; break;
 		case 'a':
+			/* as perf: -a with -C counts the CPUs of -C (one target) */
+			if (cfg->target.kind != PMU_TARGET_CPUS || !targets)
+				targets++;
 			cfg->target.kind = PMU_TARGET_CPUS;
-			targets++;
 			break;
 		case 'C':
 			free(cfg->cpus);
@@ -104,10 +106,11 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 				fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
 				return 2;
 			}
+			if (cfg->target.kind != PMU_TARGET_CPUS || !targets)
+				targets++;
 			cfg->target.kind = PMU_TARGET_CPUS;
 			cfg->target.cpus = cfg->cpus;
 			cfg->target.ncpus = ncpus;
-			targets++;
 			break;
 		case 'p':
 		case 't':
@@ -190,7 +193,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		cfg->argc = argc - optind;
 	}
 	if (targets > 1) {
-		fprintf(stderr, "pmukit stat: choose one target: -a, -C, -p or -t\n");
+		fprintf(stderr, "pmukit stat: choose one target: -a (or -a -C), -C, -p or -t\n");
 		return 2;
 	}
 	if (!targets && !cfg->argv) {
