@@ -177,5 +177,27 @@ assert cpus==["CPU0"], cpus' "$T/o"
 done
 "$PMUKIT" stat -a -p 1 -e cpu-clock -- true 2>/dev/null
 check_eq "-a with -p: still one target only" 2 $?
+# duration_time (perf's tool event): wall-clock ns of the run, a row in every format.
+"$PMUKIT" stat -e duration_time,task-clock -o "$T/o" -- sleep 0.2
+check "duration_time text row: about 200 ms in ns" py '
+import re,sys
+m=re.search(r"([0-9,]+) +duration_time", open(sys.argv[1]).read()); v=int(m.group(1).replace(",",""))
+assert 0.19e9 < v < 0.6e9, v' "$T/o"
+"$PMUKIT" stat -e duration_time -x, -o "$T/o" -- sleep 0.2
+check "duration_time CSV row: about 200 ms" py '
+import sys
+r=[l.split(",") for l in open(sys.argv[1]) if ",duration_time," in l]
+assert len(r)==1 and 0.19e9 < float(r[0][0]) < 0.6e9, r' "$T/o"
+"$PMUKIT" stat -e duration_time -j -o "$T/o" -- sleep 0.2 2>"$T/e"
+check "duration_time JSON: counted, about 200 ms" py '
+import json,sys
+c=json.load(open(sys.argv[1]))["counters"][0]
+assert c["event"]=="duration_time" and c["counted"] and 0.19e9 < c["value"] < 0.6e9, c' "$T/o"
+check "duration_time: nothing said on stderr" test ! -s "$T/e"
+"$PMUKIT" stat -I 100 -e duration_time -x, -o "$T/o" -- sleep 0.25
+check "duration_time with -I: each interval's length" py '
+import sys
+v=[float(l.split(",")[1]) for l in open(sys.argv[1]) if ",duration_time," in l]
+assert len(v)==3 and all(0.09e9 < x < 0.2e9 for x in v[:2]) and 0.03e9 < v[2] < 0.12e9, v' "$T/o"
 
 finish

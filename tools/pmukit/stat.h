@@ -4,6 +4,7 @@
 
 #include <pmukit/pmukit.h>
 #include <stdio.h>
+#include <string.h>
 
 enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
 
@@ -45,6 +46,13 @@ struct stat_summary {
 	int interrupted;
 	const char *note;        /* why these events (software defaults on a host without PMU) */
 };
+
+/* perf's tool event duration_time: the wall-clock ns of the run, which stat measures
+ * itself (the library opens it as the software dummy event, which counts nothing). */
+static inline int stat_is_duration(const struct pmu_event *ev)
+{
+	return !strncmp(ev->name, "duration_time", 13) && (!ev->name[13] || ev->name[13] == ':');
+}
 
 /* Runs the measurement described by cfg and prints it; returns the exit status. */
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);

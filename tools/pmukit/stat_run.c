@@ -54,6 +54,19 @@ static int exit_code(int wait_status)
 	return 1;
 }
 
+/* duration_time reads ns of wall-clock time in every scope (aggregate, each CPU). */
+static void set_duration(const struct run *r, struct pmu_reading *rd, double ns)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (!stat_is_duration(&r->events[i]))
+			continue;
+		for (size_t s = 0; s <= r->ncpu; s++) {
+			rd[s * r->n + i].flags = 0;
+			pmuk_reading_set(&rd[s * r->n + i], (uint64_t)ns, (uint64_t)ns, (uint64_t)ns);
+		}
+	}
+}
+
 static int read_all(struct run *r, struct pmu_reading *into)
 {
 	int err = pmu_counters_read(r->counters, into, r->n);
@@ -110,6 +123,7 @@ static int interval_tick(struct run *r)
 					 c->time_running - p->time_running);
 	}
 	memcpy(r->prev, r->cur, total * sizeof(*r->cur));
+	set_duration(r, r->delta, t - r->tprev);
 	/* Rates over the time this interval really took (a late tick is longer). */
 	print_readings(r, r->delta, (t - r->t0) / 1e9, t - r->tprev, 1, NULL);
 	r->tprev = t;
@@ -296,7 +310,8 @@ static int keep_reasons(struct run *r)
 	if (!r->why || !r->grouped)
 		return PMU_ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		const char *why = stat_note_unsupported(r->counters, i);
+		const char *why = stat_is_duration(pmu_counters_event(r->counters, i)) ? NULL
+				  : stat_note_unsupported(r->counters, i);
 
 		if (why && !(r->why[i] = strdup(why)))
 			return PMU_ENOMEM;
@@ -401,6 +416,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		rc = interval_tick(r);
 	else if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
+	set_duration(r, r->cur, *elapsed);
 out:
 	pmu_counters_close(r->counters);
 	r->counters = NULL;

@@ -34,6 +34,17 @@ static double now_ns(void)
  * belong to the open counters. One measurement per process, as `interrupted`. */
 static const char **why;
 
+/* duration_time reads ns of wall-clock time (measured here, as perf does). */
+static void set_duration(const struct pmu_event *ev, struct pmu_reading *r, size_t n, double ns)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!stat_is_duration(&ev[i]))
+			continue;
+		r[i].flags = 0;
+		pmuk_reading_set(&r[i], (uint64_t)ns, (uint64_t)ns, (uint64_t)ns);
+	}
+}
+
 static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 		  const struct pmu_reading *r, size_t n, double interval_s, double elapsed,
 		  int exit_status, const char *note)
@@ -72,6 +83,7 @@ static int interval_tick(struct stat_config *cfg, struct pmu_counters *c,
 				 cur[i].time_running - prev[i].time_running);
 		prev[i] = cur[i];
 	}
+	set_duration(ev, d, n, t - tprev);
 	print(cfg, ev, d, n, (t - t0) / 1e9, t - tprev, status, note);
 	free(d);
 	tprev = t;
@@ -190,7 +202,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		why[i] = stat_note_unsupported(c, i);
+		why[i] = stat_is_duration(pmu_counters_event(c, i)) ? NULL
+			 : stat_note_unsupported(c, i);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
 	stat_print_header(cfg);
@@ -215,6 +228,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = interval_tick(cfg, c, ev, cur, prev, n, t0, status, note);
 	else if (!rc && (err = pmu_counters_read(c, cur, n)))
 		rc = tool_error("stat", "reading counters", err);
+	set_duration(ev, cur, n, elapsed);
 	if (!rc && cfg->interval_ms <= 0)
 		print(cfg, ev, cur, n, -1, elapsed, status, note);
 	/* Any non-zero exit code, NTSTATUS codes such as 0xC0000005 (negative as int)
