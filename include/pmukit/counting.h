@@ -45,6 +45,9 @@ struct pmu_target {
 	int pid;               /* PMU_TARGET_PID, PMU_TARGET_TID */
 	const int *cpus;       /* PMU_TARGET_CPUS: CPU ids; NULL means every online CPU */
 	size_t ncpus;
+	const int *pids;       /* PMU_TARGET_PID/TID: several processes/threads counted as
+				* one (pid is then ignored); NULL: pid. Linux only. */
+	size_t npids;
 };
 
 struct pmu_counters_opts {

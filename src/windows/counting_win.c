@@ -335,6 +335,9 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 			  sizeof(int) && opts->allow_empty;
 	if (!events || !target || !out || !events->n)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
+	if (target->pids && target->npids > 1)
+		return pmuk_fail(PMU_ENOTSUP, "several processes or threads in one target are "
+				 "counted on Linux only; on Windows count one at a time");
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->c = calloc(events->n, sizeof(*p->c)))) {

@@ -199,5 +199,26 @@ check "duration_time with -I: each interval's length" py '
 import sys
 v=[float(l.split(",")[1]) for l in open(sys.argv[1]) if ",duration_time," in l]
 assert len(v)==3 and all(0.09e9 < x < 0.2e9 for x in v[:2]) and 0.03e9 < v[2] < 0.12e9, v' "$T/o"
+# -p A,B (perf): the processes counted as one, until the last ends.
+# spins until it has used $1 s of CPU (whatever the load of a parallel test run)
+spin() { exec python3 -c "import time
+while time.process_time() < $1: pass"; }
+(spin 0.6) & a=$!
+(spin 0.9) & b=$!
+sleep 0.1
+"$PMUKIT" stat -p $a,$b -e task-clock -j -o "$T/o"
+check_eq "-p A,B: exit 0" 0 $?
+wait
+check "-p A,B: both counted (more CPU time than either alone), until the last ended" py '
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d["pids"]==[int(sys.argv[2]), int(sys.argv[3])], d.get("pids")
+assert d["counters"][0]["value"] > 1.0e9 and d["elapsed_ns"] > 0.7e9, d' "$T/o" $a $b
+(spin 0.2) & a=$!
+sleep 0.05
+"$PMUKIT" stat -p $a,$a -e task-clock -o "$T/o" 2>"$T/e"; wait
+check "-p A,A: the header names both, as perf" grep -q "process id '$a,$a'" "$T/o"
+"$PMUKIT" stat -p 1, -e task-clock 2>"$T/e"
+check_eq "-p '1,': usage error" 2 $?
 
 finish

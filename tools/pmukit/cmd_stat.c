@@ -36,8 +36,8 @@ static void usage(FILE *f)
 		"  -e, --event LIST   events, e.g. cycles,instructions or {cycles,instructions}:u\n"
 		"  -a, --all-cpus     count on every online CPU (system wide)\n"
 		"  -C, --cpu CPUS     count on these CPUs, e.g. 0,2-3\n"
-		"  -p, --pid PID      count all threads of an existing process\n"
-		"  -t, --tid TID      count one existing thread\n"
+		"  -p, --pid PID      count all threads of existing processes (PID or PID,PID...)\n"
+		"  -t, --tid TID      count existing threads (TID or TID,TID...)\n"
 		"  -I, --interval MS  print counts every MS milliseconds (1 or more; 0: off)\n"
 		"      --interval-count N  with -I, stop after N intervals\n"
 		"      --timeout MS   stop counting after MS ms (10 or more; the command gets SIGTERM)\n"
@@ -57,6 +57,34 @@ static void usage(FILE *f)
 static int parse_num(const char *s, long min, long max, long *out)
 {
 	return pmuk_parse_long(s, 10, min, max, out);
+}
+
+/* -p/-t "A" or "A,B,...", as perf: every id a whole number > 0. */
+static int parse_ids(const char *s, struct stat_config *cfg)
+{
+	const size_t max = sizeof(cfg->pids) / sizeof(cfg->pids[0]);
+	char buf[32];
+	size_t n = 0;
+	long v;
+
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (n == max || len >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (parse_num(buf, 1, INT_MAX, &v))
+			return -1;
+		cfg->pids[n++] = (int)v;
+		p += len;
+		if (!*p)
+			break;
+	}
+	cfg->target.pid = cfg->pids[0];
+	cfg->target.pids = n > 1 ? cfg->pids : NULL;
+	cfg->target.npids = n > 1 ? n : 0;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct stat_config *cfg)
@@ -115,11 +143,12 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		case 'p':
 		case 't':
 			cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
-			if (parse_num(optarg, 1, INT_MAX, &v)) {
-				fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
+			if (parse_ids(optarg, cfg) < 0) {
+				fprintf(stderr, "pmukit stat: bad %s list '%s' (expected e.g. 123 or "
+					"123,456; at most %zu)\n", opt == 'p' ? "pid" : "tid", optarg,
+					sizeof(cfg->pids) / sizeof(cfg->pids[0]));
 				return 2;
 			}
-			cfg->target.pid = (int)v;
 			targets++;
 			break;
 		case 'I':

@@ -13,6 +13,7 @@ struct stat_config {
 	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
 	struct pmu_target target;
 	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
+	int pids[64];            /* -p/-t A,B: the tasks (target.pids) */
 	int per_cpu;
 	long interval_ms;
 	long interval_count;     /* --interval-count: stop printing after this many, 0: no limit */

@@ -96,8 +96,16 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 		return;
 	}
 	switch (cfg->target.kind) {
-	case PMU_TARGET_PID: snprintf(buf, size, "process id '%d'", cfg->target.pid); break;
-	case PMU_TARGET_TID: snprintf(buf, size, "thread id '%d'", cfg->target.pid); break;
+	case PMU_TARGET_PID:
+	case PMU_TARGET_TID:
+		/* perf: process id '123,456' */
+		o = (size_t)snprintf(buf, size, "%s id '%d", cfg->target.kind == PMU_TARGET_PID ?
+				     "process" : "thread", cfg->target.pid);
+		for (size_t i = 1; i < cfg->target.npids && o + 2 < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, ",%d", cfg->target.pids[i]);
+		if (o + 2 < size)
+			snprintf(buf + o, size - o, "'");
+		break;
 	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "system wide");
 	}
 }
@@ -230,7 +238,15 @@ static void print_json(const struct stat_config *cfg, const struct stat_summary 
 	}
 	pmuk_json_str(&j, "target", target_name(cfg));
 	if (!cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID))
+	{
 		pmuk_json_int(&j, "pid", cfg->target.pid);
+		if (cfg->target.npids > 1) {	/* -p A,B: all of them, pid the first */
+			pmuk_json_arr_begin(&j, "pids");
+			for (size_t i = 0; i < cfg->target.npids; i++)
+				pmuk_json_int(&j, NULL, cfg->target.pids[i]);
+			pmuk_json_arr_end(&j);
+		}
+	}
 	if (sum->interval_s >= 0)
 		pmuk_json_double(&j, "interval_s", sum->interval_s);
 	if (sum->exit_status >= 0)

@@ -141,10 +141,15 @@ static int ticks_done(const struct run *r)
 static int target_gone(const struct run *r)
 {
 	const struct pmu_target *t = &r->cfg->target;
+	size_t n = t->pids ? t->npids : 1;
 
 	if (r->cmd || (t->kind != PMU_TARGET_PID && t->kind != PMU_TARGET_TID))
 		return 0;
-	return kill(t->pid, 0) && errno == ESRCH;
+	/* -p A,B: counting goes on while any of them runs, as perf */
+	for (size_t i = 0; i < n; i++)
+		if (!kill(t->pids ? t->pids[i] : t->pid, 0) || errno != ESRCH)
+			return 0;
+	return 1;
 }
 
 /* Counting starts now (at once, or after -D): the clocks of -I and --timeout too. */
