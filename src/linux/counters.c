@@ -452,7 +452,7 @@ void pmu_counters_close(struct pmu_counters *c)
  * or not at all). Leaves the reason in the error detail. */
 static void member_reason(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u, size_t k)
 {
-	const struct pmu_event *e = &c->ev[g->m[k]];
+	struct pmu_event *e = &c->ev[g->m[k]];
 	int pid = c->cpu_target ? -1 : c->unit[u], cpu = c->cpu_target ? c->unit[u] : -1;
 	struct pmuk_open_flags f = { .disabled = 1 };
 	struct pmuk_open_ctx ctx = { e, pid, cpu, 0, NULL };
@@ -465,7 +465,12 @@ static void member_reason(struct pmu_counters *c, struct pmuk_cgroup *g, size_t 
 		return;
 	}
 	pmuk_perf_attr(e, &f, &attr);
-	if ((fd = pmuk_perf_open(&attr, pid, cpu, -1)) < 0) {
+	fd = pmuk_perf_open(&attr, pid, cpu, -1);
+	if (fd < 0 && c->user_fallback && pid != -1 && pmuk_perf_user_fallback(e, -fd)) {
+		pmuk_perf_attr(e, &f, &attr);
+		fd = pmuk_perf_open(&attr, pid, cpu, -1);
+	}
+	if (fd < 0) {
 		pmuk_perf_fail(-fd, &ctx);
 		return;
 	}
@@ -573,6 +578,7 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	}
 	memcpy(c->ev, ev, n * sizeof(*ev));
 	c->nev = n;
+	c->user_fallback = o.user_fallback;
 	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;

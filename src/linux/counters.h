@@ -28,6 +28,7 @@ struct pmu_counters {
 	struct pmuk_cgroup *grp;
 	int *unit;      /* tid (0 = self) or cpu of each unit */
 	int cpu_target;
+	int user_fallback; /* opts.user_fallback: also when a member is tried alone */
 	int *fd;        /* [unit * nev + event] */
 	uint64_t *id;
 	void **page;    /* [event]: user-read pages, PMU_TARGET_SELF only */

@@ -103,6 +103,12 @@ else
 	hint=$(grep -o '(task-clock:u)' "$U/e" | tr -d '()')
 	runuser -u nobody -- "$PMUKIT" stat -e "${hint:-none}" -o /dev/null -- true
 	check_eq "as nobody: the hinted spelling counts" 0 $?
+	if [ $nopmu = 1 ]; then
+		# the member tried alone falls back too: left out with its group, not refused
+		runuser -u nobody -- "$PMUKIT" stat -e '{cycles,task-clock}' -x, -o "$U/o" -- true 2>/dev/null
+		check "as nobody: {cycles,task-clock} -> task-clock:u <not counted>" \
+			grep -q '^<not counted>,msec,task-clock:u,' "$U/o"
+	fi
 	rm -rf "$U"
 fi
 
