@@ -45,6 +45,9 @@ struct pmu_target {
 	int pid;               /* PMU_TARGET_PID, PMU_TARGET_TID */
 	const int *cpus;       /* PMU_TARGET_CPUS: CPU ids; NULL means every online CPU */
 	size_t ncpus;
+	const int *pids;       /* PMU_TARGET_PID/TID: several processes/threads counted as
+				* one (pid is then ignored); NULL: pid. Linux only. */
+	size_t npids;
 };
 
 struct pmu_counters_opts {
@@ -56,8 +59,15 @@ struct pmu_counters_opts {
 	/* Leave out a group this host cannot count (PMU_ENOTSUP: no PMU for it, an
 	 * event or modifier its PMU lacks) and count the rest, as perf stat does;
 	 * its readings carry PMU_READING_UNSUPPORTED. Open still fails when no
-	 * group can be counted. */
+	 * group can be counted, unless allow_empty. */
 	int skip_unsupported;
+	/* With skip_unsupported: open even when every group is left out (the handle
+	 * counts nothing; each event still says why), so a tool can report them all. */
+	int allow_empty;
+	/* As perf stat: where perf_event_paranoid forbids kernel mode to this user, an
+	 * event of a task that names no privilege level counts user mode only, and its
+	 * name gets ":u" (pmu_counters_event shows it). Linux only. */
+	int user_fallback;
 };
 
 struct pmu_counters;
@@ -71,6 +81,9 @@ int pmu_counters_reset(struct pmu_counters *c);
 size_t pmu_counters_event_count(const struct pmu_counters *c);
 /* Why event i is not counted (left out by skip_unsupported), NULL when it is. */
 const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i);
+/* 1 when event i would count alone and was left out only with its group, because
+ * another member cannot be counted here (perf shows it <not counted>); else 0. */
+int pmu_counters_left_with_group(const struct pmu_counters *c, size_t i);
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i);
 /* The CPUs of a PMU_TARGET_CPUS target (0 otherwise). */
 size_t pmu_counters_cpu_count(const struct pmu_counters *c);

@@ -37,6 +37,8 @@ const struct pmuk_event_def pmuk_event_defs[] = {
 	{ "alignment-faults", SW, 7, PMU_GENERIC_ALIGNMENT_FAULTS, "alignment fixups by the kernel" },
 	{ "emulation-faults", SW, 8, PMU_GENERIC_EMULATION_FAULTS, "instructions emulated by the kernel" },
 	{ "dummy", SW, 9, -1, "counts nothing (placeholder for side-band records)" },
+	/* perf's tool event: opened as dummy; `pmukit stat` fills in the time itself */
+	{ "duration_time", SW, 9, -1, "wall-clock time of the run in ns (pmukit stat measures it)" },
 	{ "bpf-output", SW, 10, -1, "BPF program output" },
 	{ "cgroup-switches", SW, 11, -1, "context switches to another cgroup" },
 };

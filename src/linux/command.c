@@ -138,11 +138,13 @@ int pmu_command_start(struct pmu_command *cmd)
 	switch (e) {
 	case ENOENT:
 	case ENOTDIR:
-		return pmuk_fail(PMU_ENOENT, "command not found: %s", cmd->name);
+		return pmuk_fail(PMU_ENOENT, "cannot run '%s': command not found (%s)", cmd->name,
+				 strchr(cmd->name, '/') ? "no such file" : "not in PATH");
 	case EACCES:
 	case EPERM:
-		return pmuk_fail(PMU_EPERM, "permission denied executing %s (%s)", cmd->name,
-				 strerror(e));
+		return pmuk_fail(PMU_EPERM, "cannot run '%s': permission denied (%s: it is not an "
+				 "executable file, or a directory on its path cannot be searched)",
+				 cmd->name, e == EACCES ? "EACCES" : "EPERM");
 	default:
 		return pmuk_fail(PMU_EIO, "cannot execute %s: %s", cmd->name, strerror(e));
 	}

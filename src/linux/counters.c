@@ -185,6 +185,7 @@ static int units_of(struct pmu_counters *c, const struct pmu_target *t)
  * PMU serves none of the target's CPUs would open nowhere and read zeros. */
 static int group_cpus(struct pmu_counters *c, struct pmuk_cgroup *g)
 {
+	g->failed = g->n;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct pmu_event *e = &c->ev[g->m[i]];
 		struct pmu_device d;
@@ -237,6 +238,7 @@ static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
 {
 	int fds[64], nfd = 0, err = 0;
 
+	g->failed = g->n;
 	for (size_t i = 0; i < g->n && nfd < 64; i++) {
 		const struct pmu_event *e = &c->ev[g->m[i]];
 		struct pmuk_open_flags f = { 0 };
@@ -252,6 +254,7 @@ static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
 
 			if (-fd == EINVAL && nfd > 0 && !(err = pmuk_perf_modifier_refused(&ctx)))
 				err = sibling_rejected(c, g, e);
+			g->failed = i;
 			break;
 		}
 		fds[nfd++] = fd;
@@ -269,6 +272,7 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 	int leader = -1;
 	char gtext[200];
 
+	g->failed = g->n;
 	if (c->cpu_target && g->cpus[0] && !cpulist_has(g->cpus, cpu))
 		return 0;
 	for (size_t i = 0; i < g->n; i++) {
@@ -291,11 +295,17 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 			attr.config1 |= 2;
 #endif
 		fd = pmuk_perf_open(&attr, pid, cpu, leader);
+		if (fd < 0 && o->user_fallback && pid != -1 &&
+		    pmuk_perf_user_fallback(&c->ev[e], -fd)) {
+			pmuk_perf_attr(&c->ev[e], &f, &attr);
+			fd = pmuk_perf_open(&attr, pid, cpu, leader);
+		}
 		if (fd < 0) {
 			struct pmuk_open_ctx ctx = { &c->ev[e], pid, cpu, i > 0, gtext };
 
 			if (-fd == ESRCH && c->nunits > 1 && !c->cpu_target)
 				return 1; /* the thread exited since /proc listed it */
+			g->failed = i;
 			group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
 			if (-fd == EINVAL && i > 0 && pmuk_event_is_hw(&c->ev[e])) {
 				int err = pmuk_perf_modifier_refused(&ctx);
@@ -325,8 +335,8 @@ static int thread_exited(int tid)
 	char path[4096], buf[1024], *p;
 	int n;
 
-	if (pmuk_path(path, sizeof(path), "/proc/%d/stat", tid) < 0)
-		return 0;
+	/* the real /proc: a live thread is never in the sysroot's fixture tree */
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	n = pmuk_read_text(path, buf, sizeof(buf));
 	if (n < 0)
 		return n == PMU_ENOENT;
@@ -357,16 +367,19 @@ static int unit_open(const struct pmu_counters *c, size_t u)
 
 int pmuk_counters_never_ran(struct pmu_counters *c)
 {
+	int any = 0;
+
 	if (c->cpu_target || c->unit[0] == 0)
 		return 0;
 	for (size_t u = 0; u < c->nunits; u++) {
 		if (!unit_open(c, u))
-			continue; /* vanished while opening */
+			continue; /* vanished while opening, or nothing countable (allow_empty) */
 		/* Looked at again once it is gone: it may have run in between. */
 		if (unit_counted(c, u) || !thread_exited(c->unit[u]) || unit_counted(c, u))
 			return 0;
+		any = 1;
 	}
-	return 1;
+	return any;
 }
 
 static void close_unit(struct pmu_counters *c, size_t u)
@@ -414,8 +427,14 @@ void pmu_counters_close(struct pmu_counters *c)
 			munmap(c->page[e], c->pagesz);
 	for (size_t u = 0; c->fd && u < c->nunits; u++)
 		close_unit(c, u);
-	for (size_t g = 0; c->grp && g < c->ngrp; g++)
-		free(c->grp[g].m), free(c->grp[g].unsupported);
+	for (size_t g = 0; c->grp && g < c->ngrp; g++) {
+		for (size_t k = 0; c->grp[g].why && k < c->grp[g].n; k++)
+			free(c->grp[g].why[k]);
+		free(c->grp[g].why);
+		free(c->grp[g].grouped);
+		free(c->grp[g].m);
+		free(c->grp[g].unsupported);
+	}
 	free(c->grp);
 	free(c->ev);
 	free(c->unit);
@@ -427,7 +446,44 @@ void pmu_counters_close(struct pmu_counters *c)
 	free(c);
 }
 
-/* skip_unsupported: closes what open_group opened of g on unit u and keeps why. */
+/* Why member k of g, left out on unit u, is not counted. The member that failed
+ * keeps the group's reason; each other one is tried alone, so that it gets its own
+ * reason, or is told that it counts but its group cannot (perf counts a group whole
+ * or not at all). Leaves the reason in the error detail. */
+static void member_reason(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u, size_t k)
+{
+	struct pmu_event *e = &c->ev[g->m[k]];
+	int pid = c->cpu_target ? -1 : c->unit[u], cpu = c->cpu_target ? c->unit[u] : -1;
+	struct pmuk_open_flags f = { .disabled = 1 };
+	struct pmuk_open_ctx ctx = { e, pid, cpu, 0, NULL };
+	struct perf_event_attr attr;
+	char gtext[200];
+	int fd;
+
+	if (g->failed >= g->n || k == g->failed) {
+		pmuk_fail(PMU_ENOTSUP, "%s", g->unsupported);
+		return;
+	}
+	pmuk_perf_attr(e, &f, &attr);
+	fd = pmuk_perf_open(&attr, pid, cpu, -1);
+	if (fd < 0 && c->user_fallback && pid != -1 && pmuk_perf_user_fallback(e, -fd)) {
+		pmuk_perf_attr(e, &f, &attr);
+		fd = pmuk_perf_open(&attr, pid, cpu, -1);
+	}
+	if (fd < 0) {
+		pmuk_perf_fail(-fd, &ctx);
+		return;
+	}
+	close(fd);
+	g->grouped[k] = 1;
+	group_text(c->ev, g->m, g->n, gtext, sizeof(gtext));
+	pmuk_fail(PMU_ENOTSUP, "left out with its group %s: %s cannot be counted here, and a "
+		  "group counts whole or not at all; list %s outside the group to count it",
+		  gtext, c->ev[g->m[g->failed]].name, e->name);
+}
+
+/* skip_unsupported: closes what open_group opened of g on unit u and keeps why,
+ * for the group and for each member. */
 static int leave_out(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u)
 {
 	for (size_t i = 0; i < g->n; i++) {
@@ -437,8 +493,15 @@ static int leave_out(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u)
 			close(*fd);
 		*fd = -1;
 	}
-	if (!(g->unsupported = strdup(pmu_error_detail())))
+	g->why = calloc(g->n, sizeof(*g->why));
+	g->grouped = calloc(g->n, 1);
+	if (!g->why || !g->grouped || !(g->unsupported = strdup(pmu_error_detail())))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+	for (size_t k = 0; k < g->n; k++) {
+		member_reason(c, g, u, k);
+		if (!(g->why[k] = strdup(pmu_error_detail())))
+			return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
+	}
 	pmuk_clear_detail();
 	return 0;
 }
@@ -452,12 +515,15 @@ static int judge(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u, int sk
 	return leave_out(c, g, u);
 }
 
-/* Nothing to count when every group was left out: each distinct reason is the error. */
-static int all_left_out(struct pmu_counters *c)
+/* Nothing to count when every group was left out: each distinct reason is the error
+ * (unless allow_empty). */
+static int all_left_out(struct pmu_counters *c, int allow_empty)
 {
 	const char *why[64];
 	size_t n = 0;
 
+	if (allow_empty)
+		return 0;
 	for (size_t g = 0; g < c->ngrp; g++) {
 		if (!c->grp[g].unsupported)
 			return 0;
@@ -512,6 +578,7 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	}
 	memcpy(c->ev, ev, n * sizeof(*ev));
 	c->nev = n;
+	c->user_fallback = o.user_fallback;
 	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;
@@ -542,7 +609,7 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		else
 			opened++;
 	}
-	if ((err = all_left_out(c)) < 0)
+	if ((err = all_left_out(c, o.skip_unsupported && o.allow_empty)) < 0)
 		goto fail;
 	if (opened == 0) {
 		err = pmuk_fail(PMU_ESRCH, "no such process %d (its threads exited while opening)",

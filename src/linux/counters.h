@@ -16,6 +16,9 @@ struct pmuk_cgroup {
 	char cpus[256]; /* CPUs its PMU serves (hybrid), "" = all */
 	int uread;      /* every member can be read from user space */
 	char *unsupported; /* why the host cannot count it (skip_unsupported), else NULL */
+	char **why;     /* [n] once left out: each member's own reason */
+	unsigned char *grouped; /* [n] once left out: 1 when the member counts alone */
+	size_t failed;  /* the member whose open failed last, n when none or the group */
 	int opened;     /* opened on some unit: from then on a failure is an error */
 };
 
@@ -25,6 +28,7 @@ struct pmu_counters {
 	struct pmuk_cgroup *grp;
 	int *unit;      /* tid (0 = self) or cpu of each unit */
 	int cpu_target;
+	int user_fallback; /* opts.user_fallback: also when a member is tried alone */
 	int *fd;        /* [unit * nev + event] */
 	uint64_t *id;
 	void **page;    /* [event]: user-read pages, PMU_TARGET_SELF only */

@@ -200,13 +200,32 @@ size_t pmu_counters_event_count(const struct pmu_counters *c)
 	return c ? c->nev : 0;
 }
 
-const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i)
+/* The group of event i and its place there; NULL when i is out of range. */
+static const struct pmuk_cgroup *group_of(const struct pmu_counters *c, size_t i, size_t *k)
 {
 	for (size_t g = 0; c && i < c->nev && g < c->ngrp; g++)
-		for (size_t k = 0; k < c->grp[g].n; k++)
-			if (c->grp[g].m[k] == i)
-				return c->grp[g].unsupported;
+		for (*k = 0; *k < c->grp[g].n; (*k)++)
+			if (c->grp[g].m[*k] == i)
+				return &c->grp[g];
 	return NULL;
+}
+
+const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i)
+{
+	size_t k;
+	const struct pmuk_cgroup *g = group_of(c, i, &k);
+
+	if (!g || !g->unsupported)
+		return NULL;
+	return g->why ? g->why[k] : g->unsupported;
+}
+
+int pmu_counters_left_with_group(const struct pmu_counters *c, size_t i)
+{
+	size_t k;
+	const struct pmuk_cgroup *g = group_of(c, i, &k);
+
+	return g && g->grouped ? g->grouped[k] : 0;
 }
 
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i)

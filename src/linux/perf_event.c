@@ -86,11 +86,41 @@ static const char *target_text(const struct pmuk_open_ctx *c, char *buf, size_t 
 	return buf;
 }
 
+void pmuk_user_only_name(const char *name, char *out, size_t size)
+{
+	const char *colon = strrchr(name, ':'), *slash = strrchr(name, '/');
+	const char *seg = colon > slash ? colon + 1 : slash ? slash + 1 : NULL;
+	size_t o = 0;
+
+	/* a trailing modifier segment keeps its p's and loses its u/k/h */
+	if (seg && strspn(seg, "ukhp") == strlen(seg) && (colon < slash || *seg)) {
+		for (const char *s = name; *s && o + 2 < size; s++)
+			if (s < seg || *s == 'p')
+				out[o++] = *s;
+		snprintf(out + o, size - o, "u");
+		return;
+	}
+	snprintf(out, size, "%s:u", name);
+}
+
+int pmuk_perf_user_fallback(struct pmu_event *ev, int err)
+{
+	char name[sizeof(ev->name)];
+
+	if ((err != EACCES && err != EPERM) || ev->exclude_kernel || ev->exclude_user ||
+	    ev->type == PERF_TYPE_TRACEPOINT || pmuk_perf_paranoid() < 2)
+		return 0;
+	pmuk_user_only_name(ev->name, name, sizeof(name));
+	memcpy(ev->name, name, sizeof(name));
+	ev->exclude_kernel = ev->exclude_hv = 1;
+	return 1;
+}
+
 static int fail_perm(int err, const struct pmuk_open_ctx *c)
 {
 	const struct pmu_event *ev = c->ev;
 	int par = pmuk_perf_paranoid();
-	char what[96], lvl[32];
+	char what[96], lvl[32], user[sizeof(ev->name)];
 
 	if (par == INT32_MIN)
 		snprintf(lvl, sizeof(lvl), "unreadable");
@@ -102,11 +132,17 @@ static int fail_perm(int err, const struct pmuk_open_ctx *c)
 				 "CPU-wide counting without CAP_PERFMON (or CAP_SYS_ADMIN); run with "
 				 "that capability or set kernel.perf_event_paranoid=0",
 				 ev->name, what, lvl);
+	pmuk_user_only_name(ev->name, user, sizeof(user));
+	if (!ev->exclude_kernel && ev->exclude_user && par >= 2)
+		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: it counts kernel mode only, "
+				 "which perf_event_paranoid=%s forbids without CAP_PERFMON; count user "
+				 "mode instead (%s), grant CAP_PERFMON or set "
+				 "kernel.perf_event_paranoid=1", ev->name, what, lvl, user);
 	if (!ev->exclude_kernel && par >= 2)
 		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: perf_event_paranoid=%s forbids "
 				 "counting kernel mode without CAP_PERFMON; count user mode only "
-				 "(%s:u), grant CAP_PERFMON or set kernel.perf_event_paranoid=1",
-				 ev->name, what, lvl, ev->name);
+				 "(%s), grant CAP_PERFMON or set kernel.perf_event_paranoid=1",
+				 ev->name, what, lvl, user);
 	if (c->pid > 0)
 		return pmuk_fail(PMU_EPERM, "%s (%s) is not allowed: the target belongs to another "
 				 "user or forbids ptrace attach (perf_event_paranoid=%s); run as its "

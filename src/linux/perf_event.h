@@ -48,4 +48,13 @@ int pmuk_perf_modifier_refused(const struct pmuk_open_ctx *ctx);
 /* /proc/sys/kernel/perf_event_paranoid through the sysroot; INT32_MIN when unreadable. */
 int pmuk_perf_paranoid(void);
 
+/* name spelled to count user mode only: "task-clock" -> "task-clock:u",
+ * "task-clock:k" -> "task-clock:u", "cycles:p" -> "cycles:pu", "cpu/.../" -> "cpu/.../u". */
+void pmuk_user_only_name(const char *name, char *out, size_t size);
+
+/* perf stat's fallback: after err (positive errno) opening ev on a task, when
+ * perf_event_paranoid forbids kernel mode and ev names no privilege level, turns
+ * ev into its user-only form (exclude_kernel/hv, ":u" in the name); 1 when it did. */
+int pmuk_perf_user_fallback(struct pmu_event *ev, int err);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,16 +26,18 @@ static int push(struct pmuk_units *u, size_t *cap, long v)
 	return 0;
 }
 
-static int threads_of(int pid, struct pmuk_units *u)
+/* Appends the threads of pid to u (whose array holds *cap). */
+static int threads_of(int pid, struct pmuk_units *u, size_t *cap)
 {
 	char path[4096];
 	struct dirent *de;
-	size_t cap = 0;
+	size_t n0 = u->n;
 	DIR *d;
 	int err;
 
-	if ((err = pmuk_path(path, sizeof(path), "/proc/%d/task", pid)) < 0)
-		return err;
+	/* The real /proc, whatever the sysroot: that holds fixture sysfs/proc trees
+	 * (topology, caps), never the live processes counted. */
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	if (!(d = opendir(path)))
 		return errno == ENOENT ? pmuk_fail(PMU_ESRCH, "no such process %d", pid)
 		       : pmuk_fail(PMU_EIO, "cannot list the threads of %d (%s): %s", pid, path,
@@ -42,15 +45,38 @@ static int threads_of(int pid, struct pmuk_units *u)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		if ((err = push(u, &cap, strtol(de->d_name, NULL, 10))) < 0) {
+		if ((err = push(u, cap, strtol(de->d_name, NULL, 10))) < 0) {
 			closedir(d);
 			return err;
 		}
 	}
 	closedir(d);
-	if (u->n == 0)
+	if (u->n == n0)
 		return pmuk_fail(PMU_ESRCH, "no such process %d (it has no threads left)", pid);
 	return 0;
+}
+
+/* The tasks of a PID/TID target: pids[] when given, else pid. */
+static int tasks_of(const struct pmu_target *t, struct pmuk_units *u, size_t *cap)
+{
+	const int *ids = t->pids && t->npids ? t->pids : &t->pid;
+	size_t n = t->pids && t->npids ? t->npids : 1;
+	int err = 0;
+
+	for (size_t i = 0; i < n && err == 0; i++) {
+		size_t j = 0;
+
+		while (j < i && ids[j] != ids[i])
+			j++;
+		if (j < i)
+			continue;	/* named twice: counted once */
+		if (ids[i] <= 0)
+			return pmuk_fail(PMU_EINVAL, "%s needs %s ids > 0 (got %d)",
+					 t->kind == PMU_TARGET_TID ? "PMU_TARGET_TID" : "PMU_TARGET_PID",
+					 t->kind == PMU_TARGET_TID ? "thread" : "process", ids[i]);
+		err = t->kind == PMU_TARGET_TID ? push(u, cap, ids[i]) : threads_of(ids[i], u, cap);
+	}
+	return err;
 }
 
 static int online_cpus(struct pmuk_units *u)
@@ -80,16 +106,8 @@ int pmuk_target_units(const struct pmu_target *t, struct pmuk_units *u)
 		err = push(u, &cap, 0);
 		break;
 	case PMU_TARGET_TID:
-		if (t->pid <= 0)
-			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_TID needs a thread id > 0 (got %d)",
-					 t->pid);
-		err = push(u, &cap, t->pid);
-		break;
 	case PMU_TARGET_PID:
-		if (t->pid <= 0)
-			return pmuk_fail(PMU_EINVAL, "PMU_TARGET_PID needs a process id > 0 (got %d)",
-					 t->pid);
-		err = threads_of(t->pid, u);
+		err = tasks_of(t, u, &cap);
 		break;
 	case PMU_TARGET_CPUS:
 		u->cpu = 1;

@@ -304,12 +304,15 @@ static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target
 	return left ? open_pmc(p, t) : 0;
 }
 
-/* Nothing to count when every event was left out: each distinct reason is the error. */
-static int all_left_out(const struct pmu_counters *p)
+/* Nothing to count when every event was left out: each distinct reason is the error
+ * (unless allow_empty). */
+static int all_left_out(const struct pmu_counters *p, int allow_empty)
 {
 	const char *why[64];
 	size_t n = 0;
 
+	if (allow_empty)
+		return 0;
 	for (size_t i = 0; i < p->n; i++) {
 		if (!p->c[i].unsupported)
 			return 0;
@@ -328,8 +331,13 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 	/* inherit is implied: process counts include every thread */
 	int skip = opts && opts->sz >= offsetof(struct pmu_counters_opts, skip_unsupported) +
 		   sizeof(int) && opts->skip_unsupported;
+	int allow_empty = skip && opts->sz >= offsetof(struct pmu_counters_opts, allow_empty) +
+			  sizeof(int) && opts->allow_empty;
 	if (!events || !target || !out || !events->n)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
+	if (target->pids && target->npids > 1)
+		return pmuk_fail(PMU_ENOTSUP, "several processes or threads in one target are "
+				 "counted on Linux only; on Windows count one at a time");
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->c = calloc(events->n, sizeof(*p->c)))) {
@@ -360,7 +368,7 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 	if (!err)
 		err = open_pmc_or_leave_out(p, target, skip);
 	if (!err)
-		err = all_left_out(p);
+		err = all_left_out(p, allow_empty);
 	for (size_t i = 0; i < p->n && !err; i++)
 		if (p->c[i].src == PMUK_WSRC_HCP_CSWITCH && !p->hcp)
 			err = hcp_enable(p);
@@ -451,6 +459,14 @@ size_t pmu_counters_event_count(const struct pmu_counters *p)
 const char *pmu_counters_unsupported(const struct pmu_counters *p, size_t i)
 {
 	return p && i < p->n ? p->c[i].unsupported : NULL;
+}
+
+/* Windows counts no groups: an event is only ever left out for its own reason. */
+int pmu_counters_left_with_group(const struct pmu_counters *p, size_t i)
+{
+	(void)p;
+	(void)i;
+	return 0;
 }
 
 const struct pmu_event *pmu_counters_event(const struct pmu_counters *p, size_t i)

@@ -67,7 +67,8 @@ static void test_not_found(void **state)
 	(void)state;
 	assert_int_equal(pmu_command_prepare(argv, &cmd), 0);
 	assert_int_equal(pmu_command_start(cmd), PMU_ENOENT);
-	assert_string_equal(pmu_error_detail(), "command not found: pmukit-no-such-command-xyz");
+	assert_string_equal(pmu_error_detail(),
+			    "cannot run 'pmukit-no-such-command-xyz': command not found (not in PATH)");
 	assert_int_equal(pmu_command_wait(cmd, &status), 0);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 127);
@@ -89,7 +90,7 @@ static void test_not_executable(void **state)
 	chmod(path, 0644); /* no execute bit: even root gets EACCES */
 	assert_int_equal(pmu_command_prepare(argv, &cmd), 0);
 	assert_int_equal(pmu_command_start(cmd), PMU_EPERM);
-	assert_non_null(strstr(pmu_error_detail(), "permission denied executing"));
+	assert_non_null(strstr(pmu_error_detail(), "permission denied"));
 	pmu_command_free(cmd);
 	unlink(path);
 }

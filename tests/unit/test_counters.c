@@ -369,7 +369,11 @@ static void test_skip_unsupported(void **state)
 	assert_null(pmu_counters_unsupported(c, 2));
 	assert_non_null(pmu_counters_unsupported(c, 0));	/* the whole group */
 	assert_non_null(strstr(pmu_counters_unsupported(c, 1), "bogus"));
-	assert_string_equal(pmu_counters_unsupported(c, 0), pmu_counters_unsupported(c, 1));
+	/* cpu-clock counts alone: it is left out with its group, for bogus's sake */
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "left out with its group"));
+	assert_int_equal(pmu_counters_left_with_group(c, 0), 1);
+	assert_int_equal(pmu_counters_left_with_group(c, 1), 0);
+	assert_int_equal(pmu_counters_left_with_group(c, 2), 0);
 	assert_null(pmu_counters_unsupported(c, 3));
 	spin(5);
 	assert_int_equal(pmu_counters_disable(c), 0);
@@ -387,6 +391,43 @@ static void test_skip_unsupported(void **state)
 	assert_int_equal(pmuk_counters_open_events(&ev[1], 1, &t, &o, &c), PMU_ENOTSUP);
 	assert_null(c);
 	assert_non_null(strstr(pmu_error_detail(), "bogus"));
+
+	/* allow_empty: a handle that counts nothing, and says why */
+	o.allow_empty = 1;
+	assert_int_equal(pmuk_counters_open_events(&ev[1], 1, &t, &o, &c), 0);
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "bogus"));
+	assert_int_equal(pmu_counters_enable(c), 0);
+	assert_int_equal(pmu_counters_read(c, r, 3), 0);
+	assert_true(r[0].flags & PMU_READING_UNSUPPORTED);
+	pmu_counters_close(c);
+}
+
+/* A left-out group gives each member its own reason: the one that failed its
+ * error, another the error it gets alone (not the first member's). */
+static void test_skip_unsupported_reasons(void **state)
+{
+	struct pmu_event ev[3] = {
+		ev_hw("bogus1", 1, 0, 1),
+		ev_hw("bogus2", 1, 0, 0),
+		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
+	};
+	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_counters *c = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(ev[i].pmu, sizeof(ev[i].pmu), "nosuchpmu");
+		ev[i].kind = PMU_EVENT_RAW;
+		ev[i].type = 0x7ffffff0;	/* no PMU registers this type */
+	}
+	assert_int_equal(pmuk_counters_open_events(ev, 3, &t, &o, &c), 0);
+	assert_non_null(strstr(pmu_counters_unsupported(c, 0), "bogus1"));
+	assert_non_null(strstr(pmu_counters_unsupported(c, 1), "bogus2"));
+	assert_null(strstr(pmu_counters_unsupported(c, 1), "bogus1"));
+	assert_int_equal(pmu_counters_left_with_group(c, 1), 0);
+	assert_null(pmu_counters_unsupported(c, 2));
+	pmu_counters_close(c);
 }
 
 /* The msr PMU as if it served only msr_cpus (a hybrid-like CPU list). */
@@ -617,10 +658,45 @@ static void test_errno_sentences(void **state)
 	assert_non_null(strstr(pmu_error_detail(), "no hardware PMU"));
 	assert_non_null(strstr(pmu_error_detail(), "cycles needs a core PMU"));
 	assert_int_equal(pmuk_perf_fail(EOPNOTSUPP, &other), PMU_ENOTSUP);
+	/* a kernel-only event: the hint is a spelling the parser takes */
+	snprintf(ev.name, sizeof(ev.name), "task-clock:k");
+	ev.exclude_user = 1;
+	assert_int_equal(pmuk_perf_fail(EACCES, &self), PMU_EPERM);
+	assert_non_null(strstr(pmu_error_detail(), "(task-clock:u)"));
+	assert_null(strstr(pmu_error_detail(), "task-clock:k:u"));
+	/* perf's fallback: only for an event that names no privilege level */
+	assert_int_equal(pmuk_perf_user_fallback(&ev, EACCES), 0);
+	assert_int_equal(pmuk_perf_user_fallback(&hw, ENOENT), 0);
+	assert_int_equal(pmuk_perf_user_fallback(&hw, EACCES), 1);
+	assert_string_equal(hw.name, "cycles:u");
+	assert_true(hw.exclude_kernel && hw.exclude_hv && !hw.exclude_user);
 
 	pmu_sysroot_set("");
+	/* paranoid below 2 allows kernel mode: an EACCES there is something else */
+	if (pmuk_perf_paranoid() < 2) {
+		hw = ev_hw("cycles", PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+		assert_int_equal(pmuk_perf_user_fallback(&hw, EACCES), 0);
+	}
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
+}
+
+/* The user-only spelling of a name keeps precise levels and drops u/k/h. */
+static void test_user_only_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "task-clock", "task-clock:u" }, { "task-clock:k", "task-clock:u" },
+		{ "cycles:p", "cycles:pu" }, { "cycles:kpp", "cycles:ppu" },
+		{ "cpu/event=0x3c/", "cpu/event=0x3c/u" }, { "cpu_core/cycles/k", "cpu_core/cycles/u" },
+		{ "INST_RETIRED:ANY_P", "INST_RETIRED:ANY_P:u" },
+	};
+	char out[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pmuk_user_only_name(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
 }
 
 /* A child that waits for a byte on fd, then exits with status 0. */
@@ -633,6 +709,38 @@ static pid_t held_child(int fd)
 	if (pid == 0)
 		_exit(read(fd, &ch, 1) == 1 ? 0 : 1);
 	return pid;
+}
+
+/* A sysroot holds fixture sysfs/proc trees, not processes: a live process and its
+ * exit are looked up in the real /proc (stat under any sysroot said "no such process"). */
+static void test_live_task_ignores_sysroot(void **state)
+{
+	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
+	struct pmu_target t = { .kind = PMU_TARGET_PID };
+	char root[] = "/tmp/pmukit-sysroot-XXXXXX";
+	struct pmu_counters *c = NULL;
+	int go[2], status, opened, enabled = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	assert_int_equal(pipe(go), 0);
+	t.pid = held_child(go[0]);
+	opened = pmuk_counters_open_events(&ev, 1, &t, &o, &c);
+	/* blocked, not gone: the real /proc says so (the sysroot has no such task) */
+	if (opened == 0)
+		enabled = pmu_counters_enable(c);
+	/* the child exits either way: nothing is left waiting */
+	assert_int_equal(write(go[1], "x", 1), 1);
+	close(go[1]);
+	close(go[0]);
+	waitpid(t.pid, &status, 0);
+	pmu_counters_close(c);
+	pmu_sysroot_set("");
+	rmdir(root);
+	assert_int_equal(opened, 0);
+	assert_int_equal(enabled, 0);
 }
 
 /* The kernel accepts PERF_EVENT_IOC_ENABLE on the counter of a task that has exited
@@ -789,6 +897,9 @@ int main(void)
 		cmocka_unit_test(test_cpus_target),
 		cmocka_unit_test(test_hardware_event),
 		cmocka_unit_test(test_skip_unsupported),
+		cmocka_unit_test(test_skip_unsupported_reasons),
+		cmocka_unit_test(test_user_only_name),
+		cmocka_unit_test(test_live_task_ignores_sysroot),
 		cmocka_unit_test(test_skip_unsupported_cpus),
 		cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_budget),

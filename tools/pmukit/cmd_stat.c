@@ -38,9 +38,12 @@ static void usage(FILE *f)
 		"                     several -e add up\n"
 		"  -a, --all-cpus     count on every online CPU (system wide)\n"
 		"  -C, --cpu CPUS     count on these CPUs, e.g. 0,2-3\n"
-		"  -p, --pid PID      count all threads of an existing process\n"
-		"  -t, --tid TID      count one existing thread\n"
-		"  -I, --interval MS  print counts every MS milliseconds\n"
+		"  -p, --pid PID      count all threads of existing processes (PID or PID,PID...)\n"
+		"  -t, --tid TID      count existing threads (TID or TID,TID...)\n"
+		"  -I, --interval MS  print counts every MS milliseconds (1 or more; 0: off)\n"
+		"      --interval-count N  with -I, stop after N intervals\n"
+		"      --timeout MS   stop counting after MS ms (10 or more; the command gets SIGTERM)\n"
+		"  -D, --delay MS     start counting MS ms after the command starts\n"
 		"  -r, --repeat N     run the command N times and show the spread\n"
 		"  -A, --per-cpu, --no-aggr   with -a/-C, one line per CPU\n"
 		"      --per-core     with -a/-C, one line per core (its CPUs summed)\n"
@@ -60,6 +63,72 @@ static void usage(FILE *f)
 static int parse_num(const char *s, long min, long max, long *out)
 {
 	return pmuk_parse_long(s, 10, min, max, out);
+}
+
+/* -p/-t "A" or "A,B,...", as perf: every id a whole number > 0. */
+static int parse_ids(const char *s, struct stat_config *cfg)
+{
+	const size_t max = sizeof(cfg->pids) / sizeof(cfg->pids[0]);
+	char buf[32];
+	size_t n = 0;
+	long v;
+
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (n == max || len >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (parse_num(buf, 1, INT_MAX, &v))
+			return -1;
+		cfg->pids[n++] = (int)v;
+		p += len;
+		if (!*p)
+			break;
+	}
+	cfg->target.pid = cfg->pids[0];
+	cfg->target.pids = n > 1 ? cfg->pids : NULL;
+	cfg->target.npids = n > 1 ? n : 0;
+	return 0;
+}
+
+/* The options of the run loop's timing: -I, --interval-count, --timeout, -D. */
+static int take_timing(struct stat_config *cfg, int opt)
+{
+	switch (opt) {
+	case 'I':
+		/* as perf: down to 1 ms, 0 turns intervals off */
+		if (!parse_num(optarg, 0, 86400000, &cfg->interval_ms))
+			return 0;
+		fprintf(stderr, "pmukit stat: -I takes milliseconds, from 1 to 86400000 "
+			"(0: no intervals)\n");
+		return 2;
+	case 5:
+		if (!parse_num(optarg, 0, LONG_MAX, &cfg->interval_count))
+			return 0;
+		fprintf(stderr, "pmukit stat: --interval-count takes a count of intervals, "
+			"0 or more (0: no limit)\n");
+		return 2;
+	case 6:
+		/* perf's floor: shorter runs measure mostly their own start */
+		if (!parse_num(optarg, 10, 86400000, &cfg->timeout_ms))
+			return 0;
+		fprintf(stderr, "pmukit stat: --timeout takes milliseconds, from 10 to 86400000\n");
+		return 2;
+	default: /* 'D' */
+		if (!strcmp(optarg, "-1")) {
+			/* perf: start disabled until --control enables counting */
+			fprintf(stderr, "pmukit stat: -D -1 (start disabled, enable through "
+				"--control) needs --control, which pmukit stat does not have; "
+				"give a delay in milliseconds\n");
+			return 2;
+		}
+		if (!parse_num(optarg, 0, 86400000, &cfg->delay_ms))
+			return 0;
+		fprintf(stderr, "pmukit stat: -D takes milliseconds, from 0 to 86400000\n");
+		return 2;
+	}
 }
 
 /* Each -e adds to the list, as in perf stat (-e a -e b counts both). */
@@ -148,8 +217,10 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 	switch (opt) {
 	case 'e': return add_events(cfg, optarg);
 	case 'a':
+		/* as perf: -a with -C counts the CPUs of -C (one target) */
+		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
+			(*targets)++;
 		cfg->target.kind = PMU_TARGET_CPUS;
-		(*targets)++;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
@@ -157,27 +228,28 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 			fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
 			return 2;
 		}
+		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
+			(*targets)++;
 		cfg->target.kind = PMU_TARGET_CPUS;
 		cfg->target.cpus = cfg->cpus;
 		cfg->target.ncpus = ncpus;
-		(*targets)++;
 		return 0;
 	case 'p':
 	case 't':
 		cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
-		if (parse_num(optarg, 1, INT_MAX, &v)) {
-			fprintf(stderr, "pmukit stat: bad %s '%s'\n", opt == 'p' ? "pid" : "tid", optarg);
+		if (parse_ids(optarg, cfg) < 0) {
+			fprintf(stderr, "pmukit stat: bad %s list '%s' (expected e.g. 123 or "
+				"123,456; at most %zu)\n", opt == 'p' ? "pid" : "tid", optarg,
+				sizeof(cfg->pids) / sizeof(cfg->pids[0]));
 			return 2;
 		}
-		cfg->target.pid = (int)v;
 		(*targets)++;
 		return 0;
 	case 'I':
-		if (parse_num(optarg, 10, 86400000, &cfg->interval_ms)) {
-			fprintf(stderr, "pmukit stat: -I takes milliseconds, from 10 to 86400000\n");
-			return 2;
-		}
-		return 0;
+	case 5:
+	case 6:
+	case 'D':
+		return take_timing(cfg, opt);
 	case 'r':
 		if (parse_num(optarg, 1, 1000000, &v)) {
 			fprintf(stderr, "pmukit stat: -r takes a count from 1 to 1000000\n");
@@ -209,7 +281,7 @@ static int check_args(const struct stat_config *cfg, int targets)
 	int task = cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID;
 
 	if (targets > 1) {
-		fprintf(stderr, "pmukit stat: choose one target: -a, -C, -p or -t\n");
+		fprintf(stderr, "pmukit stat: choose one target: -a (or -a -C), -C, -p or -t\n");
 		return 2;
 	}
 	if (!targets && !cfg->argv) {
@@ -219,6 +291,15 @@ static int check_args(const struct stat_config *cfg, int targets)
 	}
 	if (cfg->argv && task && targets) {
 		fprintf(stderr, "pmukit stat: -p/-t attach to a running task; do not give a command too\n");
+		return 2;
+	}
+	if (cfg->timeout_ms > 0 && cfg->interval_ms > 0) {
+		fprintf(stderr, "pmukit stat: --timeout cannot be combined with -I (as in perf); "
+			"use --interval-count N to stop after N intervals\n");
+		return 2;
+	}
+	if (cfg->interval_count > 0 && cfg->interval_ms <= 0) {
+		fprintf(stderr, "pmukit stat: --interval-count needs -I MS: it counts intervals\n");
 		return 2;
 	}
 	if (cfg->repeat > 1 && !cfg->argv) {
@@ -256,6 +337,9 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 		{ "tid", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "interval-print", required_argument, NULL, 'I' },
+		{ "interval-count", required_argument, NULL, 5 },
+		{ "timeout", required_argument, NULL, 6 },
+		{ "delay", required_argument, NULL, 'D' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "per-cpu", no_argument, NULL, 'A' },
 		{ "no-aggr", no_argument, NULL, 'A' },
@@ -278,9 +362,12 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	cfg->format = STAT_TEXT;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:I:r:Ajx:o:h", longopts, NULL)) != -1)
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:I:D:r:Ajx:o:h", longopts, NULL)) != -1)
 		if ((rc = take_option(cfg, opt, argv, &targets, &output, &format)))
 			return rc;
+	if (cfg->interval_ms > 0 && cfg->interval_ms < 10)
+		fprintf(stderr, "pmukit stat: warning: -I %ld: intervals under 10 ms cost much "
+			"overhead and can skew the counts\n", cfg->interval_ms);
 	if (optind < argc) {
 		cfg->argv = argv + optind;
 		cfg->argc = argc - optind;
@@ -302,13 +389,15 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 static int opens_here(const char *name)
 {
 	struct pmu_target self = { .kind = PMU_TARGET_SELF };
+	/* unprivileged, it is counted in user mode (stat falls back as perf does) */
+	struct pmu_counters_opts o = { .sz = sizeof(o), .user_fallback = 1 };
 	struct pmu_event_list *l;
 	struct pmu_counters *c;
 	int ok;
 
 	if (pmu_event_parse(name, &l))
 		return 0;
-	ok = pmu_counters_open(l, &self, NULL, &c) == 0;
+	ok = pmu_counters_open(l, &self, &o, &c) == 0;
 	if (ok)
 		pmu_counters_close(c);
 	pmu_event_list_free(l);

@@ -4,6 +4,7 @@
 
 #include <pmukit/pmukit.h>
 #include <stdio.h>
+#include <string.h>
 
 enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
 
@@ -17,9 +18,13 @@ struct stat_config {
 	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
 	struct pmu_target target;
 	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
+	int pids[64];            /* -p/-t A,B: the tasks (target.pids) */
 	int per_cpu;             /* per-CPU readings are needed: aggr is CPU, CORE or SOCKET */
 	enum stat_aggr_mode aggr;
 	long interval_ms;
+	long interval_count;     /* --interval-count: stop printing after this many, 0: no limit */
+	long timeout_ms;         /* --timeout: stop counting (and the command) after this, 0: none */
+	long delay_ms;           /* -D: start counting this long after the command starts */
 	int repeat;
 	enum stat_format format;
 	char sep[16];
@@ -37,6 +42,8 @@ struct stat_rows {
 	const struct pmu_reading *r;    /* n readings */
 	const double *stddev_pct;       /* n values when repeat > 1, else NULL */
 	const char *const *unsupported; /* n reasons (NULL: counted), or NULL: all counted */
+	const unsigned char *grouped;   /* n flags, or NULL: 1 when left out only with its
+					 * group (it is <not counted>, not <not supported>) */
 	int cpu;                        /* -1: aggregated */
 	/* --per-core / --per-socket: where these CPUs are and how many were summed */
 	int socket, die, core, ncpus;
@@ -65,6 +72,12 @@ void stat_aggr_label(const struct stat_aggr *a, size_t k, struct stat_rows *row)
 /* Reads every row: out[k * n ... k * n + n) for row k, n the event count of c. */
 int stat_aggr_read(struct stat_aggr *a, struct pmu_counters *c, struct pmu_reading *out);
 void stat_aggr_free(struct stat_aggr *a);
+/* perf's tool event duration_time: the wall-clock ns of the run, which stat measures
+ * itself (the library opens it as the software dummy event, which counts nothing). */
+static inline int stat_is_duration(const struct pmu_event *ev)
+{
+	return !strncmp(ev->name, "duration_time", 13) && (!ev->name[13] || ev->name[13] == ':');
+}
 
 /* Runs the measurement described by cfg and prints it; returns the exit status. */
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);

@@ -39,10 +39,16 @@ static const char *not_counted(const struct stat_rows *rows, size_t i)
 	return NULL;
 }
 
+/* The host cannot count event i (a member left out only with its group can). */
+static int unsupported(const struct stat_rows *rows, size_t i)
+{
+	return rows->unsupported && rows->unsupported[i] && !(rows->grouped && rows->grouped[i]);
+}
+
 /* perf's placeholder for a count without a value. */
 static const char *no_value(const struct stat_rows *rows, size_t i)
 {
-	return rows->unsupported && rows->unsupported[i] ? "<not supported>" : "<not counted>";
+	return unsupported(rows, i) ? "<not supported>" : "<not counted>";
 }
 
 const char *stat_note_unsupported(const struct pmu_counters *c, size_t i)
@@ -96,8 +102,16 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 		return;
 	}
 	switch (cfg->target.kind) {
-	case PMU_TARGET_PID: snprintf(buf, size, "process id '%d'", cfg->target.pid); break;
-	case PMU_TARGET_TID: snprintf(buf, size, "thread id '%d'", cfg->target.pid); break;
+	case PMU_TARGET_PID:
+	case PMU_TARGET_TID:
+		/* perf: process id '123,456' */
+		o = (size_t)snprintf(buf, size, "%s id '%d", cfg->target.kind == PMU_TARGET_PID ?
+				     "process" : "thread", cfg->target.pid);
+		for (size_t i = 1; i < cfg->target.npids && o + 2 < size; i++)
+			o += (size_t)snprintf(buf + o, size - o, ",%d", cfg->target.pids[i]);
+		if (o + 2 < size)
+			snprintf(buf + o, size - o, "'");
+		break;
 	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "'system wide'");
 	}
 }
@@ -155,7 +169,7 @@ static void text_row(const struct stat_config *cfg, const struct stat_summary *s
 	if (sum->interval_s >= 0)
 		fprintf(f, "%16.9f ", sum->interval_s);
 	row_prefix(f, cfg, rows, NULL);
-	if (why && rows->unsupported && rows->unsupported[i]) {
+	if (why && unsupported(rows, i)) {
 		fprintf(f, "%18s      %s\n", no_value(rows, i), ev->name);
 		return;
 	}
@@ -269,7 +283,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
 	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
 	pmuk_json_bool(j, "multiplexed", !!(r->flags & PMU_READING_MULTIPLEXED));
 	pmuk_json_bool(j, "counted", !why);
-	pmuk_json_bool(j, "supported", !(rows->unsupported && rows->unsupported[i]));
+	pmuk_json_bool(j, "supported", !unsupported(rows, i));
 	if (why)
 		pmuk_json_str(j, "not_counted", why);
 	if (r->flags & PMU_READING_ERROR_STATE)
@@ -305,7 +319,15 @@ static void print_json(const struct stat_config *cfg, const struct stat_summary 
 	}
 	pmuk_json_str(&j, "target", target_name(cfg));
 	if (!cfg->argv && (cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID))
+	{
 		pmuk_json_int(&j, "pid", cfg->target.pid);
+		if (cfg->target.npids > 1) {	/* -p A,B: all of them, pid the first */
+			pmuk_json_arr_begin(&j, "pids");
+			for (size_t i = 0; i < cfg->target.npids; i++)
+				pmuk_json_int(&j, NULL, cfg->target.pids[i]);
+			pmuk_json_arr_end(&j);
+		}
+	}
 	if (sum->interval_s >= 0)
 		pmuk_json_double(&j, "interval_s", sum->interval_s);
 	if (sum->exit_status >= 0)

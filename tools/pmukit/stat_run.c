@@ -5,6 +5,7 @@
 #include "stat.h"
 
 #include "core/scale.h"
+#include "linux/perf_event.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,13 +22,18 @@ struct run {
 	size_t n, nrow;               /* events; rows of cfg->aggr (0: the aggregate only) */
 	struct pmu_event *events;
 	char **why;                   /* [n]: why an event is not counted here, NULL if it is */
+	unsigned char *grouped;       /* [n]: left out only with its group */
 	struct stat_aggr *aggr;       /* the rows: per CPU, core, socket or thread */
 	struct pmu_reading *cur, *prev; /* [(nrow + 1) * n]: slot 0 aggregated, then per row */
 	struct pmu_reading *delta;
 	double t0, tprev;             /* start; the previous -I reading */
+	long ticks;                   /* -I intervals printed */
+	double enable_at;             /* -D: when counting starts, 0 once it has */
+	double deadline;              /* --timeout: when counting ends, 0: none */
+	int timed_out;                /* the command was stopped by --timeout */
 	int exit_status;
-	int interrupted;
-	int uncounted;                /* nothing countable: the command ran without counters */
+	int interrupted;              /* the counts are partial: the run was cut short */
+	int signo;                    /* SIGINT/SIGTERM received, 0 if none */
 	const char *note;
 };
 
@@ -46,6 +52,19 @@ static int exit_code(int wait_status)
 	if (WIFSIGNALED(wait_status))
 		return 128 + WTERMSIG(wait_status);
 	return 1;
+}
+
+/* duration_time reads ns of wall-clock time in every scope (aggregate, each CPU). */
+static void set_duration(const struct run *r, struct pmu_reading *rd, double ns)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (!stat_is_duration(&r->events[i]))
+			continue;
+		for (size_t s = 0; s <= r->nrow; s++) {
+			rd[s * r->n + i].flags = 0;
+			pmuk_reading_set(&rd[s * r->n + i], (uint64_t)ns, (uint64_t)ns, (uint64_t)ns);
+		}
+	}
 }
 
 static int read_all(struct run *r, struct pmu_reading *into)
@@ -79,7 +98,7 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 		rows[k] = (struct stat_rows){
 			.n = r->n, .events = r->events, .r = rd + slot * r->n,
 			.stddev_pct = stddev ? stddev + slot * r->n : NULL, .cpu = -1,
-			.unsupported = (const char *const *)r->why,
+			.unsupported = (const char *const *)r->why, .grouped = r->grouped,
 		};
 		if (r->aggr)
 			stat_aggr_label(r->aggr, k, &rows[k]);
@@ -107,55 +126,133 @@ static int interval_tick(struct run *r)
 					 c->time_running - p->time_running);
 	}
 	memcpy(r->prev, r->cur, total * sizeof(*r->cur));
+	set_duration(r, r->delta, t - r->tprev);
 	/* Rates over the time this interval really took (a late tick is longer). */
 	print_readings(r, r->delta, (t - r->t0) / 1e9, t - r->tprev, 1, NULL);
 	r->tprev = t;
+	r->ticks++;
 	return 0;
+}
+
+/* --interval-count intervals were printed: no more, not even the last partial one. */
+static int ticks_done(const struct run *r)
+{
+	return r->cfg->interval_count > 0 && r->ticks >= r->cfg->interval_count;
 }
 
 /* An attached task counts until it is gone. */
 static int target_gone(const struct run *r)
 {
 	const struct pmu_target *t = &r->cfg->target;
+	size_t n = t->pids ? t->npids : 1;
 
 	if (r->cmd || (t->kind != PMU_TARGET_PID && t->kind != PMU_TARGET_TID))
 		return 0;
-	return kill(t->pid, 0) && errno == ESRCH;
+	/* -p A,B: counting goes on while any of them runs, as perf */
+	for (size_t i = 0; i < n; i++)
+		if (!kill(t->pids ? t->pids[i] : t->pid, 0) || errno != ESRCH)
+			return 0;
+	return 1;
 }
 
-/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, or the
- * attached task's exit, printing -I intervals on the way. Signals are blocked. */
+/* Counting starts now (at once, or after -D): the clocks of -I and --timeout too. */
+static int start_counting(struct run *r, int enable)
+{
+	/* a command gone during -D counted nothing: its rows say <not counted> */
+	int err = enable ? pmu_counters_enable(r->counters) : 0;
+
+	if (err && err != PMU_ESRCH)
+		return tool_error("stat", "enabling counters", err);
+	r->enable_at = 0;
+	r->t0 = r->tprev = now_ns();
+	r->deadline = r->cfg->timeout_ms > 0 ? r->t0 + (double)r->cfg->timeout_ms * 1e6 : 0;
+	return 0;
+}
+
+static void earliest(double *t, double v)
+{
+	if (*t < 0 || v < *t)
+		*t = v;
+}
+
+/* When the loop must wake without a signal (< 0: never): the -D start, the next
+ * -I tick, the --timeout, or the next look at an attached task. */
+static double wake_at(const struct run *r, long period_ns, double next)
+{
+	double t = -1;
+
+	if (r->enable_at > 0)
+		earliest(&t, r->enable_at);
+	else if (period_ns)
+		earliest(&t, next);
+	if (r->deadline > 0 && !r->timed_out)
+		earliest(&t, r->deadline);
+	if (!r->cmd)
+		earliest(&t, now_ns() + 200e6);
+	return t;
+}
+
+/* A wake without a signal: starts counting (-D), prints a tick, applies --timeout.
+ * 0 goes on waiting, 1 is an error, 2 ends the measurement. */
+static int on_time(struct run *r, long *period_ns, double *next)
+{
+	double t = now_ns();
+
+	if (r->enable_at > 0) {
+		if (t < r->enable_at)
+			return 0;
+		*next = now_ns() + (double)*period_ns;
+		return start_counting(r, 1);
+	}
+	if (*period_ns && t >= *next) {
+		if (interval_tick(r))
+			return 1;
+		*next += (double)*period_ns;
+		/* as perf: the last interval printed, the command runs on to its end
+		 * (an attached target is left) */
+		if (ticks_done(r) && !r->cmd)
+			return 2;
+		if (ticks_done(r))
+			*period_ns = 0;
+	}
+	if (r->deadline > 0 && !r->timed_out && t >= r->deadline) {
+		if (!r->cmd)
+			return 2;
+		r->timed_out = 1;	/* as perf: the command gets SIGTERM */
+		kill(pmu_command_pid(r->cmd), SIGTERM);
+	}
+	return target_gone(r) ? 2 : 0;
+}
+
+/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, the
+ * attached task's exit or --timeout, printing -I intervals on the way. Signals
+ * are blocked. */
 static int wait_loop(struct run *r, const sigset_t *set)
 {
-	/* no -I ticks without counters (the command running uncounted) */
-	long period_ns = r->counters && r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L
-								 : 0;
+	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
 	double next = r->t0 + (double)period_ns;
 
 	for (;;) {
-		struct timespec ts, *tsp = NULL;
+		struct timespec ts;
+		double wake = wake_at(r, period_ns, next);
 		siginfo_t si;
 		int sig;
 
-		if (period_ns || !r->cmd) {
-			double wait = period_ns ? next - now_ns() : 200e6;
+		if (wake >= 0) {
+			double wait = wake - now_ns();
 			if (wait < 0)
 				wait = 0;
 			ts.tv_sec = (time_t)(wait / 1e9);
 			ts.tv_nsec = (long)fmod(wait, 1e9);
-			tsp = &ts;
 		}
-		sig = tsp ? sigtimedwait(set, &si, tsp) : sigwaitinfo(set, &si);
+		sig = wake >= 0 ? sigtimedwait(set, &si, &ts) : sigwaitinfo(set, &si);
 		if (sig < 0) {
+			int end;
+
 			if (errno != EAGAIN && errno != EINTR)
 				return tool_error("stat", "waiting", PMU_EIO);
-			if (period_ns && now_ns() >= next) {
-				if (interval_tick(r))
-					return 1;
-				next += (double)period_ns;
-			}
-			if (target_gone(r))
-				return 0;
+			if ((end = on_time(r, &period_ns, &next)) != 0)
+				return end == 2 ? 0 : 1;
 			continue;
 		}
 		if (sig == SIGCHLD && r->cmd) {
@@ -174,12 +271,21 @@ static int wait_loop(struct run *r, const sigset_t *set)
 				continue;
 			if (pmu_command_wait(r->cmd, &status) == 0) {
 				r->exit_status = exit_code(status);
+				/* a command that ignored the signal and ended on its own
+				 * was counted whole */
+				if (WIFEXITED(status))
+					r->interrupted = 0;
+				/* stopped by --timeout, as asked: perf exits 0 then */
+				if (r->timed_out && WIFSIGNALED(status) &&
+				    WTERMSIG(status) == SIGTERM)
+					r->exit_status = 0;
 				return 0;
 			}
 			continue;
 		}
 		if (sig == SIGINT || sig == SIGTERM) {
 			r->interrupted = 1;
+			r->signo = sig;
 			if (!r->cmd)
 				return 0;
 			/* A terminal's Ctrl-C reaches the child too; a kill aimed at us is passed on. */
@@ -189,40 +295,46 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
+/* Says once that perf_event_paranoid made events count user mode only (perf does
+ * it silently; the counts would otherwise look low for no visible reason). */
+static void note_user_fallback(const struct run *r, const struct pmu_event_list *list)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (!pmu_counters_event(r->counters, i)->exclude_kernel ||
+		    pmu_event_list_get(list, i)->exclude_kernel)
+			continue;
+		fprintf(stderr, "pmukit stat: perf_event_paranoid=%d forbids counting kernel mode "
+			"without CAP_PERFMON: counting user mode only (the events marked :u)\n",
+			pmuk_perf_paranoid());
+		return;
+	}
+}
+
 /* The first run's reasons, kept past its counters for printing. */
 static int keep_reasons(struct run *r)
 {
-	if (!(r->why = calloc(r->n, sizeof(*r->why))))
+	r->why = calloc(r->n, sizeof(*r->why));
+	r->grouped = calloc(r->n, 1);
+	if (!r->why || !r->grouped)
 		return PMU_ENOMEM;
 	for (size_t i = 0; i < r->n; i++) {
-		const char *why = stat_note_unsupported(r->counters, i);
+		const char *why = stat_is_duration(pmu_counters_event(r->counters, i)) ? NULL
+				  : stat_note_unsupported(r->counters, i);
 
 		if (why && !(r->why[i] = strdup(why)))
 			return PMU_ENOMEM;
+		r->grouped[i] = (unsigned char)pmu_counters_left_with_group(r->counters, i);
 	}
 	return 0;
-}
-
-/* Nothing here can be counted: the command still runs, for its exit status, with
- * SIGINT/SIGTERM passed on as when counting. */
-static int run_uncounted(struct run *r, const sigset_t *set)
-{
-	int err;
-
-	fprintf(stderr, "pmukit stat: running the command uncounted\n");
-	if ((err = pmu_command_start(r->cmd))) {
-		tool_error("stat", "starting the command", err);
-		return err == PMU_ENOENT ? 127 : 126;
-	}
-	r->uncounted = 1;
-	return wait_loop(r, set);
 }
 
 static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
 {
 	struct stat_config *cfg = r->cfg;
-	/* as perf stat: what this host cannot count is shown <not supported> */
-	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1 };
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
+	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1,
+					  .allow_empty = 1, .user_fallback = 1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;
@@ -247,6 +359,11 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	} else if (target.kind == PMU_TARGET_PID) {
 		opts.inherit = 1;
 	}
+	/* -D: opened disabled, enabled once the delay has passed */
+	if (cfg->delay_ms > 0) {
+		opts.enable_on_exec = 0;
+		opts.start_disabled = 1;
+	}
 	/* Blocked after the fork: the command starts with the caller's signal mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -257,8 +374,6 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
-		if (err == PMU_ENOTSUP && r->cmd)
-			rc = run_uncounted(r, &set);
 		goto out;
 	}
 	stat_aggr_free(r->aggr);
@@ -285,6 +400,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			rc = tool_error("stat", "allocating", PMU_ENOMEM);
 			goto out;
 		}
+		note_user_fallback(r, list);
 		for (size_t i = 0; i < r->n; i++)
 			r->events[i] = *pmu_counters_event(r->counters, i);
 	}
@@ -294,15 +410,28 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
 		if (err) {
-			tool_error("stat", "starting the command", err);
+			/* the sentence names the command and the cause ("command not
+			 * found"), as shells and perf-like tools say it */
+			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
 			rc = err == PMU_ENOENT ? 127 : 126;
 			goto out;
 		}
 	}
+	r->ticks = 0;
+	r->timed_out = 0;
+	r->deadline = 0;
+	r->enable_at = cfg->delay_ms > 0 ? now_ns() + (double)cfg->delay_ms * 1e6 : 0;
+	if (!r->enable_at && (rc = start_counting(r, 0)))
+		goto out;
 	rc = wait_loop(r, &set);
 	*elapsed = now_ns() - r->t0;
-	if (!rc && (err = read_all(r, r->cur)))
+	/* -I: the last, partial interval too (perf prints it; a command shorter than
+	 * one interval would show nothing), in every format */
+	if (!rc && cfg->interval_ms > 0 && !ticks_done(r))
+		rc = interval_tick(r);
+	else if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
+	set_duration(r, r->cur, *elapsed);
 out:
 	pmu_counters_close(r->counters);
 	r->counters = NULL;
@@ -324,12 +453,10 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	int rc = 0, runs = 0;
 	size_t slots = 0;
 
-	for (int k = 1; k <= cfg->repeat && !r.interrupted; k++) {
+	for (int k = 1; k <= cfg->repeat && !r.signo; k++) {
 		rc = measure(&r, list, &elapsed);
 		if (rc)
 			break;
-		if (r.uncounted)
-			continue;   /* each of -r N runs the command, uncounted */
 		runs = k;
 		elapsed_sum += elapsed;
 		if (cfg->repeat == 1)
@@ -348,23 +475,25 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		for (size_t i = 0; i < slots; i++)
 			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
-	if (r.uncounted) {
-		runs = 0;   /* nothing to print; the exit status passes through below */
-	} else if (runs > 1 && !rc) {
+	if (runs > 1 && !rc) {
 		for (size_t i = 0; i < slots; i++)
 			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
 		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
-	} else if (runs == 1 && !rc && (cfg->interval_ms <= 0 || cfg->format == STAT_JSON)) {
+	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
+	/* no command to pass a status on: end as perf does, by the signal (130 for ^C) */
+	if (!rc && !cfg->argv && r.signo)
+		rc = 128 + r.signo;
 	free(runs_of);
 	free(mean);
 	free(stderr_pct);
 	for (size_t i = 0; r.why && i < r.n; i++)
 		free(r.why[i]);
 	free(r.why);
+	free(r.grouped);
 	free(r.events);
 	free(r.cur);
 	free(r.prev);

@@ -34,6 +34,17 @@ static double now_ns(void)
  * belong to the open counters. One measurement per process, as `interrupted`. */
 static const char **why;
 
+/* duration_time reads ns of wall-clock time (measured here, as perf does). */
+static void set_duration(const struct pmu_event *ev, struct pmu_reading *r, size_t n, double ns)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!stat_is_duration(&ev[i]))
+			continue;
+		r[i].flags = 0;
+		pmuk_reading_set(&r[i], (uint64_t)ns, (uint64_t)ns, (uint64_t)ns);
+	}
+}
+
 static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 		  const struct pmu_reading *r, size_t n, double interval_s, double elapsed,
 		  int exit_status, const char *note)
@@ -48,17 +59,55 @@ static void print(const struct stat_config *cfg, const struct pmu_event *ev,
 	stat_print(cfg, &sum, &rows, 1);
 }
 
+/* -I: the previous reading's time and how many intervals were printed. */
+static double tprev;
+static long ticks;
+static int timed_out; /* --timeout ended the command */
+
+/* Prints the counts since the previous -I reading; cur ends up cumulative. */
+static int interval_tick(struct stat_config *cfg, struct pmu_counters *c,
+			 struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
+			 size_t n, double t0, int status, const char *note)
+{
+	struct pmu_reading *d = calloc(n, sizeof(*d));
+	double t = now_ns();
+	int err = d ? pmu_counters_read(c, cur, n) : PMU_ENOMEM;
+
+	if (err) {
+		free(d);
+		return tool_error("stat", "reading counters", err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pmuk_reading_set(&d[i], cur[i].value - prev[i].value,
+				 cur[i].time_enabled - prev[i].time_enabled,
+				 cur[i].time_running - prev[i].time_running);
+		prev[i] = cur[i];
+	}
+	set_duration(ev, d, n, t - tprev);
+	print(cfg, ev, d, n, (t - t0) / 1e9, t - tprev, status, note);
+	free(d);
+	tprev = t;
+	ticks++;
+	return 0;
+}
+
+/* --interval-count intervals were printed: no more, not even the last partial one. */
+static int ticks_done(const struct stat_config *cfg)
+{
+	return cfg->interval_count > 0 && ticks >= cfg->interval_count;
+}
+
 /* Waits for the command (or, attached, until Ctrl-C or the process ends). */
 static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 		     struct pmu_event *ev, struct pmu_reading *cur, struct pmu_reading *prev,
 		     size_t n, double t0, const char *note)
 {
-	DWORD step = cfg->interval_ms > 0 ? (DWORD)cfg->interval_ms : 100;
+	DWORD step = cfg->interval_ms > 0 ? (DWORD)cfg->interval_ms : cfg->timeout_ms > 0 ? 10 : 100;
 	double next = t0 + (double)cfg->interval_ms * 1e6;
+	double deadline = t0 + (double)cfg->timeout_ms * 1e6;
 
 	for (;;) {
 		DWORD r = h ? WaitForSingleObject(h, step) : (Sleep(step), WAIT_TIMEOUT);
-		int err;
 
 		if (r == WAIT_OBJECT_0)
 			return 0;
@@ -66,41 +115,51 @@ static int wait_loop(struct stat_config *cfg, struct pmu_counters *c, HANDLE h,
 			return tool_error("stat", "waiting", PMU_EIO);
 		if (interrupted && !cfg->argv)
 			return 0;
-		if (cfg->interval_ms <= 0 || now_ns() < next)
+		/* --timeout: as perf, the command is ended and the counts printed */
+		if (cfg->timeout_ms > 0 && !timed_out && now_ns() >= deadline) {
+			if (!h)
+				return 0;
+			timed_out = 1;
+			TerminateProcess(h, 1);
+		}
+		if (cfg->interval_ms <= 0 || ticks_done(cfg) || now_ns() < next)
 			continue;
 		next += (double)cfg->interval_ms * 1e6;
-		if ((err = pmu_counters_read(c, cur, n)))
-			return tool_error("stat", "reading counters", err);
-		for (size_t i = 0; i < n; i++) {
-			struct pmu_reading d;
-
-			pmuk_reading_set(&d, cur[i].value - prev[i].value,
-					 cur[i].time_enabled - prev[i].time_enabled,
-					 cur[i].time_running - prev[i].time_running);
-			prev[i] = cur[i];
-			cur[i] = d;
-		}
-		print(cfg, ev, cur, n, (now_ns() - t0) / 1e9, cfg->interval_ms * 1e6, -1, note);
+		if (interval_tick(cfg, c, ev, cur, prev, n, t0, -1, note))
+			return 1;
+		/* as perf: the last interval printed, the command runs on to its end */
+		if (ticks_done(cfg) && !h)
+			return 0;
 	}
 }
 
-static int run_uncounted(struct pmu_command *cmd)
+/* Starts counting and the command: counting first (from its first instruction),
+ * or with -D once the delay has passed, unless the command has ended by then. */
+static int start(struct stat_config *cfg, struct pmu_counters *c, struct pmu_command *cmd,
+		 HANDLE h)
 {
-	int status, err = pmu_command_start(cmd);
+	int err;
 
-	fprintf(stderr, "pmukit stat: running the command uncounted\n");
-	if (!err)
-		err = pmu_command_wait(cmd, &status);
-	if (err)
-		return tool_error("stat", "running the command", err);
-	return status;
+	if (cfg->delay_ms <= 0 && (err = pmu_counters_enable(c)))
+		return tool_error("stat", "enabling counters", err);
+	if (cmd && (err = pmu_command_start(cmd)))
+		return tool_error("stat", "starting the command", err);
+	if (cfg->delay_ms <= 0)
+		return 0;
+	if (h ? WaitForSingleObject(h, (DWORD)cfg->delay_ms) == WAIT_OBJECT_0
+	      : (Sleep((DWORD)cfg->delay_ms), 0))
+		return 0;	/* ended during the delay: its rows say <not counted> */
+	if ((err = pmu_counters_enable(c)))
+		return tool_error("stat", "enabling counters", err);
+	return 0;
 }
 
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
-	/* as perf stat: what this host cannot count is shown <not supported> */
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
 	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1,
-					  .skip_unsupported = 1 };
+					  .skip_unsupported = 1, .allow_empty = 1 };
 	struct pmu_target target = cfg->target;
 	struct pmu_counters *c = NULL;
 	struct pmu_command *cmd = NULL;
@@ -120,7 +179,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &cmd);
 		if (err) {
-			tool_error("stat", "starting the command", err);
+			/* the sentence names the command and why it cannot run */
+			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
 			return err == PMU_ENOENT ? 127 : 126;
 		}
 		target.kind = PMU_TARGET_PID;
@@ -130,9 +190,6 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	err = pmu_counters_open(list, &target, &opts, &c);
 	if (err) {
 		rc = tool_error("stat", "opening counters", err);
-		/* nothing countable: the command still runs, for its exit status */
-		if (err == PMU_ENOTSUP && cmd)
-			rc = run_uncounted(cmd);
 		goto out;
 	}
 	n = pmu_counters_event_count(c);
@@ -145,31 +202,42 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		why[i] = stat_note_unsupported(c, i);
+		why[i] = stat_is_duration(pmu_counters_event(c, i)) ? NULL
+			 : stat_note_unsupported(c, i);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
 	stat_print_header(cfg);
-	if ((err = pmu_counters_enable(c))) {
-		rc = tool_error("stat", "enabling counters", err);
+	if ((err = start(cfg, c, cmd, h))) {
+		rc = err;
 		goto out;
 	}
-	t0 = now_ns();
-	if (cmd && (err = pmu_command_start(cmd))) {
-		rc = tool_error("stat", "starting the command", err);
-		goto out;
-	}
+	t0 = tprev = now_ns();
+	ticks = 0;
+	timed_out = 0;
 	rc = wait_loop(cfg, c, h, ev, cur, prev, n, t0, note);
 	elapsed = now_ns() - t0;
 	if (!rc && cmd && (err = pmu_command_wait(cmd, &status)))
 		rc = tool_error("stat", "waiting for the command", err);
-	if (!rc && (err = pmu_counters_read(c, cur, n)))
+	if (timed_out)
+		status = 0;	/* stopped by --timeout, as asked: perf exits 0 then */
+	/* a command that ignored Ctrl-C and ended on its own was counted whole */
+	if (!rc && cmd && (DWORD)status != 0xC000013AUL) /* STATUS_CONTROL_C_EXIT */
+		InterlockedExchange(&interrupted, 0);
+	/* -I: the last, partial interval too, as on Linux */
+	if (!rc && cfg->interval_ms > 0 && !ticks_done(cfg))
+		rc = interval_tick(cfg, c, ev, cur, prev, n, t0, status, note);
+	else if (!rc && (err = pmu_counters_read(c, cur, n)))
 		rc = tool_error("stat", "reading counters", err);
+	set_duration(ev, cur, n, elapsed);
 	if (!rc && cfg->interval_ms <= 0)
 		print(cfg, ev, cur, n, -1, elapsed, status, note);
 	/* Any non-zero exit code, NTSTATUS codes such as 0xC0000005 (negative as int)
 	 * included, is the command's failure and passes through. */
 	if (!rc && cmd && status != 0)
 		rc = status;
+	/* no command to pass a status on: 130 for Ctrl-C, as on Linux */
+	if (!rc && !cmd && interrupted)
+		rc = 130;
 out:
 	pmu_counters_close(c);
 	pmu_command_free(cmd);
