@@ -200,12 +200,13 @@ assert 0.19e9 < v < 0.6e9, v' "$T/o"
 check "duration_time CSV row: about 200 ms" py '
 import sys
 r=[l.split(",") for l in open(sys.argv[1]) if ",duration_time," in l]
-assert len(r)==1 and 0.19e9 < float(r[0][0]) < 0.6e9, r' "$T/o"
+assert len(r)==1 and 0.19e9 < float(r[0][0]) < 0.6e9 and r[0][1]=="ns", r' "$T/o"
 "$PMUKIT" stat -e duration_time -j -o "$T/o" -- sleep 0.2 2>"$T/e"
 check "duration_time JSON: counted, about 200 ms" py '
 import json,sys
 c=json.load(open(sys.argv[1]))["counters"][0]
-assert c["event"]=="duration_time" and c["counted"] and 0.19e9 < c["value"] < 0.6e9, c' "$T/o"
+assert c["event"]=="duration_time" and c["counted"] and 0.19e9 < c["value"] < 0.6e9, c
+assert c["unit"]=="ns", c' "$T/o"
 check "duration_time: nothing said on stderr" test ! -s "$T/e"
 "$PMUKIT" stat -I 100 -e duration_time -x, -o "$T/o" -- sleep 0.25
 check "duration_time with -I: each interval's length" py '

@@ -19,6 +19,12 @@ static int is_clock(const struct pmu_event *ev)
 	return ev->generic == PMU_GENERIC_TASK_CLOCK || ev->generic == PMU_GENERIC_CPU_CLOCK;
 }
 
+/* The unit of the CSV field (perf's: clocks in msec, duration_time in ns). */
+static const char *csv_unit(const struct pmu_event *ev)
+{
+	return is_clock(ev) ? "msec" : stat_is_duration(ev) ? "ns" : "";
+}
+
 /* Why a count has no value, or NULL when it has one. An event never enabled while
  * its task ran (time_enabled 0) counted nothing, which is not a count of 0: the task
  * slept throughout or exited before counting started (perf says <not counted> too).
@@ -210,7 +216,7 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 		fprintf(f, "%.2f%s", r->scaled / 1e6, s);
 	else
 		fprintf(f, "%.0f%s", r->scaled, s);
-	fprintf(f, "%s%s%s%s", is_clock(ev) ? "msec" : "", s, ev->name, s);
+	fprintf(f, "%s%s%s%s", csv_unit(ev), s, ev->name, s);
 	if (rows->stddev_pct)
 		fprintf(f, "%.2f%%%s", rows->stddev_pct[i], s);
 	fprintf(f, "%llu%s%.2f", (unsigned long long)r->time_running, s,
@@ -277,7 +283,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
 	else
 		pmuk_json_null(j, "value");
 	pmuk_json_uint(j, "raw_value", r->value);
-	pmuk_json_str(j, "unit", is_clock(ev) ? "ns" : "");
+	pmuk_json_str(j, "unit", is_clock(ev) || stat_is_duration(ev) ? "ns" : "");
 	pmuk_json_uint(j, "time_enabled", r->time_enabled);
 	pmuk_json_uint(j, "time_running", r->time_running);
 	pmuk_json_double(j, "scaled_from_percent", pmu_reading_running_percent(r));
