@@ -7,11 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
 
 static char root[4096];
-static int root_set, root_from_env;
+static int root_from_env;
+/* ROOT_UNSET until the first pmu_sysroot() or pmu_sysroot_set(); threads that
+ * meet ROOT_BUSY wait for the one reading the environment. */
+enum { ROOT_UNSET, ROOT_BUSY, ROOT_SET };
+static atomic_int root_state = ROOT_UNSET;
 
-int pmu_sysroot_set(const char *r)
+static int store_root(const char *r, int from_env)
 {
 	size_t n;
 
@@ -21,20 +26,40 @@ int pmu_sysroot_set(const char *r)
 	if (n >= sizeof(root))
 		return pmuk_fail(PMU_ERANGE, "sysroot path is longer than %zu bytes", sizeof(root) - 1);
 	memcpy(root, r, n + 1);
-	root_from_env = 0;
+	root_from_env = from_env;
 	while (n > 0 && root[n - 1] == '/')
 		root[--n] = '\0';
-	root_set = 1;
+	atomic_store(&root_state, ROOT_SET);
 	return 0;
+}
+
+int pmu_sysroot_set(const char *r)
+{
+	return store_root(r, 0);
+}
+
+/* A setuid or setcap program must not let its caller redirect what it reads. */
+static const char *sysroot_env(void)
+{
+#ifdef _WIN32
+	return getenv("PMUKIT_SYSROOT");
+#else
+	return secure_getenv("PMUKIT_SYSROOT");
+#endif
 }
 
 const char *pmu_sysroot(void)
 {
-	if (!root_set) {
-		const char *env = getenv("PMUKIT_SYSROOT");
-		pmu_sysroot_set(env ? env : "");
-		root_from_env = env && *env;
+	int unset = ROOT_UNSET;
+
+	if (atomic_compare_exchange_strong(&root_state, &unset, ROOT_BUSY)) {
+		const char *env = sysroot_env();
+
+		if (store_root(env ? env : "", env && *env))
+			store_root("", 0); /* too long: read the host, as an empty value does */
 	}
+	while (atomic_load(&root_state) != ROOT_SET)
+		; /* another thread is copying the environment's value: a few hundred ns */
 	return root;
 }
 
