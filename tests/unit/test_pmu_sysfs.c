@@ -240,7 +240,7 @@ static void test_host(void **state)
 	assert_true(pmu_device_core_list(NULL, 0) >= 0);
 	if (access("/sys/bus/event_source/devices/software/type", R_OK)) {
 		fprintf(stderr, "skip host part: no /sys/bus/event_source/devices/software\n");
-		return;
+		skip();
 	}
 	assert_int_equal(pmu_device_lookup("software", &d), 0);
 	assert_int_equal(d.type, 1);
