@@ -16,7 +16,8 @@ HW_BUILD ?= build-hw
 STRICT := -DPMUKIT_WERROR=ON -DPMUKIT_REQUIRE_ALL=ON
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(STRICT) --log-level=WARNING >/dev/null
 
-.PHONY: all deps build run check check-asan fuzz bench clean hwtest windows windows-check
+.PHONY: all deps build run check check-asan fuzz bench clean hwtest windows windows-check \
+	abi-check abi-update
 
 all: build
 
@@ -41,6 +42,14 @@ run: deps
 check: deps
 	@$(MAKE) build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The built libpmukit.so against the committed abi/libpmukit.abi (abidiff; CI runs it).
+# After an intended API change (or merging one): make abi-update, and commit the file.
+abi-check: build
+	@sh scripts/abi.sh check $(BUILD)/libpmukit.so
+
+abi-update: build
+	@sh scripts/abi.sh update $(BUILD)/libpmukit.so
 
 check-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPMUKIT_SANITIZE=ON $(STRICT)
