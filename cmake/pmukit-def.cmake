@@ -1,7 +1,14 @@
-# Writes the .def file of pmukit.dll: every global pmu_* symbol the objects define,
-# the rule src/libpmukit.map states for the Linux .so (cmake -P, see CMakeLists.txt).
-#   -DNM=<nm> -DOUT=<file.def> -DOBJECTS=<a.obj|b.obj|...>
+# Writes the .def file of pmukit.dll: the names src/libpmukit.map exports from the Linux
+# .so, those the objects define (cmake -P, see CMakeLists.txt).
+#   -DNM=<nm> -DOUT=<file.def> -DMAP=<libpmukit.map> -DOBJECTS=<a.obj|b.obj|...>
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 string(REPLACE "|" ";" objects "${OBJECTS}")
+file(STRINGS ${MAP} map_lines REGEX "^[ \t]+pmu_[A-Za-z0-9_]+;")
+set(listed "")
+foreach(l ${map_lines})
+  string(REGEX REPLACE "^[ \t]+(pmu_[A-Za-z0-9_]+);.*$" "\\1" name "${l}")
+  list(APPEND listed "${name}")
+endforeach()
 execute_process(COMMAND ${NM} -g --defined-only ${objects}
   OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -13,6 +20,9 @@ foreach(l ${lines})
   string(REGEX REPLACE "^[0-9a-fA-F]+ ([TDRB]) (pmu_[A-Za-z0-9_]+)$" "\\1 \\2" kn "${l}")
   string(SUBSTRING "${kn}" 0 1 kind)
   string(SUBSTRING "${kn}" 2 -1 name)
+  if(NOT name IN_LIST listed)
+    continue()
+  endif()
   if(kind STREQUAL "T")
     list(APPEND names "${name}")
   else()
@@ -23,7 +33,7 @@ list(REMOVE_DUPLICATES names)
 list(SORT names)
 list(LENGTH names n)
 if(n EQUAL 0)
-  message(FATAL_ERROR "pmukit-def: no pmu_* symbol found in the objects")
+  message(FATAL_ERROR "pmukit-def: no name of ${MAP} found in the objects")
 endif()
 string(REPLACE ";" "\n  " body "${names}")
 file(WRITE ${OUT}.tmp "LIBRARY pmukit.dll\nEXPORTS\n  ${body}\n")

@@ -4,12 +4,13 @@
 # Idempotent: does nothing when everything is present. Needs root to install.
 set -eu
 
-# base: build, test, fuzz and benchmark on Linux (gcc-mingw-w64 for the PE tests).
+# base: build, test, fuzz and benchmark on Linux (gcc-mingw-w64 for the PE tests,
+# abigail-tools for the ABI check, groff-base to render the man page in its test).
 BASE="
   build-essential cmake pkg-config
   libpfm4-dev libhwloc-dev libdw-dev
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
-  linux-perf libpapi-dev papi-tools
+  linux-perf libpapi-dev papi-tools abigail-tools groff-base
 "
 # windows: the cross build and its smoke tests under Wine.
 WINDOWS="cmake gcc-mingw-w64-x86-64 wine64 python3"

@@ -84,7 +84,7 @@ KERNEL=$(compgen -G "$W/x/boot/vmlinuz-*" | head -1)
 say "cross-building pmukit for aarch64"
 B=$W/build
 cmake -S "$SRC" -B "$B" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/aarch64-linux-gnu.cmake" \
-	-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >"$W/cmake.log" 2>&1 ||
+	-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPMUKIT_WERROR=ON >"$W/cmake.log" 2>&1 ||
 	{ tail -30 "$W/cmake.log"; die "cmake configure failed (log: $W/cmake.log)"; }
 for opt in HWLOC_FOUND:1 PFM_LIBRARY:pfm DW_FOUND:1 LIBDW_FOUND:1; do
 	v=$(sed -n "s/^${opt%%:*}:[A-Z]*=//p" "$B/CMakeCache.txt")

@@ -3,8 +3,7 @@
 #define PMUKIT_PMUKIT_H
 
 /* The umbrella header: one header per concern. */
-#define PMUKIT_VERSION "0.1.0"
-
+#include <pmukit/version.h>
 #include <pmukit/error.h>
 #include <pmukit/events.h>
 #include <pmukit/counting.h>

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	/* perf's three spellings: perf -v, perf --version, perf version. */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
-		printf("pmukit %s\n", PMUKIT_VERSION);
+		printf("pmukit %s\n", pmu_version());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
