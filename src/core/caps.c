@@ -111,7 +111,8 @@ static void append(char *buf, size_t size, const char *fmt, va_list ap)
 		vsnprintf(buf + n, size - n, fmt, ap);
 }
 
-void pmuk_caps_set(struct pmu_caps *c, int id, enum pmu_cap_status st, const char *fmt, ...)
+void pmuk_caps_set(struct pmu_caps *c, enum pmu_concern id, enum pmu_cap_status st,
+		   const char *fmt, ...)
 {
 	struct cap_slot *s = slot(c, id);
 	va_list ap;
@@ -124,7 +125,7 @@ void pmuk_caps_set(struct pmu_caps *c, int id, enum pmu_cap_status st, const cha
 	va_end(ap);
 }
 
-void pmuk_caps_limit(struct pmu_caps *c, int id, const char *fmt, ...)
+void pmuk_caps_limit(struct pmu_caps *c, enum pmu_concern id, const char *fmt, ...)
 {
 	struct cap_slot *s = slot(c, id);
 	va_list ap;
@@ -138,7 +139,7 @@ void pmuk_caps_limit(struct pmu_caps *c, int id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pmuk_caps_note(struct pmu_caps *c, int id, const char *fmt, ...)
+void pmuk_caps_note(struct pmu_caps *c, enum pmu_concern id, const char *fmt, ...)
 {
 	struct cap_slot *s = slot(c, id);
 	va_list ap;
@@ -150,7 +151,7 @@ void pmuk_caps_note(struct pmu_caps *c, int id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pmuk_caps_remedy(struct pmu_caps *c, int id, const char *fmt, ...)
+void pmuk_caps_remedy(struct pmu_caps *c, enum pmu_concern id, const char *fmt, ...)
 {
 	struct cap_slot *s = slot(c, id);
 	va_list ap;
@@ -162,7 +163,8 @@ void pmuk_caps_remedy(struct pmu_caps *c, int id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pmuk_caps_fact(struct pmu_caps *c, int concern, const char *key, const char *explanation,
+void pmuk_caps_fact(struct pmu_caps *c, enum pmu_concern concern, const char *key,
+		    const char *explanation,
 		    const char *value_fmt, ...)
 {
 	struct fact_slot *f;

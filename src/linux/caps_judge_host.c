@@ -16,51 +16,66 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 	struct pmu_caps *c = j->c;
 
 	if (s->kptr_restrict >= 0)
-		pmuk_caps_fact(c, 4, "kptr_restrict", s->kptr_restrict == 0 ?
+		pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS, "kptr_restrict", s->kptr_restrict == 0 ?
 			       "kernel addresses shown when perf_event_paranoid<=1 or with CAP_SYSLOG"
 			       : s->kptr_restrict == 1 ? "kernel addresses shown only with CAP_SYSLOG"
 			       : "kernel addresses hidden from everyone", "%d", s->kptr_restrict);
-	pmuk_caps_fact(c, 4, "kallsyms", "/proc/kallsyms as this process reads it", "%s",
+	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
+		       "kallsyms", "/proc/kallsyms as this process reads it", "%s",
 		       s->kallsyms < 0 ? "unreadable" : s->kallsyms ? "addresses shown"
 		       : "addresses hidden (zeros)");
-	pmuk_caps_fact(c, 4, "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
+	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
+		       "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
 		       "matches samples to the right vmlinux", "%s",
 		       s->kernel_build_id[0] ? s->kernel_build_id : "unreadable");
 #ifdef PMUKIT_HAVE_DW
-	pmuk_caps_fact(c, 4, "symbolizer", "reads ELF/DWARF of live processes (/proc/PID/maps) "
+	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
+		       "symbolizer", "reads ELF/DWARF of live processes (/proc/PID/maps) "
 		       "and of recorded module maps (pmu_symbolizer_*, pmukit addr2line)",
 		       "elfutils libdwfl %s", dwfl_version(NULL));
-	pmuk_caps_set(c, 4, PMU_CAP_AVAILABLE, "user-space addresses resolve through elfutils "
+	pmuk_caps_set(c, PMU_CONCERN_SYMBOLS,
+		      PMU_CAP_AVAILABLE, "user-space addresses resolve through elfutils "
 		      "libdwfl to function, file:line:column and inlined calls; recorded "
 		      "build-ids are checked (a stale binary gives module + offset only)");
-	pmuk_caps_limit(c, 4, "binaries without DWARF give symbol-table names only");
-	pmuk_caps_remedy(c, 4, "install the -dbgsym (debug info) packages of the binaries "
+	pmuk_caps_limit(c, PMU_CONCERN_SYMBOLS,
+			"binaries without DWARF give symbol-table names only");
+	pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS,
+			 "install the -dbgsym (debug info) packages of the binaries "
 			 "you profile, or point the symbolizer at a debuginfo path");
-	pmuk_caps_limit(c, 4, "PE images of .etl recordings resolve to module + offset only "
+	pmuk_caps_limit(c, PMU_CONCERN_SYMBOLS,
+			"PE images of .etl recordings resolve to module + offset only "
 			"(DbgHelp and PDBs are Windows-only)");
-	pmuk_caps_remedy(c, 4, "symbolize .etl recordings with pmukit on Windows");
+	pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS,
+			 "symbolize .etl recordings with pmukit on Windows");
 #else
-	pmuk_caps_set(c, 4, PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (built "
+	pmuk_caps_set(c, PMU_CONCERN_SYMBOLS,
+		      PMU_CAP_LIMITED, "this build links no ELF/DWARF reader (built "
 		      "without elfutils libdw), so user-space addresses are not resolved to "
 		      "functions or lines");
-	pmuk_caps_remedy(c, 4, "rebuild with libdw-dev (elfutils) installed");
+	pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS, "rebuild with libdw-dev (elfutils) installed");
 #endif
 	if (s->kallsyms == 1)
-		pmuk_caps_note(c, 4, "kernel symbols resolve through /proc/kallsyms "
+		pmuk_caps_note(c, PMU_CONCERN_SYMBOLS,
+			       "kernel symbols resolve through /proc/kallsyms "
 			       "(kptr_restrict=%d)", s->kptr_restrict);
 	else {
-		pmuk_caps_limit(c, 4, "kernel addresses in /proc/kallsyms are %s (kptr_restrict=%d)",
+		pmuk_caps_limit(c, PMU_CONCERN_SYMBOLS,
+				"kernel addresses in /proc/kallsyms are %s (kptr_restrict=%d)",
 				s->kallsyms < 0 ? "unreadable" : "hidden", s->kptr_restrict);
-		pmuk_caps_remedy(c, 4, "%s", s->kptr_restrict >= 2 ? "sysctl kernel.kptr_restrict=1 "
+		pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS,
+				 "%s", s->kptr_restrict >= 2 ? "sysctl kernel.kptr_restrict=1 "
 				 "and run with CAP_SYSLOG (root)" : "run with CAP_SYSLOG (root), or "
 				 "sysctl kernel.kptr_restrict=0 with kernel.perf_event_paranoid=1");
 	}
 	if (s->kernel_build_id[0]) {
-		pmuk_caps_note(c, 4, "the kernel build-id is readable from /sys/kernel/notes");
+		pmuk_caps_note(c, PMU_CONCERN_SYMBOLS,
+			       "the kernel build-id is readable from /sys/kernel/notes");
 	} else {
-		pmuk_caps_limit(c, 4, "the kernel build-id is not readable from /sys/kernel/notes, "
+		pmuk_caps_limit(c, PMU_CONCERN_SYMBOLS,
+				"the kernel build-id is not readable from /sys/kernel/notes, "
 				"so kernel samples cannot be matched to a vmlinux by build-id");
-		pmuk_caps_remedy(c, 4, "mount sysfs at /sys (mount -t sysfs sysfs /sys); a kernel "
+		pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS,
+				 "mount sysfs at /sys (mount -t sysfs sysfs /sys); a kernel "
 				 "linked without --build-id has no note to read: match its vmlinux "
 				 "by release instead");
 	}
@@ -72,50 +87,65 @@ void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
 	struct pmu_caps *c = j->c;
 	int admin = pmuk_caps_has_cap(s, PMUK_CAP_SYS_ADMIN);
 
-	pmuk_caps_fact(c, 5, "tracefs", "where tracepoint names, formats and ids are read", "%s",
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "tracefs", "where tracepoint names, formats and ids are read", "%s",
 		       s->tracefs_mount[0] ? s->tracefs_mount : s->tracefs_known ?
 		       "not mounted (supported by the kernel)" : "not supported by the kernel");
-	pmuk_caps_fact(c, 5, "tracepoint_pmu", "perf_event_open can count and sample tracepoints",
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "tracepoint_pmu", "perf_event_open can count and sample tracepoints",
 		       "%s", s->have_tracepoint_pmu ? "yes" : "no");
 	if (!s->have_tracepoint_pmu && !s->tracefs_known && !s->tracefs_mount[0]) {
-		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "the kernel has no tracepoint support "
+		pmuk_caps_set(c, PMU_CONCERN_TRACING,
+			      PMU_CAP_UNAVAILABLE, "the kernel has no tracepoint support "
 			      "(no tracefs, no tracepoint PMU)");
-		pmuk_caps_remedy(c, 5, "boot a kernel with CONFIG_FTRACE and CONFIG_EVENT_TRACING");
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING,
+				 "boot a kernel with CONFIG_FTRACE and CONFIG_EVENT_TRACING");
 		return;
 	}
 	if (s->tracefs_mount[0] && s->tracefs_readable) {
-		pmuk_caps_set(c, 5, PMU_CAP_AVAILABLE, "tracefs at %s: tracepoint names, formats "
+		pmuk_caps_set(c, PMU_CONCERN_TRACING,
+			      PMU_CAP_AVAILABLE, "tracefs at %s: tracepoint names, formats "
 			      "and ids are readable", s->tracefs_mount);
 	} else if (s->tracefs_mount[0]) {
-		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is mounted at %s but this user "
+		pmuk_caps_set(c, PMU_CONCERN_TRACING,
+			      PMU_CAP_UNAVAILABLE, "tracefs is mounted at %s but this user "
 			      "cannot read it (root-only by default)", s->tracefs_mount);
-		pmuk_caps_remedy(c, 5, "run as root, or remount it for a group: mount -o "
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING,
+				 "run as root, or remount it for a group: mount -o "
 				 "remount,gid=GROUP,mode=0750 %s", s->tracefs_mount);
 		return;
 	} else if (admin) {
 		/* pmuk_tracefs_events mounts it on first use, as perf does */
-		pmuk_caps_set(c, 5, PMU_CAP_AVAILABLE, "tracefs is not mounted yet: pmukit mounts it "
+		pmuk_caps_set(c, PMU_CONCERN_TRACING,
+			      PMU_CAP_AVAILABLE, "tracefs is not mounted yet: pmukit mounts it "
 			      "at /sys/kernel/tracing when tracepoints are first named or listed");
 	} else {
-		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "tracefs is not mounted and mounting it "
+		pmuk_caps_set(c, PMU_CONCERN_TRACING,
+			      PMU_CAP_UNAVAILABLE, "tracefs is not mounted and mounting it "
 			      "needs root");
-		pmuk_caps_remedy(c, 5, "run pmukit as root once (it mounts tracefs, as perf does), "
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING,
+				 "run pmukit as root once (it mounts tracefs, as perf does), "
 				 "or ask root to run: mount -t tracefs nodev /sys/kernel/tracing");
 		return;
 	}
 	if (j->perf_blocked) {
-		pmuk_caps_limit(c, 5, "tracepoints cannot be counted or sampled: perf_event_open "
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"tracepoints cannot be counted or sampled: perf_event_open "
 				"is unusable here (concern 1)");
-		pmuk_caps_remedy(c, 5, "as for concern 1");
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING, "as for concern 1");
 	} else if (!s->have_tracepoint_pmu) {
-		pmuk_caps_limit(c, 5, "tracepoints cannot be counted or sampled: the kernel has "
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"tracepoints cannot be counted or sampled: the kernel has "
 				"no tracepoint PMU");
-		pmuk_caps_remedy(c, 5, "boot a kernel built with CONFIG_EVENT_TRACING and "
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING,
+				 "boot a kernel built with CONFIG_EVENT_TRACING and "
 				 "CONFIG_PERF_EVENTS");
 	} else if (!j->priv && s->paranoid > -1) {
-		pmuk_caps_limit(c, 5, "perf_event_paranoid=%d: raw tracepoint payloads "
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"perf_event_paranoid=%d: raw tracepoint payloads "
 				"(PERF_SAMPLE_RAW) need CAP_PERFMON", s->paranoid);
-		pmuk_caps_remedy(c, 5, "run as root or grant CAP_PERFMON (setcap cap_perfmon=ep "
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING,
+				 "run as root or grant CAP_PERFMON (setcap cap_perfmon=ep "
 				 "pmukit), or sysctl kernel.perf_event_paranoid=-1");
 	}
 }
@@ -128,38 +158,49 @@ void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
 	int nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
 
 #ifdef PMUKIT_HAVE_HWLOC
-	pmuk_caps_fact(c, 6, "hwloc", "portable topology: packages, caches, NUMA distances", "built in");
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY,
+		       "hwloc", "portable topology: packages, caches, NUMA distances", "built in");
 #else
-	pmuk_caps_fact(c, 6, "hwloc", "this build has no hwloc (PMUKIT_HAVE_HWLOC unset)", "not built in");
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY,
+		       "hwloc", "this build has no hwloc (PMUKIT_HAVE_HWLOC unset)", "not built in");
 #endif
-	pmuk_caps_fact(c, 6, "numa_nodes", s->numa_nodes < 0 ? "no /sys/devices/system/node: "
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY,
+		       "numa_nodes", s->numa_nodes < 0 ? "no /sys/devices/system/node: "
 		       "the kernel has no NUMA support" : "/sys/devices/system/node/node*", "%d", nodes);
 	if (l->move_pages_err > 0)
-		pmuk_caps_fact(c, 6, "move_pages", pmuk_caps_errno_meaning(l->move_pages_err), "%s",
+		pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY,
+			       "move_pages", pmuk_caps_errno_meaning(l->move_pages_err), "%s",
 			       pmuk_caps_errno_name(l->move_pages_err));
 	else if (l->move_pages_err == 0)
-		pmuk_caps_fact(c, 6, "move_pages", "query mode answered the node of a touched page",
+		pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY,
+			       "move_pages", "query mode answered the node of a touched page",
 			       "ok (node %d)", l->move_pages_node);
-	pmuk_caps_set(c, 6, PMU_CAP_AVAILABLE, "%d NUMA node%s%s%s", nodes, nodes == 1 ? "" : "s",
+	pmuk_caps_set(c, PMU_CONCERN_TOPOLOGY,
+		      PMU_CAP_AVAILABLE, "%d NUMA node%s%s%s", nodes, nodes == 1 ? "" : "s",
 		      s->cpus_online > 0 ? ", CPU topology in sysfs" : "",
 		      l->move_pages_err == 0 ? ", page -> node queries (move_pages)" : "");
 	if (!s->have_topology) {
-		pmuk_caps_limit(c, 6, "no CPU topology in /sys/devices/system/cpu/cpu0/topology: "
+		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY,
+				"no CPU topology in /sys/devices/system/cpu/cpu0/topology: "
 				"cores and packages are not known");
-		pmuk_caps_remedy(c, 6, "mount sysfs at /sys (mount -t sysfs sysfs /sys)");
+		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY,
+				 "mount sysfs at /sys (mount -t sysfs sysfs /sys)");
 	}
 	if (l->move_pages_err > 0) {
-		pmuk_caps_limit(c, 6, "move_pages fails with %s (%s), so pages cannot be mapped "
+		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY,
+				"move_pages fails with %s (%s), so pages cannot be mapped "
 				"to nodes", pmuk_caps_errno_name(l->move_pages_err),
 				pmuk_caps_errno_meaning(l->move_pages_err));
-		pmuk_caps_remedy(c, 6, "%s", l->move_pages_err == ENOSYS ? "boot a kernel with "
+		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY,
+				 "%s", l->move_pages_err == ENOSYS ? "boot a kernel with "
 				 "CONFIG_NUMA for page -> node queries" : "allow move_pages in the "
 				 "seccomp profile of this process (containers filter it)");
 	}
-	if (pmu_caps_get(c, 3)->status == PMU_CAP_UNAVAILABLE) {
-		pmuk_caps_limit(c, 6, "sampled data address -> node attribution needs precise "
+	if (pmu_caps_get(c, PMU_CONCERN_PRECISE)->status == PMU_CAP_UNAVAILABLE) {
+		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY,
+				"sampled data address -> node attribution needs precise "
 				"sampling (concern 3), which is unavailable");
-		pmuk_caps_remedy(c, 6, "as for concern 3");
+		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY, "as for concern 3");
 	}
 }
 
@@ -169,32 +210,40 @@ void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
 	const struct pmuk_caps_live *l = j->l;
 	struct pmu_caps *c = j->c;
 
-	pmuk_caps_fact(c, 7, "sysfs_pmus", "/sys/bus/event_source/devices", "%s",
+	pmuk_caps_fact(c, PMU_CONCERN_EVENTS, "sysfs_pmus", "/sys/bus/event_source/devices", "%s",
 		       s->pmus[0] ? s->pmus : "none");
-	pmuk_caps_fact(c, 7, "libpfm4", l->pfm < 0 ? "PMUKIT_HAVE_PFM unset: no CPU-specific "
+	pmuk_caps_fact(c, PMU_CONCERN_EVENTS,
+		       "libpfm4", l->pfm < 0 ? "PMUKIT_HAVE_PFM unset: no CPU-specific "
 		       "event tables" : l->pfm ? "PMUs libpfm4 finds present" :
 		       "pfm_initialize failed", "%s", l->pfm < 0 ? "not built in" :
 		       l->pfm ? (l->pfm_pmus[0] ? l->pfm_pmus : "none present") : "failed");
 	if (j->perf_blocked) {
-		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "names resolve to encodings, but "
+		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_LIMITED, "names resolve to encodings, but "
 			      "perf_event_open is unusable here (concern 1)");
-		pmuk_caps_remedy(c, 7, "as for concern 1");
+		pmuk_caps_remedy(c, PMU_CONCERN_EVENTS, "as for concern 1");
 	} else if (!s->ncore) {
-		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "software events, tracepoints and the sysfs "
+		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_LIMITED, "software events, tracepoints and the sysfs "
 			      "PMUs (%s) can be named; hardware event names have no PMU to encode "
 			      "for", s->pmus[0] ? s->pmus : "none");
-		pmuk_caps_remedy(c, 7, "as for concern 1 (no hardware PMU)");
+		pmuk_caps_remedy(c, PMU_CONCERN_EVENTS, "as for concern 1 (no hardware PMU)");
 	} else if (l->pfm < 0) {
-		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "generic, sysfs-alias (pmu/event/) and raw "
+		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_LIMITED, "generic, sysfs-alias (pmu/event/) and raw "
 			      "(rNNNN) events only: libpfm4 is not built in");
-		pmuk_caps_remedy(c, 7, "install libpfm4 (libpfm4-dev) and rebuild pmukit");
+		pmuk_caps_remedy(c, PMU_CONCERN_EVENTS,
+				 "install libpfm4 (libpfm4-dev) and rebuild pmukit");
 	} else if (!l->pfm_core) {
-		pmuk_caps_set(c, 7, PMU_CAP_LIMITED, "libpfm4 has no event table for this CPU "
+		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_LIMITED, "libpfm4 has no event table for this CPU "
 			      "(found: %s); generic, sysfs-alias and raw events work",
 			      l->pfm_pmus[0] ? l->pfm_pmus : "none");
-		pmuk_caps_remedy(c, 7, "use a newer libpfm4, or sysfs aliases and raw encodings");
+		pmuk_caps_remedy(c, PMU_CONCERN_EVENTS,
+				 "use a newer libpfm4, or sysfs aliases and raw encodings");
 	} else {
-		pmuk_caps_set(c, 7, PMU_CAP_AVAILABLE, "libpfm4 event tables (%s), generic events, "
+		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_AVAILABLE, "libpfm4 event tables (%s), generic events, "
 			      "sysfs aliases and raw encodings", l->pfm_pmus);
 	}
 }
@@ -204,32 +253,42 @@ void pmuk_caps_judge_oscounters(struct pmuk_caps_judge *j)
 	const struct pmuk_caps_sys *s = j->s;
 	struct pmu_caps *c = j->c;
 
-	pmuk_caps_fact(c, 8, "proc_stat", "per-CPU user/system/idle/iowait/steal time", "%s",
+	pmuk_caps_fact(c, PMU_CONCERN_OSCOUNTERS,
+		       "proc_stat", "per-CPU user/system/idle/iowait/steal time", "%s",
 		       s->proc_stat ? "readable" : "unreadable");
-	pmuk_caps_fact(c, 8, "cpufreq", "per-CPU frequency (/sys/devices/system/cpu/cpu0/cpufreq)",
+	pmuk_caps_fact(c, PMU_CONCERN_OSCOUNTERS,
+		       "cpufreq", "per-CPU frequency (/sys/devices/system/cpu/cpu0/cpufreq)",
 		       "%s", s->cpufreq ? (s->cpufreq_driver[0] ? s->cpufreq_driver : "present") : "absent");
-	pmuk_caps_fact(c, 8, "cpuidle", "idle-state residency (/sys/devices/system/cpu/cpu0/cpuidle)",
+	pmuk_caps_fact(c, PMU_CONCERN_OSCOUNTERS,
+		       "cpuidle", "idle-state residency (/sys/devices/system/cpu/cpu0/cpuidle)",
 		       "%s", s->cpuidle ? (s->cpuidle_driver[0] ? s->cpuidle_driver : "present") : "absent");
 	if (!s->proc_stat) {
-		pmuk_caps_set(c, 8, PMU_CAP_UNAVAILABLE, "/proc/stat is not readable");
-		pmuk_caps_remedy(c, 8, "mount procfs: mount -t proc proc /proc");
+		pmuk_caps_set(c, PMU_CONCERN_OSCOUNTERS,
+			      PMU_CAP_UNAVAILABLE, "/proc/stat is not readable");
+		pmuk_caps_remedy(c, PMU_CONCERN_OSCOUNTERS,
+				 "mount procfs: mount -t proc proc /proc");
 		return;
 	}
-	pmuk_caps_set(c, 8, PMU_CAP_AVAILABLE, "per-CPU user/nice/system/idle/iowait/irq/"
+	pmuk_caps_set(c, PMU_CONCERN_OSCOUNTERS,
+		      PMU_CAP_AVAILABLE, "per-CPU user/nice/system/idle/iowait/irq/"
 		      "softirq/steal time from /proc/stat%s%s (pmu_cpustat_*, 'pmukit cpustat')",
 		      s->cpufreq ? ", frequency from cpufreq scaling_cur_freq" : "",
 		      s->cpuidle ? ", idle-state (C-state) residency from cpuidle" : "");
 	if (!s->cpufreq) {
-		pmuk_caps_limit(c, 8, "no cpufreq: CPU frequency is not exposed%s",
+		pmuk_caps_limit(c, PMU_CONCERN_OSCOUNTERS,
+				"no cpufreq: CPU frequency is not exposed%s",
 				j->vm ? " (usual in a virtual machine)" : "");
-		pmuk_caps_remedy(c, 8, "%s", j->vm ? "none inside this virtual machine: the "
+		pmuk_caps_remedy(c, PMU_CONCERN_OSCOUNTERS,
+				 "%s", j->vm ? "none inside this virtual machine: the "
 				 "hypervisor owns the CPU frequency (read it on the host)" :
 				 "load the cpufreq driver for this CPU (intel_pstate, amd-pstate, "
 				 "acpi-cpufreq or cppc_cpufreq)");
 	}
 	if (!s->cpuidle) {
-		pmuk_caps_limit(c, 8, "no cpuidle: idle-state residency is not exposed");
-		pmuk_caps_remedy(c, 8, "boot with a cpuidle driver (intel_idle, acpi_idle%s)",
+		pmuk_caps_limit(c, PMU_CONCERN_OSCOUNTERS,
+				"no cpuidle: idle-state residency is not exposed");
+		pmuk_caps_remedy(c, PMU_CONCERN_OSCOUNTERS,
+				 "boot with a cpuidle driver (intel_idle, acpi_idle%s)",
 				 j->vm ? ", or cpuidle-haltpoll in a KVM guest" : "");
 	}
 }

@@ -76,26 +76,33 @@ static void host_facts(struct pmuk_caps_judge *j)
 	const struct pmuk_caps_sys *s = j->s;
 	struct pmu_caps *c = j->c;
 
-	pmuk_caps_fact(c, 0, "kernel", "kernel release (/proc/sys/kernel/osrelease)", "%s",
+	pmuk_caps_fact(c, PMU_CONCERN_HOST,
+		       "kernel", "kernel release (/proc/sys/kernel/osrelease)", "%s",
 		       s->kernel[0] ? s->kernel : "unknown");
-	pmuk_caps_fact(c, 0, "arch", "machine architecture (uname)", "%s", j->l->arch);
+	pmuk_caps_fact(c, PMU_CONCERN_HOST,
+		       "arch", "machine architecture (uname)", "%s", j->l->arch);
 	if (s->vendor[0])
-		pmuk_caps_fact(c, 0, "cpu_vendor", "vendor_id of /proc/cpuinfo", "%s", s->vendor);
+		pmuk_caps_fact(c, PMU_CONCERN_HOST,
+			       "cpu_vendor", "vendor_id of /proc/cpuinfo", "%s", s->vendor);
 	if (s->cpus_online > 0)
-		pmuk_caps_fact(c, 0, "cpus_online", "/sys/devices/system/cpu/online", "%d",
+		pmuk_caps_fact(c, PMU_CONCERN_HOST,
+			       "cpus_online", "/sys/devices/system/cpu/online", "%d",
 			       s->cpus_online);
-	pmuk_caps_fact(c, 0, "hypervisor_flag",
+	pmuk_caps_fact(c, PMU_CONCERN_HOST, "hypervisor_flag",
 		       "the CPU reports running under a hypervisor (x86 cpuinfo flag)", "%s",
 		       s->hv_flag ? "yes" : "no");
 	if (j->l->hv_vendor[0])
-		pmuk_caps_fact(c, 0, "hypervisor_cpuid", "CPUID leaf 0x40000000 signature", "%s",
+		pmuk_caps_fact(c, PMU_CONCERN_HOST,
+			       "hypervisor_cpuid", "CPUID leaf 0x40000000 signature", "%s",
 			       j->l->hv_vendor);
 	if (s->hv_type[0])
-		pmuk_caps_fact(c, 0, "hypervisor_type", "/sys/hypervisor/type", "%s", s->hv_type);
+		pmuk_caps_fact(c, PMU_CONCERN_HOST,
+			       "hypervisor_type", "/sys/hypervisor/type", "%s", s->hv_type);
 	if (s->dmi_vendor[0] || s->dmi_product[0])
-		pmuk_caps_fact(c, 0, "dmi", "DMI sys_vendor / product_name", "%s / %s",
+		pmuk_caps_fact(c, PMU_CONCERN_HOST,
+			       "dmi", "DMI sys_vendor / product_name", "%s / %s",
 			       s->dmi_vendor, s->dmi_product);
-	pmuk_caps_fact(c, 0, "virtual_machine",
+	pmuk_caps_fact(c, PMU_CONCERN_HOST, "virtual_machine",
 		       j->vm ? "hardware counters exist only if the hypervisor virtualizes the PMU"
 			     : "no hypervisor detected",
 		       "%s", j->vm ? j->vm_phrase : "no");
@@ -156,13 +163,13 @@ static void judge_policy(struct pmuk_caps_judge *j)
 
 	j->priv = perfmon || admin;
 	if (s->have_capeff)
-		pmuk_caps_fact(c, 1, "capabilities", j->priv ?
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING, "capabilities", j->priv ?
 			       "CAP_PERFMON or CAP_SYS_ADMIN held: perf_event_paranoid does not apply" :
 			       "neither CAP_PERFMON nor CAP_SYS_ADMIN: perf_event_paranoid applies",
 			       "CapEff=%016llx perfmon=%s sys_admin=%s", (unsigned long long)s->cap_eff,
 			       perfmon ? "yes" : "no", admin ? "yes" : "no");
 	if (s->euid >= 0)
-		pmuk_caps_fact(c, 1, "euid", s->euid == 0 && !j->priv ?
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING, "euid", s->euid == 0 && !j->priv ?
 			       "uid 0 without the capabilities (a container?) is not privileged for perf"
 			       : "effective user id", "%d", s->euid);
 	if (!s->have_perf) {
@@ -171,7 +178,8 @@ static void judge_policy(struct pmuk_caps_judge *j)
 			    "boot a kernel built with CONFIG_PERF_EVENTS");
 		return;
 	}
-	pmuk_caps_fact(c, 1, "perf_event_paranoid", paranoid_meaning(s->paranoid), "%d", s->paranoid);
+	pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+		       "perf_event_paranoid", paranoid_meaning(s->paranoid), "%d", s->paranoid);
 	/* The probe counts its own thread in user space, which only paranoid >= 3
 	 * (Debian, Android) refuses a user without CAP_PERFMON; any other refusal
 	 * comes from a seccomp filter (containers) or an LSM. */
@@ -196,7 +204,7 @@ static void judge_policy(struct pmuk_caps_judge *j)
 		blocked_all(j, why, "check dmesg and the seccomp/LSM policy of this process");
 	}
 	if (l->cpu_wide_err != PMUK_NOT_PROBED)
-		pmuk_caps_fact(c, 1, "cpu_wide_counting",
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING, "cpu_wide_counting",
 			       l->cpu_wide_err ? pmuk_caps_errno_meaning(l->cpu_wide_err)
 					       : "counting every task on a CPU is allowed",
 			       "%s", l->cpu_wide_err ? pmuk_caps_errno_name(l->cpu_wide_err) : "ok");
@@ -240,77 +248,93 @@ static void judge_counting(struct pmuk_caps_judge *j)
 	char cores[256];
 
 	core_pmu_list(s, cores, sizeof(cores));
-	pmuk_caps_fact(c, 1, "core_pmus", s->ncore > 1 ? "hybrid CPU: one core PMU per core type; "
+	pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+		       "core_pmus", s->ncore > 1 ? "hybrid CPU: one core PMU per core type; "
 		       "an event opens on one type" : "CPU core PMUs in /sys/bus/event_source/devices",
 		       "%s", s->ncore ? cores : "none");
 	for (int i = 0; i < s->ncore; i++)
 		if (s->core[i].gp_counters >= 0)
-			pmuk_caps_fact(c, 1, "counters", "hardware counters per CPU (from libpfm4); "
+			pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+				       "counters", "hardware counters per CPU (from libpfm4); "
 				       "more events than this are multiplexed", "%s: %d general-purpose"
 				       " + %d fixed", s->core[i].name, s->core[i].gp_counters,
 				       s->core[i].fixed_counters);
 	if (l->hw_count_err != PMUK_NOT_PROBED)
-		pmuk_caps_fact(c, 1, "cycles_open",
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING, "cycles_open",
 			       l->hw_count_err ? pmuk_caps_errno_meaning(l->hw_count_err)
 					       : "perf_event_open(PERF_TYPE_HARDWARE, cycles) works",
 			       "%s", l->hw_count_err ? pmuk_caps_errno_name(l->hw_count_err) : "ok");
 	if (s->nmi_watchdog >= 0)
-		pmuk_caps_fact(c, 1, "nmi_watchdog", s->nmi_watchdog && s->ncore && j->x86 ?
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+			       "nmi_watchdog", s->nmi_watchdog && s->ncore && j->x86 ?
 			       "the hard-lockup detector keeps one hardware counter busy on every CPU"
 			       : "the hard-lockup detector holds no counter", "%d", s->nmi_watchdog);
 	if (s->rdpmc >= 0)
-		pmuk_caps_fact(c, 1, "rdpmc", s->rdpmc == 0 ? "user-space rdpmc is disabled"
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+			       "rdpmc", s->rdpmc == 0 ? "user-space rdpmc is disabled"
 			       : s->rdpmc == 1 ? "rdpmc allowed to a process with an open event (self-monitoring)"
 			       : "rdpmc allowed always", "%d", s->rdpmc);
 	if (s->perf_user_access >= 0)
-		pmuk_caps_fact(c, 1, "perf_user_access", s->perf_user_access ?
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING, "perf_user_access", s->perf_user_access ?
 			       "arm64 user-space counter reads allowed for self-monitoring"
 			       : "arm64 user-space counter reads disabled", "%d", s->perf_user_access);
-	pmuk_caps_fact(c, 1, "perf_event_holders", "other processes with perf_event fds share the "
+	pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+		       "perf_event_holders", "other processes with perf_event fds share the "
 		       "counters with us (scan of /proc/*/fd)", "%d%s%s", s->holders,
 		       s->holders ? ": " : "", s->holder_list);
 	if (s->hidden_procs)
-		pmuk_caps_fact(c, 1, "perf_event_holders_hidden", "processes whose fds this user "
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+			       "perf_event_holders_hidden", "processes whose fds this user "
 			       "cannot read, so their perf_event use is unknown", "%d", s->hidden_procs);
 	if (j->perf_blocked)
 		return;
 	if (!s->ncore) {
-		pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "%s; software counters only (task-clock, "
+		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
+			      PMU_CAP_LIMITED, "%s; software counters only (task-clock, "
 			      "cpu-clock, page-faults, context-switches, ...)", j->no_pmu);
 		pmu_remedy(j, 1);
 	} else if (l->hw_count_err > 0) {
-		pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "hardware PMU %s present but cycles fails to "
+		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
+			      PMU_CAP_LIMITED, "hardware PMU %s present but cycles fails to "
 			      "open with %s (%s); software counters work", cores,
 			      pmuk_caps_errno_name(l->hw_count_err),
 			      pmuk_caps_errno_meaning(l->hw_count_err));
-		pmuk_caps_remedy(c, 1, "%s", l->hw_count_err == EBUSY || l->hw_count_err == ENOSPC ?
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
+				 "%s", l->hw_count_err == EBUSY || l->hw_count_err == ENOSPC ?
 				 "stop the tool holding the counters (see perf_event_holders; a "
 				 "hypervisor or firmware may hold them too)" : "check dmesg for what "
 				 "the PMU driver reported at boot");
 	} else {
-		pmuk_caps_set(c, 1, PMU_CAP_AVAILABLE, "hardware and software counters on %s%s",
+		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
+			      PMU_CAP_AVAILABLE, "hardware and software counters on %s%s",
 			      cores, s->ncore > 1 ? " (hybrid: an event counts on one core type)" : "");
 	}
 	paranoid_limits(j, 1);
 	if (!s->ncore)
 		return;
 	if (s->nmi_watchdog == 1 && j->x86) {
-		pmuk_caps_limit(c, 1, "one counter is taken by the NMI watchdog");
-		pmuk_caps_remedy(c, 1, "echo 0 > /proc/sys/kernel/nmi_watchdog to free it");
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"one counter is taken by the NMI watchdog");
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
+				 "echo 0 > /proc/sys/kernel/nmi_watchdog to free it");
 	}
 	if (s->holders) {
-		pmuk_caps_limit(c, 1, "%d other process(es) hold perf_event fds (%s): counters are "
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"%d other process(es) hold perf_event fds (%s): counters are "
 				"shared and may be multiplexed", s->holders, s->holder_list);
-		pmuk_caps_remedy(c, 1, "stop those tools or expect time_running < time_enabled");
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
+				 "stop those tools or expect time_running < time_enabled");
 	}
 	if (s->rdpmc == 0) {
-		pmuk_caps_limit(c, 1, "rdpmc self-reads are disabled, so every read is a system call");
-		pmuk_caps_remedy(c, 1, "echo 1 > /sys/bus/event_source/devices/%s/rdpmc", s->core[0].name);
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"rdpmc self-reads are disabled, so every read is a system call");
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
+				 "echo 1 > /sys/bus/event_source/devices/%s/rdpmc", s->core[0].name);
 	}
 	if (s->perf_user_access == 0) {
-		pmuk_caps_limit(c, 1, "user-space counter reads are disabled "
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING, "user-space counter reads are disabled "
 				"(kernel.perf_user_access=0), so every read is a system call");
-		pmuk_caps_remedy(c, 1, "sysctl kernel.perf_user_access=1");
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING, "sysctl kernel.perf_user_access=1");
 	}
 }
 
@@ -321,19 +345,22 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 	struct pmu_caps *c = j->c;
 
 	if (s->max_sample_rate >= 0)
-		pmuk_caps_fact(c, 2, "perf_event_max_sample_rate", "samples per second per CPU above "
+		pmuk_caps_fact(c, PMU_CONCERN_SAMPLING,
+			       "perf_event_max_sample_rate", "samples per second per CPU above "
 			       "which the kernel throttles (it lowers this itself when sampling "
 			       "costs too much)", "%d", s->max_sample_rate);
 	if (s->cpu_time_max_percent >= 0)
-		pmuk_caps_fact(c, 2, "perf_cpu_time_max_percent", "share of CPU time sampling "
+		pmuk_caps_fact(c, PMU_CONCERN_SAMPLING,
+			       "perf_cpu_time_max_percent", "share of CPU time sampling "
 			       "interrupts may take before the kernel lowers the sample rate",
 			       "%d", s->cpu_time_max_percent);
 	if (s->mlock_kb >= 0)
-		pmuk_caps_fact(c, 2, "perf_event_mlock_kb", "ring-buffer KiB each user may lock per "
+		pmuk_caps_fact(c, PMU_CONCERN_SAMPLING,
+			       "perf_event_mlock_kb", "ring-buffer KiB each user may lock per "
 			       "online CPU before RLIMIT_MEMLOCK is charged; CAP_IPC_LOCK lifts both",
 			       "%d", s->mlock_kb);
 	if (l->sw_sample_err != PMUK_NOT_PROBED)
-		pmuk_caps_fact(c, 2, "cpu_clock_sampling", l->sw_sample_err ?
+		pmuk_caps_fact(c, PMU_CONCERN_SAMPLING, "cpu_clock_sampling", l->sw_sample_err ?
 			       pmuk_caps_errno_meaning(l->sw_sample_err) : l->sw_sample_records ?
 			       "cpu-clock samples with call chains arrived in the ring buffer"
 			       : "the ring buffer mapped, but no sample arrived within 50 ms", "%s",
@@ -341,36 +368,44 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 	if (j->perf_blocked)
 		return;
 	if (l->sw_sample_err > 0) {
-		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "cpu-clock sampling through the ring buffer "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_UNAVAILABLE, "cpu-clock sampling through the ring buffer "
 			      "failed with %s: %s", pmuk_caps_errno_name(l->sw_sample_err),
 			      pmuk_caps_errno_meaning(l->sw_sample_err));
-		pmuk_caps_remedy(c, 2, "%s", l->sw_sample_err == EPERM || l->sw_sample_err == ENOMEM ?
+		pmuk_caps_remedy(c, PMU_CONCERN_SAMPLING,
+				 "%s", l->sw_sample_err == EPERM || l->sw_sample_err == ENOMEM ?
 				 "map smaller rings, or raise kernel.perf_event_mlock_kb or "
 				 "RLIMIT_MEMLOCK (ulimit -l)" : "check dmesg and the seccomp/LSM "
 				 "policy of this process");
 		return;
 	}
 	if (!s->ncore) {
-		pmuk_caps_set(c, 2, PMU_CAP_LIMITED, "timer-based software sampling only (cpu-clock); "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_LIMITED, "timer-based software sampling only (cpu-clock); "
 			      "no hardware overflow sampling without a PMU");
 		pmu_remedy(j, 2);
 	} else if (l->hw_sample_err > 0) {
-		pmuk_caps_set(c, 2, PMU_CAP_LIMITED, "cycles overflow sampling fails with %s (%s); "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_LIMITED, "cycles overflow sampling fails with %s (%s); "
 			      "timer-based cpu-clock sampling works",
 			      pmuk_caps_errno_name(l->hw_sample_err),
 			      pmuk_caps_errno_meaning(l->hw_sample_err));
-		pmuk_caps_remedy(c, 2, "%s", l->hw_sample_err == EOPNOTSUPP ? "sample cpu-clock "
+		pmuk_caps_remedy(c, PMU_CONCERN_SAMPLING,
+				 "%s", l->hw_sample_err == EOPNOTSUPP ? "sample cpu-clock "
 				 "instead; the PMU raises no overflow interrupt (on Arm boards the "
 				 "device tree or ACPI must describe the PMU interrupt)" : "sample "
 				 "cpu-clock instead, and check dmesg for what the PMU driver reported");
 	} else {
-		pmuk_caps_set(c, 2, PMU_CAP_AVAILABLE, "hardware overflow and timer sampling with "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_AVAILABLE, "hardware overflow and timer sampling with "
 			      "call stacks through the perf ring buffer");
 	}
 	paranoid_limits(j, 2);
 	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000) {
-		pmuk_caps_limit(c, 2, "the kernel caps sampling at %d Hz per CPU", s->max_sample_rate);
-		pmuk_caps_remedy(c, 2, "sysctl kernel.perf_event_max_sample_rate=10000 (the kernel "
+		pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
+				"the kernel caps sampling at %d Hz per CPU", s->max_sample_rate);
+		pmuk_caps_remedy(c, PMU_CONCERN_SAMPLING,
+				 "sysctl kernel.perf_event_max_sample_rate=10000 (the kernel "
 				 "lowers it again when sampling takes more than "
 				 "perf_cpu_time_max_percent of the CPU)");
 	}
@@ -385,20 +420,24 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	int precise, branch, datasrc;
 
 	if (s->max_precise >= 0)
-		pmuk_caps_fact(c, 3, "max_precise", "precise_ip the core PMU advertises (caps/max_precise)",
+		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+			       "max_precise", "precise_ip the core PMU advertises (caps/max_precise)",
 			       "%d", s->max_precise);
 	if (s->lbr_depth >= 0)
-		pmuk_caps_fact(c, 3, "branch_depth", "branch-stack entries per sample (caps/branches)",
+		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+			       "branch_depth", "branch-stack entries per sample (caps/branches)",
 			       "%d", s->lbr_depth);
 	if (l->precise_max != PMUK_NOT_PROBED)
-		pmuk_caps_fact(c, 3, "precise_ip_probe", "highest precise_ip the kernel accepted on "
+		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+			       "precise_ip_probe", "highest precise_ip the kernel accepted on "
 			       "cycles (0: skid not reduced)", "%d", l->precise_max);
 	if (l->branch_err != PMUK_NOT_PROBED)
-		pmuk_caps_fact(c, 3, "branch_stack_probe", l->branch_err ?
+		pmuk_caps_fact(c, PMU_CONCERN_PRECISE, "branch_stack_probe", l->branch_err ?
 			       pmuk_caps_errno_meaning(l->branch_err) :
 			       "PERF_SAMPLE_BRANCH_STACK on cycles works", "%s",
 			       l->branch_err ? pmuk_caps_errno_name(l->branch_err) : "ok");
-	pmuk_caps_fact(c, 3, "precise_surfaces", "PMUs that sample data addresses precisely "
+	pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+		       "precise_surfaces", "PMUs that sample data addresses precisely "
 		       "(arm_spe: ARM SPE, ibs_op: AMD IBS, intel_pt: trace)", "%s%s%s%s",
 		       s->have_spe ? "arm_spe " : "", s->have_ibs_op ? "ibs_op " : "",
 		       s->have_intel_pt ? "intel_pt " : "",
@@ -406,7 +445,8 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	if (j->perf_blocked)
 		return;
 	if (!s->ncore) {
-		pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "%s; precise sampling (PEBS, IBS, SPE), data "
+		pmuk_caps_set(c, PMU_CONCERN_PRECISE,
+			      PMU_CAP_UNAVAILABLE, "%s; precise sampling (PEBS, IBS, SPE), data "
 			      "addresses, data source and branch stacks all need one", j->no_pmu);
 		pmu_remedy(j, 3);
 		return;
@@ -414,7 +454,8 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	/* Only x86 core PMUs (PEBS, IBS) act on precise_ip; arm_pmu accepts and ignores it. */
 	precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
 	if (precise && !j->x86) {
-		pmuk_caps_fact(c, 3, "precise_ip_ignored", "the kernel accepts precise_ip on this "
+		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+			       "precise_ip_ignored", "the kernel accepts precise_ip on this "
 			       "architecture's core PMU without reducing skid", "%s", l->arch);
 		precise = 0;
 	}
@@ -432,10 +473,12 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	if (branch)
 		strcat(surf, "branch stack, ");
 	if (!surf[0]) {
-		pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "the %s PMU offers neither precise sampling "
+		pmuk_caps_set(c, PMU_CONCERN_PRECISE,
+			      PMU_CAP_UNAVAILABLE, "the %s PMU offers neither precise sampling "
 			      "(no PEBS/IBS; on Arm that needs the SPE PMU, arm_spe, absent here), a "
 			      "data-source PMU nor branch stacks", s->core[0].name);
-		pmuk_caps_remedy(c, 3, "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
+		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
+				 "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
 				 "through; run on bare metal" : j->x86 ? "check dmesg: the PMU "
 				 "driver found no PEBS or LBR on this CPU" : "use a CPU with SPE and "
 				 "a kernel with the arm_spe_pmu driver (or an x86 CPU with PEBS or "
@@ -443,22 +486,26 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		return;
 	}
 	surf[strlen(surf) - 2] = '\0';
-	pmuk_caps_set(c, 3, PMU_CAP_AVAILABLE, "%s", surf);
+	pmuk_caps_set(c, PMU_CONCERN_PRECISE, PMU_CAP_AVAILABLE, "%s", surf);
 	if (!datasrc)
-		pmuk_caps_limit(c, 3, "no data-source surface (PEBS, IBS or SPE): no data addresses "
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
+				"no data-source surface (PEBS, IBS or SPE): no data addresses "
 				"or memory levels");
 	if (!branch)
-		pmuk_caps_limit(c, 3, "no branch stack");
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "no branch stack");
 	if (!precise && !s->have_ibs_op && !s->have_spe)
-		pmuk_caps_limit(c, 3, "sample IPs carry skid");
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "sample IPs carry skid");
 	if (!datasrc || !branch || (!precise && !s->have_ibs_op && !s->have_spe))
-		pmuk_caps_remedy(c, 3, "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
+		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
+				 "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
 				 "through; run on bare metal" : "none in software: what is missing "
 				 "is a feature of this CPU's PMU");
 	if (!j->priv && s->paranoid >= 2) {
-		pmuk_caps_limit(c, 3, "perf_event_paranoid=%d: physical data addresses and kernel "
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
+				"perf_event_paranoid=%d: physical data addresses and kernel "
 				"samples need CAP_PERFMON", s->paranoid);
-		pmuk_caps_remedy(c, 3, "run as root or grant CAP_PERFMON, or sysctl "
+		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
+				 "run as root or grant CAP_PERFMON, or sysctl "
 				 "kernel.perf_event_paranoid=1");
 	}
 }

@@ -112,35 +112,45 @@ static void counting(struct wcaps *w)
 	struct pmu_caps *c = w->c;
 
 	if (w->wine) {
-		pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "task-clock of this process's threads "
+		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
+			      PMU_CAP_LIMITED, "task-clock of this process's threads "
 			      "(GetThreadTimes); Wine %s reports zero CPU time and page faults for "
 			      "other processes", w->wine);
-		pmuk_caps_limit(c, 1, PMUK_WINE_LACKS "HCP (EnableThreadProfiling aborts), "
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				PMUK_WINE_LACKS "HCP (EnableThreadProfiling aborts), "
 				"QueryThreadCycleTime or ETW PMC-on-CSwitch counting (StartTraceW "
 				"fakes success, TraceSetInformation returns "
 				"ERROR_CALL_NOT_IMPLEMENTED)", w->wine);
-		pmuk_caps_remedy(c, 1, "run on Windows for cycles (QueryThreadCycleTime) and HCP");
+		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
+				 "run on Windows for cycles (QueryThreadCycleTime) and HCP");
 		return;
 	}
-	pmuk_caps_set(c, 1, PMU_CAP_LIMITED, "task-clock (GetThreadTimes/GetProcessTimes) and "
+	pmuk_caps_set(c, PMU_CONCERN_COUNTING,
+		      PMU_CAP_LIMITED, "task-clock (GetThreadTimes/GetProcessTimes) and "
 		      "page-faults (GetProcessMemoryInfo) per thread or process");
-	pmuk_caps_limit(c, 1, "cycles from QueryThreadCycleTime/QueryProcessCycleTime "
+	pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+			"cycles from QueryThreadCycleTime/QueryProcessCycleTime "
 			"(driver-free, TSC rate); context-switches of the calling thread via HCP");
 	counting_hcp(w);
 	if (w->etw.usable)
-		pmuk_caps_limit(c, 1, "other hardware events and HAL profile sources count "
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"other hardware events and HAL profile sources count "
 				"through ETW PMC-on-CSwitch sessions (TracePmcCounterListInfo) per "
 				"thread, process or CPU; PMCs are system-global and single-tenant");
 	else
-		pmuk_caps_limit(c, 1, "no ETW PMC counting here: %s", w->etw.why);
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"no ETW PMC counting here: %s", w->etw.why);
 	if (!(w->priv.admin && w->priv.elevated) || !w->priv.profile_present)
-		pmuk_caps_limit(c, 1, "ETW PMC counting needs an elevated prompt with "
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"ETW PMC counting needs an elevated prompt with "
 				"SeSystemProfilePrivilege, which this process lacks");
 	if (w->etw.max_pmc > 0)
-		pmuk_caps_fact(c, 1, "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+			       "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
 			       "(one fewer with sampling on)", "%d", w->etw.max_pmc);
 	if (w->etw.pmc_owners >= 0)
-		pmuk_caps_fact(c, 1, "pmc_owners", "TracePmcCounterOwners on CPU 0: counters held "
+		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
+			       "pmc_owners", "TracePmcCounterOwners on CPU 0: counters held "
 			       "by others", "%d%s%s", w->etw.pmc_owners,
 			       w->etw.owner_list[0] ? ": " : "", w->etw.owner_list);
 }
@@ -150,31 +160,39 @@ static void sampling(struct wcaps *w)
 	struct pmu_caps *c = w->c;
 
 	if (w->wine) {
-		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
-		pmuk_caps_remedy(c, 2, "record on Windows ('pmukit record', wpr or xperf) and "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
+		pmuk_caps_remedy(c, PMU_CONCERN_SAMPLING,
+				 "record on Windows ('pmukit record', wpr or xperf) and "
 				 "read the .etl here with 'pmukit report' or 'pmukit etl'");
 	} else if (!w->etw.usable) {
-		pmuk_caps_set(c, 2, PMU_CAP_UNAVAILABLE, "ETW sampling is not usable here: %s",
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_UNAVAILABLE, "ETW sampling is not usable here: %s",
 			      w->etw.why);
 	} else {
-		pmuk_caps_set(c, 2, PMU_CAP_LIMITED, "recordings to .etl (pmu_recording_*, "
+		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
+			      PMU_CAP_LIMITED, "recordings to .etl (pmu_recording_*, "
 			      "'pmukit record'): timer SampledProfile and PMC-overflow "
 			      "(PERF_PMC_PROFILE) samples of the whole machine, with stacks; no "
 			      "live sampler (pmu_sampler_* is Linux only)");
 		if (w->etw.max_pmc > 0)
-			pmuk_caps_limit(c, 2, "%d PMCs per session, one fewer with timer "
+			pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
+					"%d PMCs per session, one fewer with timer "
 					"sampling on (TraceMaxPmcCounterQuery)", w->etw.max_pmc);
 		if (!(w->priv.admin && w->priv.elevated) || !w->priv.profile_present)
-			pmuk_caps_limit(c, 2, "recording needs an elevated prompt with "
+			pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
+					"recording needs an elevated prompt with "
 					"SeSystemProfilePrivilege, which this process lacks");
-		pmuk_caps_remedy(c, 2, "read recordings with 'pmukit report' or 'pmukit etl'");
+		pmuk_caps_remedy(c, PMU_CONCERN_SAMPLING,
+				 "read recordings with 'pmukit report' or 'pmukit etl'");
 	}
-	pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "Windows offers no public precise data-source "
+	pmuk_caps_set(c, PMU_CONCERN_PRECISE,
+		      PMU_CAP_UNAVAILABLE, "Windows offers no public precise data-source "
 		      "sampling: TRACE_QUERY_INFO_CLASS has no PEBS or data-address class (the "
 		      "kernel's PEBS tracing is internal); the public analogs are branch-only LBR "
 		      "(TraceLbrConfigurationInfo, Windows 10 1903+) and register capture "
 		      "(Server 23H2); 'pmukit record --lbr' records LBR where the OS has it");
-	pmuk_caps_fact(c, 3, "lbr_os", "TraceLbrConfigurationInfo needs Windows 10 1903 "
+	pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
+		       "lbr_os", "TraceLbrConfigurationInfo needs Windows 10 1903 "
 		       "(build 18362)", "%s", !w->wine && pmuk_win_at_least(10, 0, 18362) ?
 		       "yes" : "no");
 }
@@ -213,35 +231,44 @@ static void tracing(struct wcaps *w)
 	struct pmu_caps *c = w->c;
 	struct pmuk_win_priv *p = &w->priv;
 
-	pmuk_caps_fact(c, 5, "administrator", "member of BUILTIN\\Administrators (ETW kernel "
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "administrator", "member of BUILTIN\\Administrators (ETW kernel "
 		       "sessions)", "%s%s", p->admin ? "yes" : "no",
 		       p->admin && !p->elevated ? " (not elevated)" : "");
-	pmuk_caps_fact(c, 5, "performance_log_users", "member of BUILTIN\\Performance Log Users "
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "performance_log_users", "member of BUILTIN\\Performance Log Users "
 		       "(may start ETW sessions)", "%s", p->perflog ? "yes" : "no");
-	pmuk_caps_fact(c, 5, "SeSystemProfilePrivilege", "needed for PMC and profile sessions",
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "SeSystemProfilePrivilege", "needed for PMC and profile sessions",
 		       "%s", p->profile_enabled ? "enabled" : p->profile_present ?
 		       "present, disabled" : "not held");
-	pmuk_caps_fact(c, 5, "kernel_logger", "NT Kernel Logger (one system-wide; another tool "
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "kernel_logger", "NT Kernel Logger (one system-wide; another tool "
 		       "may hold it)", "%s", w->etw.kernel_logger_owner);
-	pmuk_caps_fact(c, 5, "session_limits", "ETW allows 64 sessions, of which 8 system "
+	pmuk_caps_fact(c, PMU_CONCERN_TRACING,
+		       "session_limits", "ETW allows 64 sessions, of which 8 system "
 		       "loggers", "64/8");
 	if (w->wine) {
-		pmuk_caps_set(c, 5, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
+		pmuk_caps_set(c, PMU_CONCERN_TRACING, PMU_CAP_UNAVAILABLE, "%s", w->etw.why);
 		return;
 	}
-	pmuk_caps_set(c, 5, PMU_CAP_LIMITED, "ETW kernel sessions (a private system logger "
+	pmuk_caps_set(c, PMU_CONCERN_TRACING,
+		      PMU_CAP_LIMITED, "ETW kernel sessions (a private system logger "
 		      "on Windows 8+) for PMC counting and .etl recordings; pmukit reads .etl "
 		      "files ('pmukit etl') but decodes no live event stream beyond CSwitch");
 	if (!(p->admin && p->elevated) && !p->perflog)
-		pmuk_caps_limit(c, 5, "this user may not start ETW kernel sessions (neither an "
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"this user may not start ETW kernel sessions (neither an "
 				"elevated administrator nor in Performance Log Users)");
 	if (!p->profile_present)
-		pmuk_caps_limit(c, 5, "SeSystemProfilePrivilege is not held: no PMC or profile "
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"SeSystemProfilePrivilege is not held: no PMC or profile "
 				"sessions");
 	if (w->etw.kernel_logger_busy == 1)
-		pmuk_caps_limit(c, 5, "the NT Kernel Logger is already in use by another tool");
+		pmuk_caps_limit(c, PMU_CONCERN_TRACING,
+				"the NT Kernel Logger is already in use by another tool");
 	if (!(p->admin && p->elevated))
-		pmuk_caps_remedy(c, 5, "run from an elevated prompt");
+		pmuk_caps_remedy(c, PMU_CONCERN_TRACING, "run from an elevated prompt");
 }
 
 static void topology(struct wcaps *w)

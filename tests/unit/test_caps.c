@@ -169,22 +169,24 @@ static void test_model_and_writers(void **state)
 		assert_int_equal(pmu_caps_get(c, id)->id, id);
 		assert_int_equal(pmu_caps_get(c, id)->status, PMU_CAP_AVAILABLE);
 	}
-	assert_string_equal(pmu_caps_get(c, 8)->name, "OS CPU counters");
-	pmuk_caps_set(c, 1, PMU_CAP_AVAILABLE, "counters on %s", "cpu");
-	pmuk_caps_limit(c, 1, "one counter is taken");
-	assert_int_equal(pmu_caps_get(c, 1)->status, PMU_CAP_LIMITED);
-	assert_string_equal(pmu_caps_get(c, 1)->reason, "counters on cpu; one counter is taken");
-	pmuk_caps_set(c, 3, PMU_CAP_UNAVAILABLE, "no \"PEBS\"");
-	pmuk_caps_limit(c, 3, "also no LBR");
-	assert_int_equal(pmu_caps_get(c, 3)->status, PMU_CAP_UNAVAILABLE);
-	pmuk_caps_note(c, 2, "works on %s", "cpu-clock");
-	assert_int_equal(pmu_caps_get(c, 2)->status, PMU_CAP_AVAILABLE);
-	pmuk_caps_remedy(c, 3, "run on bare metal");
-	pmuk_caps_remedy(c, 3, "or enable a vPMU");
-	assert_string_equal(pmu_caps_get(c, 3)->remedy, "run on bare metal; or enable a vPMU");
+	assert_string_equal(pmu_caps_get(c, PMU_CONCERN_OSCOUNTERS)->name, "OS CPU counters");
+	pmuk_caps_set(c, PMU_CONCERN_COUNTING, PMU_CAP_AVAILABLE, "counters on %s", "cpu");
+	pmuk_caps_limit(c, PMU_CONCERN_COUNTING, "one counter is taken");
+	assert_int_equal(pmu_caps_get(c, PMU_CONCERN_COUNTING)->status, PMU_CAP_LIMITED);
+	assert_string_equal(pmu_caps_get(c, PMU_CONCERN_COUNTING)->reason,
+			    "counters on cpu; one counter is taken");
+	pmuk_caps_set(c, PMU_CONCERN_PRECISE, PMU_CAP_UNAVAILABLE, "no \"PEBS\"");
+	pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "also no LBR");
+	assert_int_equal(pmu_caps_get(c, PMU_CONCERN_PRECISE)->status, PMU_CAP_UNAVAILABLE);
+	pmuk_caps_note(c, PMU_CONCERN_SAMPLING, "works on %s", "cpu-clock");
+	assert_int_equal(pmu_caps_get(c, PMU_CONCERN_SAMPLING)->status, PMU_CAP_AVAILABLE);
+	pmuk_caps_remedy(c, PMU_CONCERN_PRECISE, "run on bare metal");
+	pmuk_caps_remedy(c, PMU_CONCERN_PRECISE, "or enable a vPMU");
+	assert_string_equal(pmu_caps_get(c, PMU_CONCERN_PRECISE)->remedy,
+			    "run on bare metal; or enable a vPMU");
 	for (int i = 0; i < 100; i++)
 		pmuk_caps_fact(c, i % 9, "k", "explained", "%d", i);
-	pmuk_caps_fact(c, 0, "paranoid", "why", "%d", 2);
+	pmuk_caps_fact(c, PMU_CONCERN_HOST, "paranoid", "why", "%d", 2);
 	assert_int_equal(pmu_caps_fact_count(c), 101);
 	assert_string_equal(pmu_caps_fact_find(c, "paranoid")->value, "2");
 	assert_null(pmu_caps_fact_find(c, "nope"));
@@ -255,7 +257,7 @@ static void test_paranoid3_nonroot(void **state)
 	pmu_caps_free(c);
 	l.sw_count_err = PMUK_NOT_PROBED;
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_UNAVAILABLE);
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_UNAVAILABLE);
 	pmu_caps_free(c);
 }
 
@@ -281,8 +283,9 @@ static void test_seccomp_denied(void **state)
 	set_root_caps();
 	l.sw_count_err = EACCES;
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 1, "perf_event_paranoid=2 and CAP_PERFMON allows it");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_COUNTING,
+			  "perf_event_paranoid=2 and CAP_PERFMON allows it");
 	pmu_caps_free(c);
 }
 
@@ -295,24 +298,26 @@ static void test_paranoid2_nonroot_pmu(void **state)
 	(void)state;
 	put_core_pmu("cpu", 4, "0-3\n");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_LIMITED);
-	assert_reason_has(c, 1, "hardware and software counters on cpu");
-	assert_reason_has(c, 1, "perf_event_paranoid=2: user space of your own processes only");
-	assert_remedy_has(c, 1, "kernel.perf_event_paranoid=1 for kernel mode (0 for CPU-wide too)");
-	assert_status(c, 2, PMU_CAP_LIMITED);
-	assert_reason_has(c, 2, "hardware overflow and timer sampling");
-	assert_status(c, 3, PMU_CAP_LIMITED);
-	assert_reason_has(c, 3, "PEBS");
-	assert_reason_has(c, 3, "precise_ip up to 3");
-	assert_reason_has(c, 3, "branch stack");
-	assert_reason_has(c, 3, "physical data addresses");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "hardware and software counters on cpu");
+	assert_reason_has(c, PMU_CONCERN_COUNTING,
+			  "perf_event_paranoid=2: user space of your own processes only");
+	assert_remedy_has(c, PMU_CONCERN_COUNTING,
+			  "kernel.perf_event_paranoid=1 for kernel mode (0 for CPU-wide too)");
+	assert_status(c, PMU_CONCERN_SAMPLING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_SAMPLING, "hardware overflow and timer sampling");
+	assert_status(c, PMU_CONCERN_PRECISE, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "PEBS");
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "precise_ip up to 3");
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "branch stack");
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "physical data addresses");
 	assert_string_equal(fact(c, "branch_depth"), "32");
 	assert_string_equal(fact(c, "rdpmc"), "1");
-	assert_status(c, 7, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_EVENTS, PMU_CAP_AVAILABLE);
 	/* tracefs is mounted and readable, raw payloads need CAP_PERFMON */
-	assert_status(c, 5, PMU_CAP_LIMITED);
-	assert_reason_has(c, 5, "tracefs at /sys/kernel/tracing");
-	assert_reason_has(c, 5, "PERF_SAMPLE_RAW");
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_TRACING, "tracefs at /sys/kernel/tracing");
+	assert_reason_has(c, PMU_CONCERN_TRACING, "PERF_SAMPLE_RAW");
 	pmu_caps_free(c);
 }
 
@@ -327,18 +332,18 @@ static void test_root_pmu_available(void **state)
 	put_core_pmu("cpu", 4, "0-3\n");
 	put_dir("/sys/devices/system/cpu/cpu0/cpufreq");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_AVAILABLE);
-	assert_status(c, 2, PMU_CAP_AVAILABLE);
-	assert_status(c, 3, PMU_CAP_AVAILABLE);
-	assert_status(c, 4, PMU_CAP_LIMITED);
-	assert_status(c, 5, PMU_CAP_AVAILABLE);
-	assert_status(c, 6, PMU_CAP_AVAILABLE);
-	assert_status(c, 7, PMU_CAP_AVAILABLE);
-	assert_status(c, 8, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_SAMPLING, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_PRECISE, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_SYMBOLS, PMU_CAP_LIMITED);
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_TOPOLOGY, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_EVENTS, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_OSCOUNTERS, PMU_CAP_AVAILABLE);
 	/* 'pmukit cpustat' reads cpuidle residency: caps says so. */
-	assert_reason_has(c, 8, "idle-state (C-state) residency from cpuidle");
-	assert_null(strstr(pmu_caps_get(c, 8)->reason, "does not read"));
-	assert_string_equal(pmu_caps_get(c, 1)->remedy, "");
+	assert_reason_has(c, PMU_CONCERN_OSCOUNTERS, "idle-state (C-state) residency from cpuidle");
+	assert_null(strstr(pmu_caps_get(c, PMU_CONCERN_OSCOUNTERS)->reason, "does not read"));
+	assert_string_equal(pmu_caps_get(c, PMU_CONCERN_COUNTING)->remedy, "");
 	assert_int_equal(pmu_caps_host(c)->vm, 0);
 	pmu_caps_free(c);
 }
@@ -355,23 +360,24 @@ static void test_arm64_precise_ignored(void **state)
 	snprintf(l.arch, sizeof(l.arch), "aarch64");
 	l.branch_err = EOPNOTSUPP;
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_AVAILABLE);
-	assert_status(c, 3, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 3, "SPE");
-	assert_remedy_has(c, 3, "arm_spe_pmu");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_PRECISE, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "SPE");
+	assert_remedy_has(c, PMU_CONCERN_PRECISE, "arm_spe_pmu");
 	assert_string_equal(fact(c, "precise_ip_ignored"), "aarch64");
 	pmu_caps_free(c);
 	/* the arm64 analog of rdpmc switched off */
 	put("/proc/sys/kernel/perf_user_access", "0\n");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_LIMITED);
-	assert_reason_has(c, 1, "user-space counter reads are disabled (kernel.perf_user_access=0)");
-	assert_remedy_has(c, 1, "sysctl kernel.perf_user_access=1");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_COUNTING,
+			  "user-space counter reads are disabled (kernel.perf_user_access=0)");
+	assert_remedy_has(c, PMU_CONCERN_COUNTING, "sysctl kernel.perf_user_access=1");
 	assert_string_equal(fact(c, "perf_user_access"), "0");
 	pmu_caps_free(c);
 	put("/proc/sys/kernel/perf_user_access", "1\n");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_AVAILABLE);
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_AVAILABLE);
 	pmu_caps_free(c);
 }
 
@@ -385,9 +391,9 @@ static void test_hybrid(void **state)
 	put_core_pmu("cpu_core", 4, "0-7\n");
 	put_core_pmu("cpu_atom", 10, "8-15\n");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_AVAILABLE);
-	assert_reason_has(c, 1, "cpu_atom,cpu_core");
-	assert_reason_has(c, 1, "hybrid");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_AVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "cpu_atom,cpu_core");
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "hybrid");
 	assert_string_equal(fact(c, "core_pmus"), "cpu_atom,cpu_core");
 	assert_non_null(strstr(pmu_caps_fact_find(c, "core_pmus")->explanation, "hybrid"));
 	pmu_caps_free(c);
@@ -407,20 +413,22 @@ static void test_vm_no_pmu(void **state)
 	assert_int_equal(pmu_caps_host(c)->vm, 1);
 	assert_string_equal(pmu_caps_host(c)->hypervisor, "KVM");
 	assert_string_equal(fact(c, "hypervisor_flag"), "yes");
-	assert_status(c, 1, PMU_CAP_LIMITED);
-	assert_reason_has(c, 1, "no hardware PMU: virtual machine (KVM): the hypervisor exposes no virtual PMU");
-	assert_reason_has(c, 1, "software counters only");
-	assert_remedy_has(c, 1, "virtual PMU");
-	assert_status(c, 2, PMU_CAP_LIMITED);
-	assert_reason_has(c, 2, "timer-based software sampling only (cpu-clock)");
-	assert_status(c, 3, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 3, "no hardware PMU");
-	assert_status(c, 6, PMU_CAP_LIMITED);
-	assert_reason_has(c, 6, "concern 3");
-	assert_status(c, 7, PMU_CAP_LIMITED);
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_COUNTING,
+			  "no hardware PMU: virtual machine (KVM): the hypervisor exposes no virtual PMU");
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "software counters only");
+	assert_remedy_has(c, PMU_CONCERN_COUNTING, "virtual PMU");
+	assert_status(c, PMU_CONCERN_SAMPLING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_SAMPLING,
+			  "timer-based software sampling only (cpu-clock)");
+	assert_status(c, PMU_CONCERN_PRECISE, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_PRECISE, "no hardware PMU");
+	assert_status(c, PMU_CONCERN_TOPOLOGY, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "concern 3");
+	assert_status(c, PMU_CONCERN_EVENTS, PMU_CAP_LIMITED);
 	assert_string_equal(fact(c, "cycles_open"), "ENOENT");
-	assert_status(c, 8, PMU_CAP_LIMITED);
-	assert_reason_has(c, 8, "usual in a virtual machine");
+	assert_status(c, PMU_CONCERN_OSCOUNTERS, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_OSCOUNTERS, "usual in a virtual machine");
 	pmu_caps_free(c);
 
 	/* Xen names itself in /sys/hypervisor (before DMI); a CPUID signature wins over both. */
@@ -440,7 +448,8 @@ static void test_vm_no_pmu(void **state)
 	c = probe(&l);
 	assert_int_equal(pmu_caps_host(c)->vm, 1);
 	assert_string_equal(pmu_caps_host(c)->hypervisor, "");
-	assert_reason_has(c, 1, "no hardware PMU: virtual machine: the hypervisor exposes no virtual PMU");
+	assert_reason_has(c, PMU_CONCERN_COUNTING,
+			  "no hardware PMU: virtual machine: the hypervisor exposes no virtual PMU");
 	pmu_caps_free(c);
 }
 
@@ -460,17 +469,18 @@ static void test_counter_owners(void **state)
 	put("/proc/4343/comm", "bash\n");
 	put_link("/proc/4343/fd/0", "/dev/pts/0");
 	c = probe(&l);
-	assert_status(c, 1, PMU_CAP_LIMITED);
-	assert_reason_has(c, 1, "one counter is taken by the NMI watchdog");
-	assert_remedy_has(c, 1, "echo 0 > /proc/sys/kernel/nmi_watchdog to free it");
-	assert_reason_has(c, 1, "4242(perf)");
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "one counter is taken by the NMI watchdog");
+	assert_remedy_has(c, PMU_CONCERN_COUNTING,
+			  "echo 0 > /proc/sys/kernel/nmi_watchdog to free it");
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "4242(perf)");
 	assert_string_equal(fact(c, "perf_event_holders"), "1: 4242(perf)");
 	pmu_caps_free(c);
 
 	/* On arm64 the watchdog uses no PMU counter of ours to report. */
 	snprintf(l.arch, sizeof(l.arch), "aarch64");
 	c = probe(&l);
-	assert_null(strstr(pmu_caps_get(c, 1)->reason, "NMI watchdog"));
+	assert_null(strstr(pmu_caps_get(c, PMU_CONCERN_COUNTING)->reason, "NMI watchdog"));
 	pmu_caps_free(c);
 }
 
@@ -484,31 +494,31 @@ static void test_tracefs(void **state)
 	put("/proc/mounts", "sysfs /sys sysfs rw 0 0\n");
 	fixture_remove(at("/sys/kernel/tracing"));
 	c = probe(&l);
-	assert_status(c, 5, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 5, "needs root");
-	assert_remedy_has(c, 5, "run pmukit as root once (it mounts tracefs");
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_TRACING, "needs root");
+	assert_remedy_has(c, PMU_CONCERN_TRACING, "run pmukit as root once (it mounts tracefs");
 	assert_string_equal(fact(c, "tracefs"), "not mounted (supported by the kernel)");
 	pmu_caps_free(c);
 	/* root: pmukit mounts it on first use, as perf does */
 	set_root_caps();
 	c = probe(&l);
-	assert_status(c, 5, PMU_CAP_AVAILABLE);
-	assert_reason_has(c, 5, "pmukit mounts it at /sys/kernel/tracing");
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_AVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_TRACING, "pmukit mounts it at /sys/kernel/tracing");
 	pmu_caps_free(c);
 	/* the kernel has none */
 	put("/proc/filesystems", "nodev\tsysfs\n");
 	unlink(at("/sys/bus/event_source/devices/tracepoint/type"));
 	rmdir(at("/sys/bus/event_source/devices/tracepoint"));
 	c = probe(&l);
-	assert_status(c, 5, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 5, "no tracepoint support");
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_TRACING, "no tracepoint support");
 	pmu_caps_free(c);
 	/* found through debugfs even when /proc/mounts does not list tracefs */
 	put_dir("/sys/kernel/debug/tracing/events/sched");
 	c = probe(&l);
-	assert_status(c, 5, PMU_CAP_LIMITED);
-	assert_reason_has(c, 5, "tracefs at /sys/kernel/debug/tracing");
-	assert_reason_has(c, 5, "no tracepoint PMU");
+	assert_status(c, PMU_CONCERN_TRACING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_TRACING, "tracefs at /sys/kernel/debug/tracing");
+	assert_reason_has(c, PMU_CONCERN_TRACING, "no tracepoint PMU");
 	pmu_caps_free(c);
 }
 
@@ -531,12 +541,12 @@ static void test_symbols(void **state)
 	put("/proc/sys/kernel/kptr_restrict", "1\n");
 	put("/proc/kallsyms", "0000000000000000 T _stext\n");
 	c = probe(&l);
-	assert_status(c, 4, PMU_CAP_LIMITED);
+	assert_status(c, PMU_CONCERN_SYMBOLS, PMU_CAP_LIMITED);
 	assert_string_equal(fact(c, "kernel_build_id"), "deadbeef");
 	assert_string_equal(fact(c, "kallsyms"), "addresses hidden (zeros)");
-	assert_reason_has(c, 4, "hidden (kptr_restrict=1)");
-	assert_reason_has(c, 4, "build-id is readable");
-	assert_remedy_has(c, 4, "CAP_SYSLOG");
+	assert_reason_has(c, PMU_CONCERN_SYMBOLS, "hidden (kptr_restrict=1)");
+	assert_reason_has(c, PMU_CONCERN_SYMBOLS, "build-id is readable");
+	assert_remedy_has(c, PMU_CONCERN_SYMBOLS, "CAP_SYSLOG");
 	pmu_caps_free(c);
 }
 
@@ -553,8 +563,8 @@ static void test_oscounters_and_perf_absent(void **state)
 	unlink(path);
 	l.sw_count_err = ENOSYS;
 	c = probe(&l);
-	assert_status(c, 8, PMU_CAP_UNAVAILABLE);
-	assert_reason_has(c, 8, "/proc/stat");
+	assert_status(c, PMU_CONCERN_OSCOUNTERS, PMU_CAP_UNAVAILABLE);
+	assert_reason_has(c, PMU_CONCERN_OSCOUNTERS, "/proc/stat");
 	for (int id = 1; id <= 3; id++) {
 		assert_status(c, id, PMU_CAP_UNAVAILABLE);
 		assert_reason_has(c, id, "no perf_event support");
@@ -595,10 +605,10 @@ static void test_live_host(void **state)
 		pmu_caps_free(c);
 		skip(); /* a hardware PMU exists: the no-PMU answers do not apply here */
 	}
-	assert_status(c, 1, PMU_CAP_LIMITED);
-	assert_reason_has(c, 1, "no hardware PMU");
-	assert_reason_has(c, 1, "software counters only");
-	assert_status(c, 3, PMU_CAP_UNAVAILABLE);
+	assert_status(c, PMU_CONCERN_COUNTING, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "no hardware PMU");
+	assert_reason_has(c, PMU_CONCERN_COUNTING, "software counters only");
+	assert_status(c, PMU_CONCERN_PRECISE, PMU_CAP_UNAVAILABLE);
 	assert_string_equal(fact(c, "core_pmus"), "none");
 	pmu_caps_free(c);
 }
