@@ -235,4 +235,13 @@ check "-p A,A: the header names both, as perf" grep -q "process id '$a,$a'" "$T/
 "$PMUKIT" stat -p 1, -e task-clock 2>"$T/e"
 check_eq "-p '1,': usage error" 2 $?
 
+# Elapsed time of a command as short as true: from its release, not from when the
+# loop got round to it (it read 10 us once -D moved the clock start: 36 CPUs utilized).
+for i in 1 2 3; do "$PMUKIT" stat -e task-clock -j -o "$T/o$i" -- true; done
+check "a short command: task-clock is not more than its elapsed time" py '
+import json,sys
+for f in sys.argv[1:]:
+    d=json.load(open(f))
+    assert d["counters"][0]["value"] <= d["elapsed_ns"] * 1.05, (f, d["counters"][0]["value"], d["elapsed_ns"])' "$T/o1" "$T/o2" "$T/o3"
+
 finish

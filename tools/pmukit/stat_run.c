@@ -164,7 +164,10 @@ static int start_counting(struct run *r, int enable)
 	if (err && err != PMU_ESRCH)
 		return tool_error("stat", "enabling counters", err);
 	r->enable_at = 0;
-	r->t0 = r->tprev = now_ns();
+	/* without -D the clock started before the command was let go: a command as
+	 * short as true may be gone by now */
+	if (enable)
+		r->t0 = r->tprev = now_ns();
 	r->deadline = r->cfg->timeout_ms > 0 ? r->t0 + (double)r->cfg->timeout_ms * 1e6 : 0;
 	return 0;
 }
