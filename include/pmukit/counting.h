@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,7 @@ struct pmu_counters_opts {
 	 * name gets ":u" (pmu_counters_event shows it). Linux only. */
 	int user_fallback;
 };
+#define pmu_counters_opts__last_field user_fallback /* see pmukit/opts.h */
 
 struct pmu_counters;
 

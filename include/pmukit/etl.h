@@ -10,6 +10,7 @@
  * time order, buffers met ahead of their CPU's turn wait as 48-byte entries
  * in per-CPU queues: short, as loggers write the CPUs' buffers interleaved. */
 
+#include <pmukit/opts.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,7 @@ struct pmu_etl_opts {
 	pmu_etl_problem_fn on_problem;
 	void *problem_ctx;
 };
+#define pmu_etl_opts__last_field problem_ctx /* see pmukit/opts.h */
 
 enum pmu_etl_clock { PMU_ETL_CLOCK_RAW = 0, PMU_ETL_CLOCK_QPC = 1,
 		     PMU_ETL_CLOCK_SYSTEMTIME = 2, PMU_ETL_CLOCK_CPUCYCLES = 3 };

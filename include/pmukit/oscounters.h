@@ -27,6 +27,7 @@
  * Cumulative values never go backwards: a counter that steps back (hotplug, the
  * 1/64 s jitter of Windows timers) keeps its high-water mark. */
 
+#include <pmukit/opts.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,7 @@ struct pmu_cpustat_opts {
 	/* Windows: skip PDH and read NtQuerySystemInformation (times only). */
 	int windows_ntqsi;
 };
+#define pmu_cpustat_opts__last_field windows_ntqsi /* see pmukit/opts.h */
 
 struct pmu_cpustat;
 

@@ -30,6 +30,7 @@
 
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,7 @@ struct pmu_recording_opts {
 	int context_switch;    /* also record context switches */
 	unsigned buffer_kb;    /* size of one trace buffer; 0: 1024 */
 };
+#define pmu_recording_opts__last_field buffer_kb /* see pmukit/opts.h */
 
 struct pmu_recording_stats {
 	uint64_t events_lost;  /* events the OS dropped (buffers full) */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pmukit/opts.h>
 #include <pmukit/sampling.h>
 
 #ifdef __cplusplus
@@ -47,6 +48,7 @@ struct pmu_report_opts {
 	FILE *script;                     /* each sample as perf-script text, as it arrives */
 	uint64_t time_zero;               /* subtracted from times in perf-script text */
 };
+#define pmu_report_opts__last_field time_zero /* see pmukit/opts.h */
 
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out);
 void pmu_report_free(struct pmu_report *r);

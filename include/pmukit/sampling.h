@@ -13,6 +13,7 @@
 
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -180,6 +181,7 @@ struct pmu_sampler_opts {
 	int context_switch;    /* also deliver SWITCH records */
 	int start_disabled;    /* open disabled; pmu_sampler_enable() starts sampling */
 };
+#define pmu_sampler_opts__last_field start_disabled /* see pmukit/opts.h */
 
 struct pmu_sampler_stats {
 	uint64_t records;      /* records delivered, every kind */

@@ -3,6 +3,7 @@
  * corruption, and the time-ordered merge of the streams. */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -584,9 +585,9 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pmuk_fail(PMU_ENOMEM, "no memory for an .etl reader");
-	if (opts) {
-		size_t n = opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts);
-		memcpy(&r->opts, opts, n);
+	if ((err = PMUK_OPTS_LOAD(r->opts, opts, pmu_etl_opts)) < 0) {
+		free(r);
+		return err;
 	}
 	r->last = -1;
 	r->stat_last = -1;

@@ -15,6 +15,7 @@
  * settings of the kernel: another profiling session sees them too. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/event_list.h"
 
 #include <pmukit/recording.h>
@@ -150,17 +151,21 @@ static int preflight(const struct plan *p, const struct pmu_target *t,
 }
 
 int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
-			const struct pmu_recording_opts *opts, struct pmu_recording **out)
+			const struct pmu_recording_opts *user_opts, struct pmu_recording **out)
 {
+	struct pmu_recording_opts o;
+	const struct pmu_recording_opts *opts = &o; /* the library's copy from here on */
 	struct pmu_recording *r;
 	struct plan p;
 	ULONG base = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
 		     EVENT_TRACE_FLAG_IMAGE_LOAD, mask[8] = { 0 };
 	int err;
 
-	if (!out || !opts || opts->sz < sizeof(*opts) || !opts->path || !opts->path[0])
-		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options (sz set) with a "
-				 "path, and somewhere to store the recording");
+	if ((err = PMUK_OPTS_LOAD(o, user_opts, pmu_recording_opts)) < 0)
+		return err;
+	if (!out || !o.path || !o.path[0])
+		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options with a path, "
+				 "and somewhere to store the recording");
 	*out = NULL;
 	if ((err = plan(events, opts, &p)) || (err = preflight(&p, target, opts, &p)))
 		return err;
