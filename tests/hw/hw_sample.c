@@ -38,10 +38,8 @@ static void test_cycles(void)
 	const char *name = "sample_cycles";
 	const uint64_t period = 100000, iters = 5000000;
 	static const struct pmu_target self = { .kind = PMU_TARGET_SELF };
-	struct pmu_sampler_opts o = {
-		.sz = sizeof(o), .period = period, .pages = 64, .exclude_kernel = 1,
-		.start_disabled = 1,
-	};
+	PMU_OPTS(pmu_sampler_opts, o, .period = period, .pages = 64, .exclude_kernel = 1,
+		 .start_disabled = 1);
 	struct pmu_event_list *list = NULL;
 	struct pmu_sampler_stats st;
 	struct pmu_sampler *s = NULL;

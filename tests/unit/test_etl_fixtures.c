@@ -23,7 +23,7 @@ struct counted {
 
 static void read_all(const char *name, int order, struct counted *c)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order };
+	PMU_OPTS(pmu_etl_opts, o, .order = order);
 	struct pmu_etl_event ev;
 	int rc;
 

@@ -35,8 +35,7 @@ static void on_problem(const char *msg, void *ctx)
 
 static struct pmu_etl *open_syn(const struct syn *s, const char *tag, int order, struct probs *p)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order, .on_problem = on_problem,
-				  .problem_ctx = p };
+	PMU_OPTS(pmu_etl_opts, o, .order = order, .on_problem = on_problem, .problem_ctx = p);
 	struct pmu_etl *r;
 	char *path = syn_write(s, tag);
 
@@ -739,7 +738,7 @@ static void test_random_damage(void **state)
 		int k = 1 + rand() % 16;
 		for (int j = 0; j < k; j++)
 			s.d[0x48 + rand() % (s.n - 0x48)] = (uint8_t)rand();
-		struct pmu_etl_opts o = { .sz = sizeof(o), .order = it & 1 };
+		PMU_OPTS(pmu_etl_opts, o, .order = it & 1);
 		struct pmu_etl *r;
 		char *path = syn_write(&s, "damage");
 		if (pmu_etl_open(path, &o, &r) == 0) {

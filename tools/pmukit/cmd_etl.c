@@ -29,7 +29,7 @@ static void on_problem(const char *msg, void *ctx)
 
 static int open_trace(const char *path, int order, struct pmu_etl **r)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order, .on_problem = on_problem };
+	PMU_OPTS(pmu_etl_opts, o, .order = order, .on_problem = on_problem);
 	int err = pmu_etl_open(path, &o, r);
 
 	return err ? tool_error("etl", path, err) : 0;
