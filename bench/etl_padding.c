@@ -70,7 +70,7 @@ static long read_all(const char *path, unsigned long long *padding)
 		return -1;
 	while ((rc = pmu_etl_next(r, &ev)) > 0)
 		n++;
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	*padding = st.bytes_padding;
 	pmu_etl_close(r);
 	return rc < 0 ? -1 : n;

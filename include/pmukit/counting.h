@@ -23,6 +23,7 @@ enum pmu_reading_flags {
 					    * pmu_counters_unsupported); value is 0 */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_reading {
 	uint64_t value;        /* raw count over time_running */
 	uint64_t time_enabled; /* ns the event was enabled */
@@ -41,6 +42,7 @@ enum pmu_target_kind {
 	PMU_TARGET_CPUS,  /* system-wide on a set of CPUs */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_target {
 	enum pmu_target_kind kind;
 	int pid;               /* PMU_TARGET_PID, PMU_TARGET_TID */

@@ -27,7 +27,26 @@
  *
  * A partial initializer zero-fills the rest of the struct, padding included,
  * with GCC and Clang; a struct filled some other way should be memset to 0
- * first. */
+ * first.
+ *
+ * Value structs (no sz) grow one of three ways, each header saying which:
+ *
+ *  - Filled once per call with a handle's totals (pmu_etl_stats,
+ *    pmu_sampler_stats, pmu_report_summary, pmu_recording_stats): fields are
+ *    appended. The caller passes sizeof its struct; the library writes that
+ *    many bytes, zeros for fields newer than itself.
+ *  - Owned by the library and handed out by pointer (pmu_etl_header, the
+ *    topology items, pmu_cap, pmu_cap_fact, pmu_caps_host, pmu_report_module):
+ *    fields are appended. Read them through the pointer (copying sizeof your
+ *    struct is fine); never step from one to the next by pointer arithmetic.
+ *  - Frozen: arrays the caller sizes (pmu_reading, pmu_frame, pmu_device),
+ *    arrays handed out whole (pmu_event_info), one item per call
+ *    (pmu_cpustat_cpu, pmu_idle_state, pmu_report_row, pmu_etl_stat,
+ *    pmu_etl_event and the pmu_etl_*_ev decoded events, pmu_module_id) and
+ *    inputs without sz (pmu_target; pmu_record, which pmu_report_record takes):
+ *    the array stride or the bytes read are the caller's sizeof, so these
+ *    never change size. A field more means a new struct name and function. */
+
 #define PMU_OPTS(TYPE, ...) PMU_OPTS_DECL_(TYPE, __VA_ARGS__, )
 /* The extra empty argument keeps PMU_OPTS(type, name) valid C11: the variadic
  * part of PMU_OPTS_DECL_ is never empty. */

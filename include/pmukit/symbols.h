@@ -14,6 +14,7 @@
 extern "C" {
 #endif
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_module_id {
 	uint8_t guid[16];      /* as stored: Data1 (LE u32), Data2 (LE u16), Data3 (LE u16), Data4[8] */
 	uint32_t age;
@@ -75,6 +76,7 @@ enum pmu_frame_flags {
 	PMU_FRAME_NOFILE = 4,  /* the module's file is missing or unreadable: no symbols */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 /* One frame; the strings stay valid until pmu_symbolizer_close(). */
 struct pmu_frame {
 	const char *function;  /* NULL when unknown */

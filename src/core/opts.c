@@ -42,3 +42,14 @@ int pmuk_opts_load(void *dst, size_t dst_size, const void *opts, size_t known,
 	memcpy(dst, &dst_size, sizeof(dst_size));
 	return 0;
 }
+
+int pmuk_copy_out(void *dst, size_t size, const void *src, size_t src_size, const char *type)
+{
+	if (!dst || !size)
+		return pmuk_fail(PMU_EINVAL, "struct %s: give where to store it and its size "
+				 "(sizeof(struct %s))", type, type);
+	memcpy(dst, src, size < src_size ? size : src_size);
+	if (size > src_size)
+		memset((char *)dst + src_size, 0, size - src_size);
+	return 0;
+}

@@ -30,6 +30,13 @@ int pmuk_opts_load(void *dst, size_t dst_size, const void *opts, size_t known,
 #define PMUK_OPTS_LOAD(dst, opts, TYPE) \
 	pmuk_opts_load(&(dst), sizeof(struct TYPE), (opts), PMUK_OPTS_KNOWN(TYPE), #TYPE)
 
+/* Copies a struct out to a caller who said how big theirs is (size): the first
+ * min(size, src_size) bytes of src, zeros for the rest of a newer caller's
+ * struct. PMU_EINVAL naming type when dst is NULL or size 0. */
+int pmuk_copy_out(void *dst, size_t size, const void *src, size_t src_size, const char *type);
+#define PMUK_COPY_OUT(dst, size, src, TYPE) \
+	pmuk_copy_out((dst), (size), &(src), sizeof(struct TYPE), #TYPE)
+
 /* 1 when the caller's struct reaches the end of field (opts checked already). */
 #define PMUK_OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= (size_t)((const char *)&(opts)->field - \

@@ -680,7 +680,9 @@ int pmu_etl_next(struct pmu_etl *r, struct pmu_etl_event *ev)
 	return 1;
 }
 
-void pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st)
+int pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st, size_t size)
 {
-	*st = r->st;
+	if (!r)
+		return pmuk_fail(PMU_EINVAL, "pmu_etl_stats needs a reader");
+	return PMUK_COPY_OUT(st, size, r->st, pmu_etl_stats);
 }

@@ -201,7 +201,7 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 	while (!a->err && (rc = pmu_etl_next(a->r2, &ev)) > 0) {
 		a->now = ev.time_ns;
 		if (a->problem) {	/* bytes the reader skipped before this event */
-			pmu_etl_stats(a->r2, &st);
+			pmu_etl_stats(a->r2, &st, sizeof(st));
 			if (st.bytes_skipped > a->skipped && (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, &ev)))
 				e->rec.lost.bytes = st.bytes_skipped - a->skipped;
 			a->skipped = st.bytes_skipped;
@@ -215,7 +215,7 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 		return a->err;
 	if (rc < 0)
 		return rc;
-	pmu_etl_stats(a->r2, &st);
+	pmu_etl_stats(a->r2, &st, sizeof(st));
 	if (st.bytes_skipped > a->skipped && (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, NULL))) {
 		e->rec.time = a->now > 0 ? (uint64_t)a->now : e->rec.time;
 		e->rec.lost.bytes = st.bytes_skipped - a->skipped;

@@ -27,10 +27,11 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 			 "pmu_sampler_* (sampling.h) or record with 'perf record'");
 }
 
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size)
 {
 	(void)r;
 	(void)st;
+	(void)size;
 	return pmuk_fail(PMU_EINVAL, "no recording: pmu_recording_start() never succeeds "
 			 "on Linux yet");
 }

@@ -514,12 +514,11 @@ int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
 	return err;
 }
 
-int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out)
+int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out, size_t size)
 {
-	if (!s || !out)
+	if (!s)
 		return pmuk_fail(PMU_EINVAL, "pmu_sampler_stats needs a sampler and an output");
-	*out = s->st;
-	return 0;
+	return PMUK_COPY_OUT(out, size, s->st, pmu_sampler_stats);
 }
 
 size_t pmu_sampler_event_count(const struct pmu_sampler *s)

@@ -198,8 +198,9 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 	return 0;
 }
 
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size)
 {
+	struct pmu_recording_stats s = { 0 };
 	WIN32_FILE_ATTRIBUTE_DATA a;
 	WCHAR w[MAX_PATH * 2];
 	int err;
@@ -208,14 +209,15 @@ int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
 		return pmuk_fail(PMU_EINVAL, "no recording");
 	err = pmuk_etw_session_stop(&r->s);
 	if (st) {
-		memset(st, 0, sizeof(*st));
-		st->events_lost = r->s.events_lost;
-		st->buffers_written = r->s.buffers_written;
-		st->buffers_lost = r->s.buffers_lost;
+		s.events_lost = r->s.events_lost;
+		s.buffers_written = r->s.buffers_written;
+		s.buffers_lost = r->s.buffers_lost;
 		/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
 		if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
 		    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
-			st->bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
+			s.bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
+		if (!err)
+			err = PMUK_COPY_OUT(st, size, s, pmu_recording_stats);
 	}
 	return err;
 }

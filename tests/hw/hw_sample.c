@@ -59,7 +59,7 @@ static void test_cycles(void)
 		goto fail;
 	known_loop(iters);
 	if ((err = pmu_sampler_disable(s)) || (err = pmu_sampler_read(s, on_record, &t)) ||
-	    (err = pmu_sampler_stats(s, &st)))
+	    (err = pmu_sampler_stats(s, &st, sizeof(st))))
 		goto fail;
 	hw_note("sample_cycles: %llu samples (expected %llu), %llu in the loop, %llu user, "
 		"%llu other records, lost %llu, throttles %llu",

@@ -417,7 +417,7 @@ static void test_lbr_attach(void **state)
 	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
 	assert_int_equal(pmu_report_new(NULL, &s.rp), 0);
 	assert_int_equal(pmuk_etl_records_read(a, on_lbr_record, &s), 0);
-	pmu_report_summary(s.rp, &sum);
+	pmu_report_summary(s.rp, &sum, sizeof(sum));
 	assert_int_equal(sum.with_branches, 2);
 	pmu_report_free(s.rp);
 	unlink(path);
@@ -472,7 +472,7 @@ static void test_lost_flagged(void **state)
 	assert_int_equal(s.lost, 1);
 	assert_int_equal(s.lost_count, 0);
 	assert_int_equal(s.lost_uncounted, 1);
-	pmu_report_summary(s.rp, &sum);
+	pmu_report_summary(s.rp, &sum, sizeof(sum));
 	assert_int_equal(sum.lost_uncounted, 1);
 	pmu_report_free(s.rp);
 

@@ -2,7 +2,7 @@
 /* Options structs that can grow (pmukit/opts.h): the validator and loader on
  * their own, then every opts struct through its public entry point, as an old
  * caller (sz cut before the last field), a new caller (a longer struct, its
- * tail zero or not), NULL and sz 0. */
+ * tail zero or not), NULL and sz 0; and structs copied out by the caller's size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -303,6 +303,65 @@ static void test_symbolizer(void **state) { (void)state; check_api(&apis[5]); }
 static void test_symbolizer_module(void **state) { (void)state; check_api(&apis[6]); }
 static void test_recording(void **state) { (void)state; check_api(&apis[7]); }
 
+/* A struct copied out by the caller's size: an older caller's shorter struct
+ * gets only its bytes, a newer one's longer struct zeros past this library's. */
+static void check_copy_out(const char *what, size_t size,
+			   int (*get)(void *ctx, void *out, size_t size), void *ctx)
+{
+	unsigned char full[512], part[512];
+
+	assert_true(size + 64 <= sizeof(full));
+	memset(full, 0xa5, sizeof(full));
+	assert_int_equal(get(ctx, full, size + 64), 0);
+	for (size_t i = size; i < size + 64; i++)
+		if (full[i])
+			fail_msg("%s: byte %zu past the struct is %#x, not 0", what, i, full[i]);
+	assert_int_equal(full[size + 64], 0xa5);
+
+	memset(part, 0xa5, sizeof(part));
+	assert_int_equal(get(ctx, part, size - 8), 0);
+	assert_memory_equal(part, full, size - 8);
+	assert_int_equal(part[size - 8], 0xa5);
+
+	assert_int_equal(get(ctx, part, 0), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), what));
+	assert_int_equal(get(ctx, NULL, size), PMU_EINVAL);
+}
+
+static int get_summary(void *ctx, void *out, size_t size)
+{
+	return pmu_report_summary(ctx, out, size);
+}
+
+static int get_sampler_stats(void *ctx, void *out, size_t size)
+{
+	return pmu_sampler_stats(ctx, out, size);
+}
+
+static void test_copy_out(void **state)
+{
+	struct pmu_record rec = { .kind = PMU_RECORD_SAMPLE, .pid = 1, .tid = 1, .cpu = 0 };
+	struct pmu_event_list *l = events("cpu-clock");
+	struct pmu_target t = { .kind = PMU_TARGET_SELF };
+	struct pmu_report_summary sum;
+	struct pmu_report *r;
+	struct pmu_sampler *s;
+
+	(void)state;
+	assert_int_equal(pmu_report_new(NULL, &r), 0);
+	assert_int_equal(pmu_report_record(&rec, r), 0);
+	assert_int_equal(pmu_report_summary(r, &sum, sizeof(sum)), 0);
+	assert_int_equal(sum.samples, 1);
+	check_copy_out("pmu_report_summary", sizeof(sum), get_summary, r);
+	pmu_report_free(r);
+
+	assert_int_equal(pmu_sampler_open(l, &t, NULL, &s), 0);
+	check_copy_out("pmu_sampler_stats", sizeof(struct pmu_sampler_stats),
+		       get_sampler_stats, s);
+	pmu_sampler_close(s);
+	pmu_event_list_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_symbolizer),
 		cmocka_unit_test(test_symbolizer_module),
 		cmocka_unit_test(test_recording),
+		cmocka_unit_test(test_copy_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

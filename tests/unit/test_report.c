@@ -104,7 +104,7 @@ static void test_aggregation(void **state)
 	struct pmu_report_row w;
 	(void)state;
 
-	pmu_report_summary(rp, &s);
+	pmu_report_summary(rp, &s, sizeof(s));
 	assert_int_equal(s.samples, 5);
 	assert_int_equal(s.period, 5000000);
 	assert_int_equal(s.with_callchain, 4);
@@ -318,7 +318,7 @@ static void test_switch_time_pmc_lost(void **state)
 	l.lost.count = 0, l.lost.buffers = 2, l.lost.bytes = 100;
 	add(rp, &l);
 
-	pmu_report_summary(rp, &s);
+	pmu_report_summary(rp, &s, sizeof(s));
 	assert_int_equal(s.lost, 5);
 	assert_int_equal(s.lost_buffers, 2);
 	assert_int_equal(s.lost_bytes, 100);

@@ -164,7 +164,7 @@ static void test_self_cpu_clock(void **state)
 	assert_int_equal(pmu_sampler_disable(s), 0);
 	tl.t1 = now_ns(CLOCK_MONOTONIC);
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	fprintf(stderr, "%ld samples over %.0f ms of CPU, %ld in spin()\n", tl.samples,
 		(double)(cpu1 - cpu0) / 1e6, tl.in_spin);
 	/* one sample per ms of CPU time, give or take scheduling */
@@ -222,7 +222,7 @@ static void test_small_ring(void **state)
 	assert_int_equal(pmu_sampler_disable(s), 0);
 	expect = (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 50000;
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	got = tl.samples + (long)tl.lost;
 	fprintf(stderr, "overflow: %ld samples + %llu lost (%ld LOST records, %llu throttles), "
 		"expected ~%llu\n", tl.samples, (unsigned long long)tl.lost, tl.lost_records,
@@ -262,7 +262,7 @@ static void test_small_ring(void **state)
 	assert_true(got >= (long)expect / 2 && got <= (long)expect * 3 / 2);
 	assert_true(tl.lost < lost1 / 2);
 	assert_int_equal(tl.bad_tid + tl.bad_period + tl.backwards, 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	assert_int_equal(st.lost, lost1 + tl.lost);
 	assert_int_equal(st.corrupt, 0);
 	pmu_sampler_close(s);
@@ -507,7 +507,7 @@ static void test_lost_after_exit(void **state)
 	sp.stop = 1;
 	pthread_join(th, NULL);
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	fprintf(stderr, "exited thread: %ld samples + %llu lost\n", tl.samples,
 		(unsigned long long)tl.lost);
 	assert_true(tl.samples > 0);

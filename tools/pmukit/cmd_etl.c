@@ -50,7 +50,7 @@ static void summary_problems(struct pmu_etl *r)
 {
 	struct pmu_etl_stats st;
 
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	if (st.problems)
 		fprintf(stderr, "pmukit etl: %" PRIu64 " corrupt structure(s), %" PRIu64
 			" bytes skipped\n", st.problems, st.bytes_skipped);
@@ -76,7 +76,7 @@ static int info(const char *path, int json)
 	if ((rc = open_trace(path, PMU_ETL_ORDER_FILE, &r)) || (rc = drain(r, path)))
 		goto out;
 	const struct pmu_etl_header *h = pmu_etl_header(r);
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	size_t n = pmu_etl_stat_count(r);
 	if (json) {
 		struct pmuk_json j;

@@ -137,7 +137,7 @@ int cmd_record(int argc, char **argv)
 		return tool_error("record", "starting the recording", err);
 	if ((err = run(argv + i + 1, r, &status)))
 		return err;
-	err = pmu_recording_stop(r, &st);
+	err = pmu_recording_stop(r, &st, sizeof(st));
 	pmu_recording_close(r);
 	if (err)
 		return tool_error("record", "finishing the recording", err);

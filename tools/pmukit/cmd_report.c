@@ -62,7 +62,7 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 {
 	struct pmu_report_summary sum;
 
-	pmu_report_summary(rep, &sum);
+	pmu_report_summary(rep, &sum, sizeof(sum));
 	if (!sum.samples && not_text)
 		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
 			"only)\n", path);
