@@ -173,7 +173,7 @@ void pmuk_sym_module_frame(const struct pmuk_sym_module *m, uint64_t addr, struc
 int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbolizer **out)
 {
 	struct pmu_symbolizer *s;
-	int err;
+	int err, pid;
 
 	if (!out)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_open needs somewhere to store the "
@@ -181,9 +181,9 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 	*out = NULL;
 	if ((err = PMUK_OPTS_VALID(opts, pmu_symbolizer_opts)) < 0)
 		return err;
-	if (PMUK_OPTS_GET(opts, pid, 0) < 0)
+	if ((pid = PMUK_OPTS_GET(opts, pid, 0)) < 0)
 		return pmuk_fail(PMU_EINVAL, "pid %d: give a process id, or 0 for this process",
-				 opts->pid);
+				 pid);
 	if (!(s = calloc(1, sizeof(*s))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	PMUK_OPTS_LOAD(s->opts, opts, pmu_symbolizer_opts); /* checked above: cannot fail */

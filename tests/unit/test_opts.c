@@ -246,6 +246,8 @@ static void check_api(const struct api *a)
 
 	fprintf(stderr, "%s: sizeof %zu, known %zu, last field at %zu\n", a->type, a->size,
 		a->known, a->last);
+	/* TYPE__last_field names the last field: only padding may follow it */
+	assert_true(a->size - a->known < sizeof(size_t));
 	assert_true(a->size + 64 <= sizeof(u.b));
 
 	err = a->call(NULL);
