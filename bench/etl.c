@@ -63,7 +63,7 @@ static unsigned long decode_all(const struct pmu_etl_event *ev)
 
 static int read_all(const char *path, int order, unsigned long *events, unsigned long *decoded)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order };
+	PMU_OPTS(pmu_etl_opts, o, .order = order);
 	struct pmu_etl *r;
 	struct pmu_etl_event ev;
 	int rc;

@@ -59,7 +59,7 @@ static int copy_file(const char *from, const char *to)
 /* Every event in time order (what report and dump do); -1 on failure. */
 static long read_all(const char *path, unsigned long long *padding)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = PMU_ETL_ORDER_TIME };
+	PMU_OPTS(pmu_etl_opts, o, .order = PMU_ETL_ORDER_TIME);
 	struct pmu_etl_event ev;
 	struct pmu_etl_stats st;
 	struct pmu_etl *r;
@@ -70,7 +70,7 @@ static long read_all(const char *path, unsigned long long *padding)
 		return -1;
 	while ((rc = pmu_etl_next(r, &ev)) > 0)
 		n++;
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	*padding = st.bytes_padding;
 	pmu_etl_close(r);
 	return rc < 0 ? -1 : n;

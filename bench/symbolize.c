@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 	const char *file = argc > 1 ? argv[1] : self;
 	size_t n = 20000, frames, frames2;
 	char list[] = "/tmp/pmukit-bench-sym-XXXXXX", cmd[4200];
-	struct pmu_symbolizer_opts o = { .sz = sizeof(o), .offline = 1 };
-	struct pmu_symbolizer_module m = { .sz = sizeof(m) };
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_module, m);
 	struct pmu_symbolizer *s;
 	uint64_t *addrs = calloc(n ? n : 1, sizeof(*addrs));
 	double cold, warm, t;

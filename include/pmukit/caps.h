@@ -34,6 +34,8 @@ enum pmu_concern {
 };
 #define PMU_CONCERN_MAX 8
 
+/* The library's, by pointer, as pmu_cap_fact and pmu_caps_host: grows by
+ * appending (pmukit/opts.h). */
 struct pmu_cap {
 	int id;                      /* enum pmu_concern, 1..PMU_CONCERN_MAX */
 	const char *name;            /* "scalar counting", ... */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,7 @@ enum pmu_reading_flags {
 					    * pmu_counters_unsupported); value is 0 */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_reading {
 	uint64_t value;        /* raw count over time_running */
 	uint64_t time_enabled; /* ns the event was enabled */
@@ -40,6 +42,7 @@ enum pmu_target_kind {
 	PMU_TARGET_CPUS,  /* system-wide on a set of CPUs */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_target {
 	enum pmu_target_kind kind;
 	int pid;               /* PMU_TARGET_PID, PMU_TARGET_TID */
@@ -69,6 +72,7 @@ struct pmu_counters_opts {
 	 * name gets ":u" (pmu_counters_event shows it). Linux only. */
 	int user_fallback;
 };
+#define pmu_counters_opts__last_field user_fallback /* see pmukit/opts.h */
 
 struct pmu_counters;
 

@@ -10,6 +10,7 @@
  * time order, buffers met ahead of their CPU's turn wait as 48-byte entries
  * in per-CPU queues: short, as loggers write the CPUs' buffers interleaved. */
 
+#include <pmukit/opts.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,10 +48,12 @@ struct pmu_etl_opts {
 	pmu_etl_problem_fn on_problem;
 	void *problem_ctx;
 };
+#define pmu_etl_opts__last_field problem_ctx /* see pmukit/opts.h */
 
 enum pmu_etl_clock { PMU_ETL_CLOCK_RAW = 0, PMU_ETL_CLOCK_QPC = 1,
 		     PMU_ETL_CLOCK_SYSTEMTIME = 2, PMU_ETL_CLOCK_CPUCYCLES = 3 };
 
+/* The library's, by pointer: grows by appending (pmukit/opts.h). */
 /* The log-file header (first event of the first buffer). */
 struct pmu_etl_header {
 	unsigned os_major, os_minor;       /* e.g. 10.0 */
@@ -95,6 +98,7 @@ struct pmu_etl_ext {
 	const uint8_t *data;
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_etl_event {
 	enum pmu_etl_kind kind;
 	unsigned header_type;     /* byte 2 of the marker: 1..21 */
@@ -143,6 +147,7 @@ int pmu_etl_provider_lookup(const char *name, struct pmu_guid *g);
 
 /* ---- statistics (complete once pmu_etl_next returned 0) ---- */
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_etl_stat {
 	struct pmu_guid provider;
 	unsigned kind;            /* enum pmu_etl_kind */
@@ -150,6 +155,7 @@ struct pmu_etl_stat {
 	uint64_t count;
 };
 
+/* Grows by appending; filled by the caller's size (pmukit/opts.h). */
 struct pmu_etl_stats {
 	uint64_t events;
 	uint64_t by_header_type[32];
@@ -163,7 +169,8 @@ struct pmu_etl_stats {
 	uint64_t bytes_padding;    /* zeros after the last buffer (a preallocated file) */
 };
 
-void pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st);
+/* Fills st, size bytes of it: pass sizeof(*st) (see pmukit/opts.h). */
+int pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st, size_t size);
 /* Per provider/id/opcode/version counts, sorted by provider then id/opcode/version. */
 size_t pmu_etl_stat_count(const struct pmu_etl *r);
 int pmu_etl_stat_at(const struct pmu_etl *r, size_t i, struct pmu_etl_stat *out);
@@ -208,6 +215,7 @@ enum {	/* kernel groups (HookId >> 8) */
 	PMU_ETL_GROUP_STACKWALK = 0x18,
 };
 
+/* Frozen (pmukit/opts.h), as every pmu_etl_*_ev: a field more is a new struct. */
 struct pmu_etl_thread_ev {
 	unsigned opcode;          /* 1 start, 2 end, 3 rundown start, 4 rundown end */
 	uint32_t pid, tid;

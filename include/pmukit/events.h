@@ -83,6 +83,7 @@ const struct pmu_event *pmu_event_list_get(const struct pmu_event_list *list, si
 size_t pmu_event_list_groups(const struct pmu_event_list *list);
 void pmu_event_list_free(struct pmu_event_list *list);
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 /* A PMU as the OS lists it (Linux: /sys/bus/event_source/devices/NAME). */
 struct pmu_device {
 	char name[32];
@@ -99,6 +100,7 @@ int pmu_device_lookup(const char *name, struct pmu_device *out);
  * (possibly 0: no hardware PMU) and fills up to max entries. */
 int pmu_device_core_list(struct pmu_device *out, int max);
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 /* The events this host knows, for listing ("pmukit list"). */
 struct pmu_event_info {
 	char name[128];        /* spelling pmu_event_parse accepts */

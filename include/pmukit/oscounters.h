@@ -27,6 +27,7 @@
  * Cumulative values never go backwards: a counter that steps back (hotplug, the
  * 1/64 s jitter of Windows timers) keeps its high-water mark. */
 
+#include <pmukit/opts.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,7 @@ enum pmu_cputime {
  * out of range. */
 const char *pmu_cputime_name(enum pmu_cputime k);
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_cpustat_cpu {
 	int cpu;               /* OS logical CPU id (Windows: group * 64 + index); -1: all */
 	uint32_t has;          /* bit (1u << enum pmu_cputime) for each kind the OS counts */
@@ -72,6 +74,7 @@ struct pmu_cpustat_opts {
 	/* Windows: skip PDH and read NtQuerySystemInformation (times only). */
 	int windows_ntqsi;
 };
+#define pmu_cpustat_opts__last_field windows_ntqsi /* see pmukit/opts.h */
 
 struct pmu_cpustat;
 
@@ -86,6 +89,7 @@ int pmu_cpustat_read(const struct pmu_cpustat *s, size_t i, struct pmu_cpustat_c
  * has up to 10; Windows PDH C1-C3; none without a cpuidle driver or under NtQSI. */
 #define PMU_IDLE_STATE_MAX 10
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_idle_state {
 	char name[32];           /* Linux cpuidle name ("POLL", "C1E", "haltpoll idle"),
 				  * Windows "C1".."C3" */

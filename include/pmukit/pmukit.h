@@ -6,6 +6,7 @@
 #include <pmukit/version.h>
 #include <pmukit/error.h>
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 #include <pmukit/counting.h>
 #include <pmukit/sampling.h>
 #include <pmukit/report.h>

@@ -30,6 +30,7 @@
 
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,7 +46,9 @@ struct pmu_recording_opts {
 	int context_switch;    /* also record context switches */
 	unsigned buffer_kb;    /* size of one trace buffer; 0: 1024 */
 };
+#define pmu_recording_opts__last_field buffer_kb /* see pmukit/opts.h */
 
+/* Grows by appending; filled by the caller's size (pmukit/opts.h). */
 struct pmu_recording_stats {
 	uint64_t events_lost;  /* events the OS dropped (buffers full) */
 	uint64_t buffers_written;
@@ -62,8 +65,9 @@ struct pmu_recording;
  * pmukit on this OS) cannot record, with the reason in pmu_error_detail(). */
 int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
 			const struct pmu_recording_opts *opts, struct pmu_recording **out);
-/* Stops, finishes the file and fills st (may be NULL). */
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st);
+/* Stops, finishes the file and fills st (may be NULL), size bytes of it: pass
+ * sizeof(*st) (see pmukit/opts.h). */
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size);
 /* The file being written. */
 const char *pmu_recording_path(const struct pmu_recording *r);
 /* Stops if still running (the file is kept) and frees. */

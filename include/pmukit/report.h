@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pmukit/opts.h>
 #include <pmukit/sampling.h>
 
 #ifdef __cplusplus
@@ -20,6 +21,7 @@ extern "C" {
 
 struct pmu_report;
 
+/* The library's, by pointer: grows by appending (pmukit/opts.h). */
 /* A module mapped where a sampled address fell. */
 struct pmu_report_module {
 	const char *path;
@@ -47,6 +49,7 @@ struct pmu_report_opts {
 	FILE *script;                     /* each sample as perf-script text, as it arrives */
 	uint64_t time_zero;               /* subtracted from times in perf-script text */
 };
+#define pmu_report_opts__last_field time_zero /* see pmukit/opts.h */
 
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out);
 void pmu_report_free(struct pmu_report *r);
@@ -55,6 +58,7 @@ void pmu_report_free(struct pmu_report *r);
  * Returns 0 or PMU_ENOMEM. */
 int pmu_report_record(const struct pmu_record *rec, void *report);
 
+/* Grows by appending; filled by the caller's size (pmukit/opts.h). */
 struct pmu_report_summary {
 	uint64_t records;
 	uint64_t samples;
@@ -68,7 +72,8 @@ struct pmu_report_summary {
 	uint64_t with_branches;  /* samples that carried a branch stack (LBR) */
 	size_t threads, processes, modules, stacks;
 };
-void pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out);
+/* Fills out, size bytes of it: pass sizeof(*out) (see pmukit/opts.h). */
+int pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out, size_t size);
 
 enum pmu_report_sort {
 	PMU_REPORT_SYM,     /* by function (or module+offset) of the sampled address */
@@ -80,6 +85,7 @@ enum pmu_report_sort {
 /* "sym", "module", "tid", "pid", "cpu" into *out; PMU_EINVAL otherwise. */
 int pmu_report_sort_parse(const char *s, enum pmu_report_sort *out);
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_report_row {
 	const char *name;        /* sym: "module!function" or "module!+0xoff"; module: its
 				    file name; tid/pid: thread/process name; cpu: "cpuN" */

@@ -13,6 +13,7 @@
 
 #include <pmukit/counting.h>
 #include <pmukit/events.h>
+#include <pmukit/opts.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,6 +142,8 @@ struct pmu_lost {
 				  (.etl buffers flagged EVENTS_LOST) */
 };
 
+/* Frozen (pmukit/opts.h), as pmu_report_record reads one a caller built: never
+ * changes size; a field more is a new record kind or struct. */
 struct pmu_record {
 	enum pmu_record_kind kind;
 	uint32_t has;          /* enum pmu_record_has */
@@ -180,7 +183,9 @@ struct pmu_sampler_opts {
 	int context_switch;    /* also deliver SWITCH records */
 	int start_disabled;    /* open disabled; pmu_sampler_enable() starts sampling */
 };
+#define pmu_sampler_opts__last_field start_disabled /* see pmukit/opts.h */
 
+/* Grows by appending; filled by the caller's size (pmukit/opts.h). */
 struct pmu_sampler_stats {
 	uint64_t records;      /* records delivered, every kind */
 	uint64_t samples;      /* PMU_RECORD_SAMPLE delivered */
@@ -219,7 +224,8 @@ int pmu_sampler_poll(struct pmu_sampler *s, int timeout_ms);
  * a PMU driver dropped before the ring, e.g. AMD IBS outside the asked mode.) */
 int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx);
 
-int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out);
+/* Fills out, size bytes of it: pass sizeof(*out) (see pmukit/opts.h). */
+int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out, size_t size);
 size_t pmu_sampler_event_count(const struct pmu_sampler *s);
 const struct pmu_event *pmu_sampler_event(const struct pmu_sampler *s, size_t i);
 void pmu_sampler_close(struct pmu_sampler *s);

@@ -6,6 +6,7 @@
  * the PDB GUID + Age of the CodeView RSDS record in a PE image's debug directory;
  * a symbol server stores the PDB under <pdb name>/<GUID><Age>/<pdb name>. */
 
+#include <pmukit/opts.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,7 @@
 extern "C" {
 #endif
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_module_id {
 	uint8_t guid[16];      /* as stored: Data1 (LE u32), Data2 (LE u16), Data3 (LE u16), Data4[8] */
 	uint32_t age;
@@ -49,6 +51,7 @@ struct pmu_symbolizer_opts {
 	 * like "-/usr/lib/debug:.debug", Windows: a symbol path); NULL: the default. */
 	const char *debug_path;
 };
+#define pmu_symbolizer_opts__last_field debug_path /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {
@@ -65,6 +68,7 @@ struct pmu_symbolizer_module {
 	uint8_t build_id_size;
 	uint8_t build_id_kind; /* enum pmu_build_id_kind */
 };
+#define pmu_symbolizer_module__last_field build_id_kind /* see pmukit/opts.h */
 
 enum pmu_frame_flags {
 	PMU_FRAME_INLINED = 1, /* inlined into the next frame, which holds its call site */
@@ -72,6 +76,7 @@ enum pmu_frame_flags {
 	PMU_FRAME_NOFILE = 4,  /* the module's file is missing or unreadable: no symbols */
 };
 
+/* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 /* One frame; the strings stay valid until pmu_symbolizer_close(). */
 struct pmu_frame {
 	const char *function;  /* NULL when unknown */

@@ -32,6 +32,8 @@ enum pmu_cache_type {
 	PMU_CACHE_INSTRUCTION,
 };
 
+/* The library's, by pointer, as every pmu_topo_* item: grows by appending
+ * (pmukit/opts.h). */
 struct pmu_topo_package {
 	int id;                /* OS package id */
 	size_t ndies, ncores, ncpus;

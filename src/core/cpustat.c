@@ -4,6 +4,7 @@
  * interval between them. */
 #include "core/cpustat.h"
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <pmukit/error.h>
 #include <stdlib.h>
@@ -163,17 +164,18 @@ static int take(struct pmu_cpustat *s)
 
 int pmu_cpustat_open(const struct pmu_cpustat_opts *opts, struct pmu_cpustat **out)
 {
+	struct pmu_cpustat_opts o;
 	struct pmu_cpustat *s;
 	int err;
 
 	if (!out)
 		return pmuk_fail(PMU_EINVAL, "pmu_cpustat_open needs somewhere to store the handle");
 	*out = NULL;
-	if (opts && opts->sz < sizeof(size_t))
-		return pmuk_fail(PMU_EINVAL, "pmu_cpustat_opts.sz is not set");
+	if ((err = PMUK_OPTS_LOAD(o, opts, pmu_cpustat_opts)) < 0)
+		return err;
 	if (!(s = calloc(1, sizeof(*s))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening the CPU-time counters");
-	if ((err = pmuk_cpustat_backend_open(opts, &s->be))) {
+	if ((err = pmuk_cpustat_backend_open(&o, &s->be))) {
 		free(s);
 		return err;
 	}

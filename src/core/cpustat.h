@@ -46,7 +46,8 @@ struct pmuk_cpustat_backend {
 	void (*close)(void *state);
 };
 
-/* Per OS: picks and opens the backend. */
+/* Per OS: picks and opens the backend. opts is the library's full copy, never
+ * NULL. */
 int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
 			      struct pmuk_cpustat_backend *b);
 

@@ -2,6 +2,7 @@
 /* The record report: tables of threads, processes, CPUs, modules, code
  * addresses and stacks, filled from a pmu_record stream. */
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/report_int.h"
 #include "core/utf8.h"
 
@@ -239,15 +240,20 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	return 0;
 }
 
-void pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out)
+int pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out, size_t size)
 {
-	*out = r->sum;
-	out->threads = 0;
+	struct pmu_report_summary sum;
+
+	if (!r)
+		return pmuk_fail(PMU_EINVAL, "pmu_report_summary needs a report");
+	sum = r->sum;
+	sum.threads = 0;
 	for (size_t i = 0; i < r->n_threads; i++)
-		out->threads += r->threads[i].samples || r->threads[i].switches;
-	out->processes = 0;
+		sum.threads += r->threads[i].samples || r->threads[i].switches;
+	sum.processes = 0;
 	for (size_t i = 0; i < r->n_procs; i++)
-		out->processes += r->procs[i].samples || r->procs[i].switches;
-	out->modules = r->n_mods;
-	out->stacks = r->n_stacks;
+		sum.processes += r->procs[i].samples || r->procs[i].switches;
+	sum.modules = r->n_mods;
+	sum.stacks = r->n_stacks;
+	return PMUK_COPY_OUT(out, size, sum, pmu_report_summary);
 }

@@ -3,6 +3,7 @@
  * processes (an id reused after EXIT starts a new entry), modules with their
  * address maps per process, and distinct code addresses with their names. */
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/report_int.h"
 
 #include <inttypes.h>
@@ -122,15 +123,14 @@ const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id)
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
 {
 	struct pmu_report *r;
+	int err;
 
 	*out = NULL;
-	if (opts && opts->sz < sizeof(size_t))
-		return pmuk_fail(PMU_EINVAL, "pmu_report_opts.sz must be sizeof(struct pmu_report_opts)");
+	if ((err = PMUK_OPTS_VALID(opts, pmu_report_opts)) < 0)
+		return err;
 	if (!(r = calloc(1, sizeof(*r))))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
-	if (opts)
-		memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
-	r->o.sz = sizeof(r->o);
+	PMUK_OPTS_LOAD(r->o, opts, pmu_report_opts); /* checked above: cannot fail */
 	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.ix.n) {
 		pmu_report_free(r);
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");

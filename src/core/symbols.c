@@ -4,6 +4,7 @@
  * The OS backends (libdwfl, DbgHelp) fill s->chain. */
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -172,23 +173,20 @@ void pmuk_sym_module_frame(const struct pmuk_sym_module *m, uint64_t addr, struc
 int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbolizer **out)
 {
 	struct pmu_symbolizer *s;
-	int err;
+	int err, pid;
 
 	if (!out)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_open needs somewhere to store the "
 				 "symbolizer");
 	*out = NULL;
-	if (opts && opts->sz < offsetof(struct pmu_symbolizer_opts, debug_path))
-		return pmuk_fail(PMU_EINVAL, "struct pmu_symbolizer_opts: set sz to its size "
-				 "(%zu given)", opts->sz);
-	if (opts && opts->pid < 0)
+	if ((err = PMUK_OPTS_VALID(opts, pmu_symbolizer_opts)) < 0)
+		return err;
+	if ((pid = PMUK_OPTS_GET(opts, pid, 0)) < 0)
 		return pmuk_fail(PMU_EINVAL, "pid %d: give a process id, or 0 for this process",
-				 opts->pid);
+				 pid);
 	if (!(s = calloc(1, sizeof(*s))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
-	if (opts)
-		memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
-	s->opts.sz = sizeof(s->opts);
+	PMUK_OPTS_LOAD(s->opts, opts, pmu_symbolizer_opts); /* checked above: cannot fail */
 	if (s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) {
 		free(s);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
@@ -203,14 +201,21 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 	return 0;
 }
 
-int pmu_symbolizer_add_module(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+int pmu_symbolizer_add_module(struct pmu_symbolizer *s,
+			      const struct pmu_symbolizer_module *module)
 {
-	if (!s || !m || !m->path || !m->path[0])
+	struct pmu_symbolizer_module mod, *m = &mod;
+	int err;
+
+	if (!s || !module)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_add_module needs a symbolizer and "
 				 "a module with a path");
-	if (m->sz < sizeof(*m))
-		return pmuk_fail(PMU_EINVAL, "struct pmu_symbolizer_module: set sz to its size "
-				 "(%zu given)", m->sz);
+	/* The backends read the library's own copy, never past the caller's sz. */
+	if ((err = PMUK_OPTS_LOAD(mod, module, pmu_symbolizer_module)) < 0)
+		return err;
+	if (!m->path || !m->path[0])
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_add_module needs a symbolizer and "
+				 "a module with a path");
 	if (!s->opts.offline)
 		return pmuk_fail(PMU_EINVAL, "modules are added to offline symbolizers only: a "
 				 "live one reads the maps of process %d", s->opts.pid);

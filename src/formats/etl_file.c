@@ -3,6 +3,7 @@
  * corruption, and the time-ordered merge of the streams. */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -584,9 +585,9 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pmuk_fail(PMU_ENOMEM, "no memory for an .etl reader");
-	if (opts) {
-		size_t n = opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts);
-		memcpy(&r->opts, opts, n);
+	if ((err = PMUK_OPTS_LOAD(r->opts, opts, pmu_etl_opts)) < 0) {
+		free(r);
+		return err;
 	}
 	r->last = -1;
 	r->stat_last = -1;
@@ -679,7 +680,9 @@ int pmu_etl_next(struct pmu_etl *r, struct pmu_etl_event *ev)
 	return 1;
 }
 
-void pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st)
+int pmu_etl_stats(const struct pmu_etl *r, struct pmu_etl_stats *st, size_t size)
 {
-	*st = r->st;
+	if (!r)
+		return pmuk_fail(PMU_EINVAL, "pmu_etl_stats needs a reader");
+	return PMUK_COPY_OUT(st, size, r->st, pmu_etl_stats);
 }

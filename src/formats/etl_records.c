@@ -5,6 +5,7 @@
  * returns to user mode (then it also completes that thread's earlier samples
  * still waiting in the kernel), cached stacks as key references. */
 #include "core/error.h"
+#include "core/opts.h"
 #include "formats/etl_int.h"
 #include "formats/etl_records_int.h"
 
@@ -159,7 +160,7 @@ static void on_problem(const char *msg, void *ctx)
 int pmuk_etl_records_open(const char *path, const struct pmuk_etl_records_opts *opts,
 			  struct pmuk_etl_records **out)
 {
-	struct pmu_etl_opts o1 = { .sz = sizeof(o1), .order = PMU_ETL_ORDER_TIME };
+	PMU_OPTS(pmu_etl_opts, o1, .order = PMU_ETL_ORDER_TIME);
 	struct pmuk_etl_records *a = calloc(1, sizeof(*a));
 	int err;
 
@@ -168,9 +169,8 @@ int pmuk_etl_records_open(const char *path, const struct pmuk_etl_records_opts *
 		free(a);
 		return pmuk_fail(PMU_ENOMEM, "no memory to read %s", path);
 	}
-	if (opts)
-		memcpy(&a->o, opts, opts->sz < sizeof(a->o) ? opts->sz : sizeof(a->o));
-	if ((err = pmu_etl_open(path, &o1, &a->r1)) || (err = pmuk_er_collect(&a->tab, a->r1))) {
+	if ((err = PMUK_OPTS_LOAD(a->o, opts, pmuk_etl_records_opts)) < 0 ||
+	    (err = pmu_etl_open(path, &o1, &a->r1)) || (err = pmuk_er_collect(&a->tab, a->r1))) {
 		pmuk_etl_records_close(a);
 		return err;
 	}
@@ -182,8 +182,8 @@ int pmuk_etl_records_open(const char *path, const struct pmuk_etl_records_opts *
 
 int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ctx)
 {
-	struct pmu_etl_opts o2 = { .sz = sizeof(o2), .order = PMU_ETL_ORDER_TIME, .no_names = 1,
-				   .on_problem = on_problem, .problem_ctx = a };
+	PMU_OPTS(pmu_etl_opts, o2, .order = PMU_ETL_ORDER_TIME, .no_names = 1,
+		 .on_problem = on_problem, .problem_ctx = a);
 	struct pmu_etl_event ev;
 	struct pmu_etl_stats st;
 	struct qent *e;
@@ -201,7 +201,7 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 	while (!a->err && (rc = pmu_etl_next(a->r2, &ev)) > 0) {
 		a->now = ev.time_ns;
 		if (a->problem) {	/* bytes the reader skipped before this event */
-			pmu_etl_stats(a->r2, &st);
+			pmu_etl_stats(a->r2, &st, sizeof(st));
 			if (st.bytes_skipped > a->skipped && (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, &ev)))
 				e->rec.lost.bytes = st.bytes_skipped - a->skipped;
 			a->skipped = st.bytes_skipped;
@@ -215,7 +215,7 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 		return a->err;
 	if (rc < 0)
 		return rc;
-	pmu_etl_stats(a->r2, &st);
+	pmu_etl_stats(a->r2, &st, sizeof(st));
 	if (st.bytes_skipped > a->skipped && (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, NULL))) {
 		e->rec.time = a->now > 0 ? (uint64_t)a->now : e->rec.time;
 		e->rec.lost.bytes = st.bytes_skipped - a->skipped;

@@ -23,6 +23,7 @@ struct pmuk_etl_records_opts {
 	pmu_etl_problem_fn on_problem;   /* corrupt structures met (second pass) */
 	void *problem_ctx;
 };
+#define pmuk_etl_records_opts__last_field problem_ctx
 
 struct pmuk_etl_records_stats {
 	uint64_t records;          /* delivered, every kind */

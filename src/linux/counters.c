@@ -6,6 +6,7 @@
 #include "linux/target.h"
 #include "core/cpulist.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/event_list.h"
 #include "core/scale.h"
 #include "core/sysroot.h"
@@ -558,7 +559,7 @@ static int alloc_arrays(struct pmu_counters *c)
 int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
 			      const struct pmu_counters_opts *opts, struct pmu_counters **out)
 {
-	struct pmu_counters_opts o = { .sz = sizeof(o) };
+	struct pmu_counters_opts o;
 	struct pmu_counters *c;
 	size_t opened = 0;
 	int err;
@@ -566,8 +567,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	if (!ev || n == 0 || !t || !out)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and an out "
 				 "pointer");
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if ((err = PMUK_OPTS_LOAD(o, opts, pmu_counters_opts)) < 0)
+		return err;
 	*out = NULL;
 	if ((err = pmuk_counters_check_budget(ev, n)) < 0)
 		return err;

@@ -4,6 +4,7 @@
  * this one answers, with the way that works today, instead of writing a file that
  * nothing could read. */
 #include "core/error.h"
+#include "core/opts.h"
 
 #include <pmukit/error.h>
 #include <pmukit/recording.h>
@@ -12,20 +13,25 @@
 int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
 			const struct pmu_recording_opts *opts, struct pmu_recording **out)
 {
+	int err;
+
 	(void)events;
 	(void)target;
-	(void)opts;
 	if (out)
 		*out = NULL;
+	/* Options a caller got wrong are reported as on Windows, before ENOTSUP. */
+	if ((err = PMUK_OPTS_VALID(opts, pmu_recording_opts)) < 0)
+		return err;
 	return pmuk_fail(PMU_ENOTSUP, "recordings to a file are written on Windows (.etl) "
 			 "only so far; pmukit has no perf.data writer yet: sample live with "
 			 "pmu_sampler_* (sampling.h) or record with 'perf record'");
 }
 
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size)
 {
 	(void)r;
 	(void)st;
+	(void)size;
 	return pmuk_fail(PMU_EINVAL, "no recording: pmu_recording_start() never succeeds "
 			 "on Linux yet");
 }

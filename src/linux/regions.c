@@ -149,7 +149,7 @@ int pmu_regions_init(const char *spec)
 static int thread_state(struct rthread **out)
 {
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
-	struct pmu_counters_opts o = { .sz = sizeof(o) };
+	PMU_OPTS(pmu_counters_opts, o);
 	struct rthread *rt;
 	int err;
 

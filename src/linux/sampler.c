@@ -10,6 +10,7 @@
 #include "linux/sampler.h"
 #include "linux/target.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/event_list.h"
 #include "core/sysroot.h"
 
@@ -222,10 +223,10 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 
 static int check_opts(const struct pmu_sampler_opts *opts, struct pmu_sampler_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	if (opts)
-		memcpy(o, opts, opts->sz && opts->sz < sizeof(*o) ? opts->sz : sizeof(*o));
-	o->sz = sizeof(*o);
+	int err = PMUK_OPTS_LOAD(*o, opts, pmu_sampler_opts);
+
+	if (err < 0)
+		return err;
 	if (!o->use_freq && o->period == 0) {
 		o->use_freq = 1;
 		o->freq = 1000;
@@ -513,12 +514,11 @@ int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
 	return err;
 }
 
-int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out)
+int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out, size_t size)
 {
-	if (!s || !out)
+	if (!s)
 		return pmuk_fail(PMU_EINVAL, "pmu_sampler_stats needs a sampler and an output");
-	*out = s->st;
-	return 0;
+	return PMUK_COPY_OUT(out, size, s->st, pmu_sampler_stats);
 }
 
 size_t pmu_sampler_event_count(const struct pmu_sampler *s)

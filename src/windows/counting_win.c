@@ -12,6 +12,7 @@
  * ETW gives each PMC a counter of its own or refuses the set). */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/event_list.h"
 #include "core/scale.h"
 
@@ -327,12 +328,13 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 {
 	struct pmu_counters *p;
 	char why[320];
-	int err = 0;
+	int err = PMUK_OPTS_VALID(opts, pmu_counters_opts);
 	/* inherit is implied: process counts include every thread */
-	int skip = opts && opts->sz >= offsetof(struct pmu_counters_opts, skip_unsupported) +
-		   sizeof(int) && opts->skip_unsupported;
-	int allow_empty = skip && opts->sz >= offsetof(struct pmu_counters_opts, allow_empty) +
-			  sizeof(int) && opts->allow_empty;
+	int skip = PMUK_OPTS_GET(opts, skip_unsupported, 0);
+	int allow_empty = skip && PMUK_OPTS_GET(opts, allow_empty, 0);
+
+	if (err < 0)
+		return err;
 	if (!events || !target || !out || !events->n)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
 	if (target->pids && target->npids > 1)
@@ -375,7 +377,7 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 	QueryPerformanceFrequency(&p->freq);
 	for (size_t i = 0; i < p->n && !err; i++) /* proves every source reads */
 		err = read_raw(p, p->c[i].src, &p->c[i].base);
-	if (!err && !(opts && opts->sz >= sizeof(*opts) && opts->start_disabled))
+	if (!err && !PMUK_OPTS_GET(opts, start_disabled, 0))
 		err = pmu_counters_enable(p);
 	if (err) {
 		pmu_counters_close(p);

@@ -304,9 +304,7 @@ int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
 	int err;
 
 	/* PdhGetRawCounterArrayW aborts the process under Wine: never reach it there. */
-	if (pmuk_wine_version() || (opts && opts->sz >= offsetof(struct pmu_cpustat_opts,
-								 windows_ntqsi) + sizeof(int) &&
-				    opts->windows_ntqsi))
+	if (pmuk_wine_version() || opts->windows_ntqsi)
 		return pmuk_ntqsi_cpustat_open(b);
 	if (!(st = calloc(1, sizeof(*st))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening PDH");

@@ -15,6 +15,7 @@
  * settings of the kernel: another profiling session sees them too. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/event_list.h"
 
 #include <pmukit/recording.h>
@@ -150,17 +151,21 @@ static int preflight(const struct plan *p, const struct pmu_target *t,
 }
 
 int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
-			const struct pmu_recording_opts *opts, struct pmu_recording **out)
+			const struct pmu_recording_opts *user_opts, struct pmu_recording **out)
 {
+	struct pmu_recording_opts o;
+	const struct pmu_recording_opts *opts = &o; /* the library's copy from here on */
 	struct pmu_recording *r;
 	struct plan p;
 	ULONG base = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
 		     EVENT_TRACE_FLAG_IMAGE_LOAD, mask[8] = { 0 };
 	int err;
 
-	if (!out || !opts || opts->sz < sizeof(*opts) || !opts->path || !opts->path[0])
-		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options (sz set) with a "
-				 "path, and somewhere to store the recording");
+	if ((err = PMUK_OPTS_LOAD(o, user_opts, pmu_recording_opts)) < 0)
+		return err;
+	if (!out || !o.path || !o.path[0])
+		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options with a path, "
+				 "and somewhere to store the recording");
 	*out = NULL;
 	if ((err = plan(events, opts, &p)) || (err = preflight(&p, target, opts, &p)))
 		return err;
@@ -193,8 +198,9 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 	return 0;
 }
 
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
+int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size)
 {
+	struct pmu_recording_stats s = { 0 };
 	WIN32_FILE_ATTRIBUTE_DATA a;
 	WCHAR w[MAX_PATH * 2];
 	int err;
@@ -203,14 +209,15 @@ int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
 		return pmuk_fail(PMU_EINVAL, "no recording");
 	err = pmuk_etw_session_stop(&r->s);
 	if (st) {
-		memset(st, 0, sizeof(*st));
-		st->events_lost = r->s.events_lost;
-		st->buffers_written = r->s.buffers_written;
-		st->buffers_lost = r->s.buffers_lost;
+		s.events_lost = r->s.events_lost;
+		s.buffers_written = r->s.buffers_written;
+		s.buffers_lost = r->s.buffers_lost;
 		/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
 		if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
 		    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
-			st->bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
+			s.bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
+		if (!err)
+			err = PMUK_COPY_OUT(st, size, s, pmu_recording_stats);
 	}
 	return err;
 }

@@ -53,13 +53,13 @@ static void decode_all(const struct pmu_etl_event *ev)
 /* The same file as pmu_record stream, into a report written every way. */
 static void report_all(const char *path, FILE *out)
 {
-	struct pmuk_etl_records_opts ao = { .sz = sizeof(ao), .stack_window_ns = 1000 };
+	PMU_OPTS(pmuk_etl_records_opts, ao, .stack_window_ns = 1000);
 	struct pmuk_etl_records *a;
 	struct pmu_report *rep;
 
 	if (pmuk_etl_records_open(path, &ao, &a))
 		return;
-	struct pmu_report_opts ro = { .sz = sizeof(ro), .script = out };
+	PMU_OPTS(pmu_report_opts, ro, .script = out);
 
 	pmuk_etl_records_report_opts(a, &ro);
 	if (!pmu_report_new(&ro, &rep)) {
@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fclose(f);
 	for (int order = 0; order < 2; order++) {
-		struct pmu_etl_opts o = { .sz = sizeof(o), .order = order };
+		PMU_OPTS(pmu_etl_opts, o, .order = order);
 		if (pmu_etl_open(path, &o, &r))
 			break;
 		while (pmu_etl_next(r, &ev) > 0)

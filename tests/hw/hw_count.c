@@ -27,7 +27,7 @@ static void test_exact(void)
 {
 	static const uint64_t iters[] = { 0, 1000000, 10000000, 1000000, 0 };
 	const char *name = "count_exact";
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	struct pmu_reading r[2];
 	struct pmu_counters *c;
 	uint64_t k = 0;
@@ -88,7 +88,7 @@ out:
 static void test_group_times(void)
 {
 	const char *name = "group_times";
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	struct pmu_reading a[3], b[3];
 	struct pmu_counters *c;
 	int err;
@@ -152,7 +152,7 @@ static void test_multiplex(void)
 {
 	const char *name = "multiplex";
 	const uint64_t n = 25000000;
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	size_t nev = hw.counters > 0 ? (size_t)hw.counters + 3 : 10, muxed = 0;
 	struct pmu_reading r[64], k0[2];
 	struct pmu_counters *c;

@@ -51,7 +51,7 @@ static void test_pinned(void)
 {
 	const char *name = "pinned_error_state";
 	static const struct pmu_target all = { .kind = PMU_TARGET_CPUS };
-	struct pmu_counters_opts o = { .sz = sizeof(o), .pinned = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .pinned = 1);
 	size_t nev = hw.counters > 0 ? (size_t)hw.counters + 2 : 33, nerr = 0, nrun = 0;
 	struct pmu_reading r[64];
 	struct pmu_counters *c;

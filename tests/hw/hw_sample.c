@@ -38,10 +38,8 @@ static void test_cycles(void)
 	const char *name = "sample_cycles";
 	const uint64_t period = 100000, iters = 5000000;
 	static const struct pmu_target self = { .kind = PMU_TARGET_SELF };
-	struct pmu_sampler_opts o = {
-		.sz = sizeof(o), .period = period, .pages = 64, .exclude_kernel = 1,
-		.start_disabled = 1,
-	};
+	PMU_OPTS(pmu_sampler_opts, o, .period = period, .pages = 64, .exclude_kernel = 1,
+		 .start_disabled = 1);
 	struct pmu_event_list *list = NULL;
 	struct pmu_sampler_stats st;
 	struct pmu_sampler *s = NULL;
@@ -61,7 +59,7 @@ static void test_cycles(void)
 		goto fail;
 	known_loop(iters);
 	if ((err = pmu_sampler_disable(s)) || (err = pmu_sampler_read(s, on_record, &t)) ||
-	    (err = pmu_sampler_stats(s, &st)))
+	    (err = pmu_sampler_stats(s, &st, sizeof(st))))
 		goto fail;
 	hw_note("sample_cycles: %llu samples (expected %llu), %llu in the loop, %llu user, "
 		"%llu other records, lost %llu, throttles %llu",

@@ -144,7 +144,7 @@ static int workload(char *buf, size_t size)
 
 static void test_count_from_exec(void **state)
 {
-	struct pmu_counters_opts o = { .sz = sizeof(o), .inherit = 1, .enable_on_exec = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .inherit = 1, .enable_on_exec = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_PID };
 	struct pmu_event ev[2];
 	struct pmu_reading r[2];

@@ -160,7 +160,7 @@ static void test_group_page_faults(void **state)
 
 static void test_enable_disable_reset(void **state)
 {
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct pmu_reading r[3], s[3];
 	struct pmu_event ev[3];
@@ -354,7 +354,7 @@ static void test_skip_unsupported(void **state)
 		ev_hw("bogus", 1, 0, 0),
 		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
 	};
-	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .skip_unsupported = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct pmu_counters *c = NULL;
 	struct pmu_reading r[3];
@@ -411,7 +411,7 @@ static void test_skip_unsupported_reasons(void **state)
 		ev_hw("bogus2", 1, 0, 0),
 		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
 	};
-	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .skip_unsupported = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct pmu_counters *c = NULL;
 
@@ -452,7 +452,7 @@ static void test_skip_unsupported_cpus(void **state)
 		ev_sw("msr/tsc/u", 0, 0, 0),
 		ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 1, 1),
 	};
-	struct pmu_counters_opts o = { .sz = sizeof(o), .skip_unsupported = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .skip_unsupported = 1);
 	int cpus[2] = { 0, 1 };
 	struct pmu_target t = { .kind = PMU_TARGET_CPUS, .cpus = cpus, .ncpus = 2 };
 	struct pmu_counters *c = NULL;
@@ -715,7 +715,7 @@ static pid_t held_child(int fd)
  * exit are looked up in the real /proc (stat under any sysroot said "no such process"). */
 static void test_live_task_ignores_sysroot(void **state)
 {
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	struct pmu_event ev = ev_sw("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0, 1);
 	struct pmu_target t = { .kind = PMU_TARGET_PID };
 	char root[] = "/tmp/pmukit-sysroot-XXXXXX";
@@ -749,7 +749,7 @@ static void test_live_task_ignores_sysroot(void **state)
  * thread that exited between open and enable under load). */
 static void test_enable_after_exit(void **state)
 {
-	struct pmu_counters_opts o = { .sz = sizeof(o), .start_disabled = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .start_disabled = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_TID };
 	struct pmu_reading r[3];
 	struct pmu_event ev[3];

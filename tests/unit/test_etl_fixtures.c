@@ -23,7 +23,7 @@ struct counted {
 
 static void read_all(const char *name, int order, struct counted *c)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order };
+	PMU_OPTS(pmu_etl_opts, o, .order = order);
 	struct pmu_etl_event ev;
 	int rc;
 
@@ -31,7 +31,7 @@ static void read_all(const char *name, int order, struct counted *c)
 	while ((rc = pmu_etl_next(c->r, &ev)) > 0)
 		assert_true(ev.payload_size == 0 || ev.payload != NULL);
 	assert_int_equal(rc, 0);
-	pmu_etl_stats(c->r, &c->st);
+	pmu_etl_stats(c->r, &c->st, sizeof(c->st));
 	if (c->st.problems)
 		fprintf(stderr, "%s: %s\n", name, c->st.last_problem);
 	assert_int_equal(c->st.problems, 0);

@@ -279,8 +279,7 @@ static void test_synthetic(void **state)
 	assert_string_equal(pmuk_etl_records_event_names(a)[0], "Timer");
 	assert_int_equal(pmuk_etl_records_pmc_count(a), 2);
 	assert_string_equal(pmuk_etl_records_pmc_names(a)[1], "LLCReference");
-	struct pmu_report_opts ro = { .sz = sizeof(ro), .pmc_names = pmuk_etl_records_pmc_names(a),
-				      .nr_pmc = 2 };
+	PMU_OPTS(pmu_report_opts, ro, .pmc_names = pmuk_etl_records_pmc_names(a), .nr_pmc = 2);
 	assert_int_equal(pmu_report_new(&ro, &s.rp), 0);
 	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), 0);
 	assert_int_equal(pmuk_etl_records_read(a, on_record, &s), PMU_EINVAL);
@@ -418,7 +417,7 @@ static void test_lbr_attach(void **state)
 	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
 	assert_int_equal(pmu_report_new(NULL, &s.rp), 0);
 	assert_int_equal(pmuk_etl_records_read(a, on_lbr_record, &s), 0);
-	pmu_report_summary(s.rp, &sum);
+	pmu_report_summary(s.rp, &sum, sizeof(sum));
 	assert_int_equal(sum.with_branches, 2);
 	pmu_report_free(s.rp);
 	unlink(path);
@@ -473,7 +472,7 @@ static void test_lost_flagged(void **state)
 	assert_int_equal(s.lost, 1);
 	assert_int_equal(s.lost_count, 0);
 	assert_int_equal(s.lost_uncounted, 1);
-	pmu_report_summary(s.rp, &sum);
+	pmu_report_summary(s.rp, &sum, sizeof(sum));
 	assert_int_equal(sum.lost_uncounted, 1);
 	pmu_report_free(s.rp);
 
@@ -557,8 +556,7 @@ static void test_stack_window(void **state)
 	syn_buffer_end(&syn);
 	char *path = syn_write(&syn, "window");
 	for (int wide = 0; wide < 2; wide++) {
-		struct pmuk_etl_records_opts o = { .sz = sizeof(o),
-						   .stack_window_ns = wide ? 3000000000ull : 0 };
+		PMU_OPTS(pmuk_etl_records_opts, o, .stack_window_ns = wide ? 3000000000ull : 0);
 		struct seen s = { .ordered = 1 };
 		struct pmuk_etl_records *a;
 		struct pmuk_etl_records_stats st;

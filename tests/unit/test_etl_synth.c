@@ -35,8 +35,7 @@ static void on_problem(const char *msg, void *ctx)
 
 static struct pmu_etl *open_syn(const struct syn *s, const char *tag, int order, struct probs *p)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order, .on_problem = on_problem,
-				  .problem_ctx = p };
+	PMU_OPTS(pmu_etl_opts, o, .order = order, .on_problem = on_problem, .problem_ctx = p);
 	struct pmu_etl *r;
 	char *path = syn_write(s, tag);
 
@@ -604,8 +603,14 @@ static void test_compressed(void **state)
 	assert_int_equal(n, 12);
 	assert_int_equal(p.n, 0);
 	struct pmu_etl_stats st;
-	pmu_etl_stats(r2, &st);
+	assert_int_equal(pmu_etl_stats(r2, &st, sizeof(st)), 0);
 	assert_int_equal(st.compressed_buffers, 2);
+	/* an older caller's struct ended before bytes_padding: not written */
+	memset(&st, 0xa5, sizeof(st));
+	assert_int_equal(pmu_etl_stats(r2, &st, offsetof(struct pmu_etl_stats, bytes_padding)), 0);
+	assert_int_equal(st.compressed_buffers, 2);
+	assert_int_equal(st.bytes_padding, 0xa5a5a5a5a5a5a5a5ull);
+	assert_int_equal(pmu_etl_stats(r2, &st, 0), PMU_EINVAL);
 	pmu_etl_close(r1);
 	pmu_etl_close(r2);
 
@@ -644,7 +649,7 @@ static unsigned count_events(struct pmu_etl *r, struct pmu_etl_stats *st)
 
 	while (pmu_etl_next(r, &ev) > 0)
 		n++;
-	pmu_etl_stats(r, st);
+	pmu_etl_stats(r, st, sizeof(*st));
 	return n;
 }
 
@@ -739,7 +744,7 @@ static void test_random_damage(void **state)
 		int k = 1 + rand() % 16;
 		for (int j = 0; j < k; j++)
 			s.d[0x48 + rand() % (s.n - 0x48)] = (uint8_t)rand();
-		struct pmu_etl_opts o = { .sz = sizeof(o), .order = it & 1 };
+		PMU_OPTS(pmu_etl_opts, o, .order = it & 1);
 		struct pmu_etl *r;
 		char *path = syn_write(&s, "damage");
 		if (pmu_etl_open(path, &o, &r) == 0) {

@@ -98,13 +98,13 @@ static const char *const events[] = { "cpu-clock" };
 
 static void test_aggregation(void **state)
 {
-	struct pmu_report_opts o = { .sz = sizeof(o), .event_names = events, .nr_events = 1 };
+	PMU_OPTS(pmu_report_opts, o, .event_names = events, .nr_events = 1);
 	struct pmu_report *rp = scenario(&o);
 	struct pmu_report_summary s;
 	struct pmu_report_row w;
 	(void)state;
 
-	pmu_report_summary(rp, &s);
+	pmu_report_summary(rp, &s, sizeof(s));
 	assert_int_equal(s.samples, 5);
 	assert_int_equal(s.period, 5000000);
 	assert_int_equal(s.with_callchain, 4);
@@ -157,7 +157,7 @@ static void test_aggregation(void **state)
 static void test_comm_cut_mid_character(void **state)
 {
 	static const uint64_t ip[] = { 0x1100 };
-	struct pmu_report_opts o = { .sz = sizeof(o) };
+	PMU_OPTS(pmu_report_opts, o);
 	struct pmu_report *rp;
 	struct pmu_report_row w;
 	(void)state;
@@ -250,8 +250,8 @@ static void test_script_and_resolver(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct pmu_report_opts o = { .sz = sizeof(o), .resolve = resolve, .script = f,
-				     .event_names = events, .nr_events = 1, .time_zero = 500000000 };
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .script = f,
+		 .event_names = events, .nr_events = 1, .time_zero = 500000000);
 	(void)state;
 
 	struct pmu_report *rp = scenario(&o);
@@ -297,7 +297,7 @@ static void sw(struct pmu_report *rp, int out, int32_t tid, int32_t cpu, uint64_
 static void test_switch_time_pmc_lost(void **state)
 {
 	static const char *const pmc[] = { "instructions", "llc-misses" };
-	struct pmu_report_opts o = { .sz = sizeof(o), .pmc_names = pmc, .nr_pmc = 2 };
+	PMU_OPTS(pmu_report_opts, o, .pmc_names = pmc, .nr_pmc = 2);
 	struct pmu_report *rp;
 	struct pmu_report_row w;
 	struct pmu_report_summary s;
@@ -318,7 +318,7 @@ static void test_switch_time_pmc_lost(void **state)
 	l.lost.count = 0, l.lost.buffers = 2, l.lost.bytes = 100;
 	add(rp, &l);
 
-	pmu_report_summary(rp, &s);
+	pmu_report_summary(rp, &s, sizeof(s));
 	assert_int_equal(s.lost, 5);
 	assert_int_equal(s.lost_buffers, 2);
 	assert_int_equal(s.lost_bytes, 100);
@@ -388,7 +388,7 @@ static void test_symbol_rows(void **state)
 {
 	static const uint64_t a1[] = { 0x1100, 0x1200 }, a2[] = { 0x1140, 0x1200 },
 		b1[] = { 0x5010 }, b2[] = { 0x7010 };
-	struct pmu_report_opts o = { .sz = sizeof(o), .resolve = resolve_a };
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve_a);
 	struct pmu_report *rp;
 	struct pmu_report_row w;
 	(void)state;

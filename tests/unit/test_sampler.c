@@ -139,7 +139,7 @@ static int count_rec(const struct pmu_record *r, void *ctx)
 static void test_self_cpu_clock(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = MS, .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = MS, .exclude_kernel = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct tally tl = { .tid = my_tid(), .period = MS };
 	struct pmu_sampler_stats st;
@@ -164,7 +164,7 @@ static void test_self_cpu_clock(void **state)
 	assert_int_equal(pmu_sampler_disable(s), 0);
 	tl.t1 = now_ns(CLOCK_MONOTONIC);
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	fprintf(stderr, "%ld samples over %.0f ms of CPU, %ld in spin()\n", tl.samples,
 		(double)(cpu1 - cpu0) / 1e6, tl.in_spin);
 	/* one sample per ms of CPU time, give or take scheduling */
@@ -203,8 +203,7 @@ static int kernel_counts_lost(void)
 static void test_small_ring(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = 50000, .pages = 1,
-				      .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = 50000, .pages = 1, .exclude_kernel = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct tally tl = { .tid = my_tid(), .period = 50000 };
 	struct pmu_sampler_stats st;
@@ -223,7 +222,7 @@ static void test_small_ring(void **state)
 	assert_int_equal(pmu_sampler_disable(s), 0);
 	expect = (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 50000;
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	got = tl.samples + (long)tl.lost;
 	fprintf(stderr, "overflow: %ld samples + %llu lost (%ld LOST records, %llu throttles), "
 		"expected ~%llu\n", tl.samples, (unsigned long long)tl.lost, tl.lost_records,
@@ -263,7 +262,7 @@ static void test_small_ring(void **state)
 	assert_true(got >= (long)expect / 2 && got <= (long)expect * 3 / 2);
 	assert_true(tl.lost < lost1 / 2);
 	assert_int_equal(tl.bad_tid + tl.bad_period + tl.backwards, 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	assert_int_equal(st.lost, lost1 + tl.lost);
 	assert_int_equal(st.corrupt, 0);
 	pmu_sampler_close(s);
@@ -274,7 +273,7 @@ static void test_hw_event_without_pmu(void **state)
 	struct pmu_event ev = { .name = "cycles", .kind = PMU_EVENT_HARDWARE,
 				.type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES,
 				.group_leader = 1, .generic = PMU_GENERIC_CYCLES };
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = 100000 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = 100000);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct pmu_sampler *s = NULL;
 	struct pmu_device d;
@@ -294,7 +293,7 @@ static void test_hw_event_without_pmu(void **state)
 static void test_cpu_target(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = MS, .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = MS, .exclude_kernel = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_CPUS };
 	struct tally tl = { .period = MS, .own_tid = my_tid() };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), mine = 0;
@@ -333,7 +332,7 @@ static void test_cpu_target(void **state)
 static void test_two_events(void **state)
 {
 	struct pmu_event ev[2] = { cpu_clock(), cpu_clock() };
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = MS, .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = MS, .exclude_kernel = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct tally tl = { .tid = my_tid(), .period = MS };
 	struct pmu_sampler *s;
@@ -375,8 +374,8 @@ static void *idle_thread(void *arg)
 static void test_task_records(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = 10 * MS, .exclude_kernel = 1,
-				      .task = 1, .context_switch = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = 10 * MS, .exclude_kernel = 1,
+		 .task = 1, .context_switch = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct tally tl = { .tid = my_tid() };
 	char old[16] = "", exe[PATH_MAX];
@@ -436,8 +435,7 @@ static void *spin_thread(void *arg)
 static void test_tid_poll(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = 100000, .pages = 2,
-				      .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = 100000, .pages = 2, .exclude_kernel = 1);
 	struct spinner sp = { 0 };
 	struct pmu_target t = { .kind = PMU_TARGET_TID };
 	struct tally tl = { .period = 100000 };
@@ -478,8 +476,7 @@ static void test_tid_poll(void **state)
 static void test_lost_after_exit(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = 50000, .pages = 1,
-				      .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = 50000, .pages = 1, .exclude_kernel = 1);
 	struct spinner sp = { 0 };
 	struct pmu_target t = { .kind = PMU_TARGET_TID };
 	struct tally tl = { .period = 50000 };
@@ -510,7 +507,7 @@ static void test_lost_after_exit(void **state)
 	sp.stop = 1;
 	pthread_join(th, NULL);
 	assert_int_equal(pmu_sampler_read(s, count_rec, &tl), 0);
-	assert_int_equal(pmu_sampler_stats(s, &st), 0);
+	assert_int_equal(pmu_sampler_stats(s, &st, sizeof(st)), 0);
 	fprintf(stderr, "exited thread: %ld samples + %llu lost\n", tl.samples,
 		(unsigned long long)tl.lost);
 	assert_true(tl.samples > 0);
@@ -527,7 +524,7 @@ static void test_lost_after_exit(void **state)
 static void test_bad_options(void **state)
 {
 	struct pmu_event ev = cpu_clock();
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .period = MS, .pages = 3 };
+	PMU_OPTS(pmu_sampler_opts, o, .period = MS, .pages = 3);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct pmu_sampler *s = NULL;
 	char path[] = "/proc/sys/kernel/perf_event_max_sample_rate";
@@ -556,8 +553,7 @@ static void test_bad_options(void **state)
 /* The public entry point with a parsed event list, frequency mode. */
 static void test_parsed_freq(void **state)
 {
-	struct pmu_sampler_opts o = { .sz = sizeof(o), .use_freq = 1, .freq = 500,
-				      .exclude_kernel = 1 };
+	PMU_OPTS(pmu_sampler_opts, o, .use_freq = 1, .freq = 500, .exclude_kernel = 1);
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
 	struct tally tl = { .tid = my_tid() };
 	struct pmu_event_list *list;

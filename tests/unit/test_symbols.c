@@ -148,8 +148,7 @@ static int setup(void **state)
 	dl_iterate_phdr(find_build_id, NULL);
 	sym_outer(1);
 	assert_true(probe_ra != 0);
-	err = pmu_symbolizer_open(&(struct pmu_symbolizer_opts){ .sz = sizeof(struct
-							pmu_symbolizer_opts) }, &s);
+	err = pmu_symbolizer_open(NULL, &s);
 	if (err == PMU_ENOTSUP) {
 		fprintf(stderr, "skip: %s\n", pmu_error_detail());
 		exit(77);
@@ -161,8 +160,7 @@ static int setup(void **state)
 
 static struct pmu_symbolizer *open_sym(int offline, int no_inline)
 {
-	struct pmu_symbolizer_opts o = { .sz = sizeof(o), .offline = offline,
-					 .no_inline = no_inline };
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = offline, .no_inline = no_inline);
 	struct pmu_symbolizer *s;
 
 	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
@@ -246,7 +244,8 @@ static void exe_mapping(uint64_t *start, uint64_t *end, uint64_t *pgoff)
 static void test_offline(void **state)
 {
 	struct pmu_symbolizer *s = open_sym(1, 0);
-	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = exe };
+	PMU_OPTS(pmu_symbolizer_module, m, .path = exe);
+	PMU_OPTS(pmu_symbolizer_module, whole, .path = exe);
 	struct pmu_frame f[8];
 	uint64_t start, end, pgoff;
 	size_t n;
@@ -271,8 +270,7 @@ static void test_offline(void **state)
 
 	/* The whole image at the module offsets (as linked): what addr2line -e takes. */
 	s = open_sym(1, 0);
-	m = (struct pmu_symbolizer_module){ .sz = sizeof(m), .path = exe };
-	assert_int_equal(pmu_symbolizer_add_module(s, &m), 0);
+	assert_int_equal(pmu_symbolizer_add_module(s, &whole), 0);
 	assert_int_equal(pmu_symbolizer_resolve(s, probe_ra - 1 - start + pgoff, f, 8, &n), 0);
 	print_frames("offline, as linked", probe_ra - 1 - start + pgoff, f, n);
 	assert_string_equal(f[0].function, "sym_inner");
@@ -281,7 +279,7 @@ static void test_offline(void **state)
 
 	/* Live symbolizers take no modules. */
 	s = open_sym(0, 0);
-	assert_int_equal(pmu_symbolizer_add_module(s, &m), PMU_EINVAL);
+	assert_int_equal(pmu_symbolizer_add_module(s, &whole), PMU_EINVAL);
 	pmu_symbolizer_close(s);
 }
 
@@ -289,8 +287,11 @@ static void test_stale_missing_pe(void **state)
 {
 	struct pmu_symbolizer *s = open_sym(1, 0);
 	uint8_t other[20];
-	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = exe, .start = 0x100000,
-					   .build_id = other };
+	PMU_OPTS(pmu_symbolizer_module, m, .path = exe, .start = 0x100000, .build_id = other);
+	PMU_OPTS(pmu_symbolizer_module, missing, .path = "/nonexistent/lib.so",
+		 .start = 0x7000000, .len = 0x2000, .pgoff = 0x1000);
+	PMU_OPTS(pmu_symbolizer_module, pe, .path = "C:\\x\\app.exe", .start = 0x140000000,
+		 .len = 0x1000, .build_id = other, .build_id_size = 20, .build_id_kind = 1);
 	struct pmu_frame f[8];
 	size_t n;
 
@@ -308,24 +309,21 @@ static void test_stale_missing_pe(void **state)
 	assert_string_equal(f[0].module, exe);
 	assert_int_equal(f[0].module_offset, 0x40);
 
-	m = (struct pmu_symbolizer_module){ .sz = sizeof(m), .path = "/nonexistent/lib.so",
-					    .start = 0x7000000, .len = 0x2000, .pgoff = 0x1000 };
-	assert_int_equal(pmu_symbolizer_add_module(s, &m), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_add_module(s, &missing), PMU_ENOENT);
 	assert_int_equal(pmu_symbolizer_resolve(s, 0x7000010, f, 8, &n), 0);
 	assert_true(f[0].flags & PMU_FRAME_NOFILE);
 	assert_int_equal(f[0].module_offset, 0x1010);
 
 	/* a PE image (PDB GUID + Age identity) is DbgHelp's on Windows */
-	m = (struct pmu_symbolizer_module){ .sz = sizeof(m), .path = "C:\\x\\app.exe",
-					    .start = 0x140000000, .len = 0x1000,
-					    .build_id = other, .build_id_size = 20,
-					    .build_id_kind = 1 };
-	assert_int_equal(pmu_symbolizer_add_module(s, &m), PMU_ENOTSUP);
+	assert_int_equal(pmu_symbolizer_add_module(s, &pe), PMU_ENOTSUP);
 	assert_int_equal(pmu_symbolizer_resolve(s, 0x140000100, f, 8, &n), 0);
 	assert_string_equal(f[0].module, "C:\\x\\app.exe");
 	assert_int_equal(f[0].module_offset, 0x100);
-	m.sz = 8;
-	assert_int_equal(pmu_symbolizer_add_module(s, &m), PMU_EINVAL);
+	pe.sz = 8;    /* older than any pmukit: no path */
+	assert_int_equal(pmu_symbolizer_add_module(s, &pe), PMU_EINVAL);
+	pe.sz = 0;
+	assert_int_equal(pmu_symbolizer_add_module(s, &pe), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "pmu_symbolizer_module: sz is 0"));
 	pmu_symbolizer_close(s);
 }
 
@@ -359,7 +357,7 @@ static void test_stripped(void **state)
 {
 	char dir[] = "/tmp/pmukit-sym-XXXXXX", copy[512];
 	struct pmu_symbolizer *s;
-	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = copy };
+	PMU_OPTS(pmu_symbolizer_module, m, .path = copy);
 	struct pmu_frame f[8];
 	size_t n;
 
@@ -388,7 +386,7 @@ static void test_no_aranges(void **state)
 {
 	char dir[] = "/tmp/pmukit-sym-XXXXXX", copy[512], cmd[1024];
 	struct pmu_symbolizer *s;
-	struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = copy };
+	PMU_OPTS(pmu_symbolizer_module, m, .path = copy);
 	struct pmu_frame f[8];
 	size_t n;
 
@@ -468,14 +466,15 @@ static void test_vs_addr2line(void **state)
 
 static void test_args(void **state)
 {
-	struct pmu_symbolizer_opts o = { .sz = 4 };
+	struct pmu_symbolizer_opts o = { .sz = 4 };  /* not even its sz */
 	struct pmu_symbolizer *s;
 	size_t n;
 
 	(void)state;
 	assert_int_equal(pmu_symbolizer_open(&o, &s), PMU_EINVAL);
 	assert_null(s);
-	o = (struct pmu_symbolizer_opts){ .sz = sizeof(o), .pid = -3 };
+	o.sz = sizeof(o);
+	o.pid = -3;
 	assert_int_equal(pmu_symbolizer_open(&o, &s), PMU_EINVAL);
 	o.pid = 0x3fffffff;   /* beyond pid_max */
 	assert_int_equal(pmu_symbolizer_open(&o, &s), PMU_ESRCH);

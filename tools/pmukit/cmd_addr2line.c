@@ -181,7 +181,7 @@ int cmd_addr2line(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pmu_symbolizer_opts o = { .sz = sizeof(o) };
+	PMU_OPTS(pmu_symbolizer_opts, o);
 	struct pmuk_json json, *j = NULL;
 	struct pmu_symbolizer *s;
 	const char *exe = NULL;
@@ -244,8 +244,8 @@ int cmd_addr2line(int argc, char **argv)
 		return tool_error("addr2line", exe ? "opening a symbolizer" :
 				  "reading the process's modules", err);
 	if (exe) {
-		struct pmu_symbolizer_module m = { .sz = sizeof(m), .path = exe, .start = base,
-						   .build_id = id, .build_id_size = idn };
+		PMU_OPTS(pmu_symbolizer_module, m, .path = exe, .start = base,
+			 .build_id = id, .build_id_size = idn);
 
 		m.build_id_kind = idn && is_pe(exe);   /* PMU_BUILD_ID_PDB : _BYTES */
 

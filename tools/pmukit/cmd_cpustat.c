@@ -274,7 +274,7 @@ static int print(struct pmu_cpustat *s, double interval, int json)
 
 int cmd_cpustat(int argc, char **argv)
 {
-	struct pmu_cpustat_opts opts = { .sz = sizeof(opts) };
+	PMU_OPTS(pmu_cpustat_opts, opts);
 	struct pmu_cpustat *s;
 	double interval = 1, ran;
 	int json = 0, err;

@@ -29,7 +29,7 @@ static void on_problem(const char *msg, void *ctx)
 
 static int open_trace(const char *path, int order, struct pmu_etl **r)
 {
-	struct pmu_etl_opts o = { .sz = sizeof(o), .order = order, .on_problem = on_problem };
+	PMU_OPTS(pmu_etl_opts, o, .order = order, .on_problem = on_problem);
 	int err = pmu_etl_open(path, &o, r);
 
 	return err ? tool_error("etl", path, err) : 0;
@@ -50,7 +50,7 @@ static void summary_problems(struct pmu_etl *r)
 {
 	struct pmu_etl_stats st;
 
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	if (st.problems)
 		fprintf(stderr, "pmukit etl: %" PRIu64 " corrupt structure(s), %" PRIu64
 			" bytes skipped\n", st.problems, st.bytes_skipped);
@@ -76,7 +76,7 @@ static int info(const char *path, int json)
 	if ((rc = open_trace(path, PMU_ETL_ORDER_FILE, &r)) || (rc = drain(r, path)))
 		goto out;
 	const struct pmu_etl_header *h = pmu_etl_header(r);
-	pmu_etl_stats(r, &st);
+	pmu_etl_stats(r, &st, sizeof(st));
 	size_t n = pmu_etl_stat_count(r);
 	if (json) {
 		struct pmuk_json j;

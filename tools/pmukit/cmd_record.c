@@ -86,7 +86,7 @@ static int run(char **argv, struct pmu_recording *r, int *status)
 
 int cmd_record(int argc, char **argv)
 {
-	struct pmu_recording_opts o = { .sz = sizeof(o) };
+	PMU_OPTS(pmu_recording_opts, o);
 	struct pmu_target target = { .kind = PMU_TARGET_CPUS };
 	struct pmu_recording_stats st;
 	struct pmu_event_list *events = NULL;
@@ -137,7 +137,7 @@ int cmd_record(int argc, char **argv)
 		return tool_error("record", "starting the recording", err);
 	if ((err = run(argv + i + 1, r, &status)))
 		return err;
-	err = pmu_recording_stop(r, &st);
+	err = pmu_recording_stop(r, &st, sizeof(st));
 	pmu_recording_close(r);
 	if (err)
 		return tool_error("record", "finishing the recording", err);

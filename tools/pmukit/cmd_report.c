@@ -62,7 +62,7 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 {
 	struct pmu_report_summary sum;
 
-	pmu_report_summary(rep, &sum);
+	pmu_report_summary(rep, &sum, sizeof(sum));
 	if (!sum.samples && not_text)
 		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
 			"only)\n", path);
@@ -70,17 +70,14 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 
 static int run(const char *path, enum pmu_report_sort sort, int json, enum format fmt, size_t limit)
 {
-	struct pmuk_etl_records_opts ao = { .sz = sizeof(ao), .on_problem = on_problem };
+	PMU_OPTS(pmuk_etl_records_opts, ao, .on_problem = on_problem);
 	struct pmuk_etl_records *a = NULL;
 	struct pmu_report *rep = NULL;
 	int err, rc = 1;
 
 	if ((err = pmuk_etl_records_open(path, &ao, &a)))
 		return tool_error("report", path, err);
-	struct pmu_report_opts ro = {
-		.sz = sizeof(ro),
-		.script = fmt == FMT_SCRIPT ? stdout : NULL,
-	};
+	PMU_OPTS(pmu_report_opts, ro, .script = fmt == FMT_SCRIPT ? stdout : NULL);
 	pmuk_etl_records_report_opts(a, &ro);
 	if ((err = pmu_report_new(&ro, &rep))) {
 		rc = tool_error("report", "creating the report", err);

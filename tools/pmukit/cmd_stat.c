@@ -390,7 +390,7 @@ static int opens_here(const char *name)
 {
 	struct pmu_target self = { .kind = PMU_TARGET_SELF };
 	/* unprivileged, it is counted in user mode (stat falls back as perf does) */
-	struct pmu_counters_opts o = { .sz = sizeof(o), .user_fallback = 1 };
+	PMU_OPTS(pmu_counters_opts, o, .user_fallback = 1);
 	struct pmu_event_list *l;
 	struct pmu_counters *c;
 	int ok;

@@ -336,8 +336,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	struct stat_config *cfg = r->cfg;
 	/* as perf stat: what this host cannot count is shown <not supported>, even
 	 * when that is every event */
-	struct pmu_counters_opts opts = { .sz = sizeof(opts), .skip_unsupported = 1,
-					  .allow_empty = 1, .user_fallback = 1 };
+	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
+		 .allow_empty = 1, .user_fallback = 1);
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = cfg->target;
 	sigset_t set, old;

@@ -158,8 +158,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 {
 	/* as perf stat: what this host cannot count is shown <not supported>, even
 	 * when that is every event */
-	struct pmu_counters_opts opts = { .sz = sizeof(opts), .start_disabled = 1,
-					  .skip_unsupported = 1, .allow_empty = 1 };
+	PMU_OPTS(pmu_counters_opts, opts, .start_disabled = 1,
+		 .skip_unsupported = 1, .allow_empty = 1);
 	struct pmu_target target = cfg->target;
 	struct pmu_counters *c = NULL;
 	struct pmu_command *cmd = NULL;
