@@ -12,6 +12,7 @@
 #include "core/etw_config.h"
 #include "core/event_table.h"
 #include "core/error.h"
+#include "core/le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,11 +186,6 @@ static void utf16_to_utf8(const uint8_t *p, size_t units, char *out, size_t size
 	out[o] = '\0';
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The generic event a profile-source name stands for, through the Windows aliases of
  * the event table; -1 when none. */
 static int generic_of(const char *name)
@@ -222,7 +218,7 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 
 		if (len - off < SOURCE_INFO_HEAD)
 			goto bad_trunc;
-		next = le32(p + off);
+		next = pmuk_le32(p + off);
 		if (next && (next < SOURCE_INFO_HEAD + 2 || next > len - off)) {
 			free(v);
 			return pmuk_fail(PMU_EFORMAT, "profile source entry at byte %zu: "
@@ -251,9 +247,9 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 			}
 			v = q;
 		}
-		v[m].id = le32(p + off + 4);
-		v[m].min_interval = le32(p + off + 8);
-		v[m].max_interval = le32(p + off + 12);
+		v[m].id = pmuk_le32(p + off + 4);
+		v[m].min_interval = pmuk_le32(p + off + 8);
+		v[m].max_interval = pmuk_le32(p + off + 12);
 		utf16_to_utf8(p + off + SOURCE_INFO_HEAD, units, v[m].name, sizeof(v[m].name));
 		v[m].generic = generic_of(v[m].name);
 		m++;

@@ -4,19 +4,17 @@
 #define PMUK_FORMATS_ETL_INT_H
 
 #include "core/attr.h"
+#include "core/le.h"
 
 #include <pmukit/etl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Little-endian loads by bytes: records are not aligned for their fields. */
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
+/* Short names for core/le.h: the readers load hundreds of fields. */
+#define le16 pmuk_le16
+#define le32 pmuk_le32
+#define le64 pmuk_le64
 static inline uint64_t leptr(const uint8_t *p, unsigned psz) { return psz == 4 ? le32(p) : le64(p); }
 
 static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
