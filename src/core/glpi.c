@@ -21,6 +21,7 @@
 #include "core/glpi.h"
 #include "core/topology_build.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/le.h"
 
 #include <stdint.h>
@@ -72,18 +73,7 @@ static int oom(void)
 /* Grows *arr (of *cap elements of sz bytes) to hold n + 1. */
 static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
 {
-	void *q;
-	size_t nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	q = realloc(*arr, nc * sz);
-	if (!q)
-		return oom();
-	*arr = q;
-	*cap = nc;
-	return 0;
+	return pmuk_grow(arr, cap, n + 1, sz) ? oom() : 0;
 }
 
 static int set_add(struct set *s, int cpu)

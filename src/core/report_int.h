@@ -26,8 +26,6 @@ uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const 
 uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h);
 void pmuk_rp_free(struct rp_index *ix);
 uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed);
-/* Grows *v (elements of size sz) to hold n + 1; 0 or -1. */
-int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz);
 
 /* Interned strings: ids are stable, 0 is "". */
 struct rp_strings {

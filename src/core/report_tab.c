@@ -3,6 +3,7 @@
  * processes (an id reused after EXIT starts a new entry), modules with their
  * address maps per process, and distinct code addresses with their names. */
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/report_int.h"
 
 #include <inttypes.h>
@@ -18,22 +19,6 @@ uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
 	return h ^ (h >> 29);
-}
-
-int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	while (c <= n)
-		c *= 2;
-	void *p = realloc(*v, c * sz);
-	if (!p)
-		return -1;
-	memset((char *)p + *cap * sz, 0, (c - *cap) * sz);
-	*v = p;
-	*cap = c;
-	return 0;
 }
 
 uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const void *key,
@@ -61,7 +46,7 @@ static void place(struct rp_index *ix, uint32_t id)
 
 uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h)
 {
-	if (pmuk_rp_grow((void **)&ix->hash, &ix->hcap, ix->n, sizeof(*ix->hash)))
+	if (pmuk_grow((void **)&ix->hash, &ix->hcap, ix->n + 1, sizeof(*ix->hash)))
 		return RP_NONE;
 	if ((ix->n + 1) * 2 > ix->cap) {
 		size_t cap = ix->cap ? ix->cap * 2 : 64;
@@ -101,7 +86,7 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 	if (id != RP_NONE)
 		return id;
 	char *copy = strdup(s);
-	if (!copy || pmuk_rp_grow((void **)&t->s, &t->cap, t->ix.n, sizeof(*t->s))) {
+	if (!copy || pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s))) {
 		free(copy);
 		return 0;	/* out of memory: the name reads "" */
 	}
@@ -197,7 +182,7 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 
 	if (id != RP_NONE)
 		return &r->procs[id];
-	if (pmuk_rp_grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof(*r->procs)) ||
+	if (pmuk_grow((void **)&r->procs, &r->cap_procs, r->n_procs + 1, sizeof(*r->procs)) ||
 	    (id = pmuk_rp_add(&r->proc_ix, h)) == RP_NONE)
 		return NULL;
 	struct rp_process *p = &r->procs[r->n_procs++];
@@ -219,7 +204,7 @@ struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 			return t;
 		t->replaced = 1;	/* the tid now belongs to another process */
 	}
-	if (pmuk_rp_grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof(*r->threads)) ||
+	if (pmuk_grow((void **)&r->threads, &r->cap_threads, r->n_threads + 1, sizeof(*r->threads)) ||
 	    pmuk_rp_add(&r->thread_ix, h) == RP_NONE)
 		return NULL;
 	struct rp_thread *t = &r->threads[r->n_threads++];
@@ -308,7 +293,7 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 	uint32_t id = pmuk_rp_find(&r->mod_ix, h, mod_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	if (pmuk_rp_grow((void **)&r->mods, &r->cap_mods, r->n_mods, sizeof(*r->mods)) ||
+	if (pmuk_grow((void **)&r->mods, &r->cap_mods, r->n_mods + 1, sizeof(*r->mods)) ||
 	    (id = pmuk_rp_add(&r->mod_ix, h)) == RP_NONE)
 		return RP_NONE;
 	struct rp_module *m = &r->mods[r->n_mods++];
@@ -334,7 +319,7 @@ struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
 
 	if (id != RP_NONE)
 		return &r->maps[id];
-	if (!create || pmuk_rp_grow((void **)&r->maps, &r->cap_maps, r->n_maps, sizeof(*r->maps)) ||
+	if (!create || pmuk_grow((void **)&r->maps, &r->cap_maps, r->n_maps + 1, sizeof(*r->maps)) ||
 	    pmuk_rp_add(&r->map_ix, h) == RP_NONE)
 		return NULL;
 	r->maps[r->n_maps].pid = pid;
@@ -356,7 +341,7 @@ int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec)
 		if (s->v[i].end <= start || s->v[i].start >= end)
 			s->v[w++] = s->v[i];
 	s->n = w;
-	if (pmuk_rp_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+	if (pmuk_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
 		return PMU_ENOMEM;
 	size_t at = s->n;
 	while (at > 0 && s->v[at - 1].start > start)
@@ -417,7 +402,7 @@ static uint32_t sym_of(struct pmu_report *r, uint32_t name, uint32_t module)
 
 	if (id != RP_NONE)
 		return id;
-	if (pmuk_rp_grow((void **)&r->syms, &r->cap_syms, r->n_syms, sizeof(*r->syms)) ||
+	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
 	    (id = pmuk_rp_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->syms[r->n_syms++] = (struct rp_sym){ name, module, 0, 0 };
@@ -458,7 +443,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 	uint32_t sym = sym_of(r, pmuk_rp_intern(&r->str, name), k.module);
 	if (sym == RP_NONE ||
-	    pmuk_rp_grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(*r->frames)) ||
+	    pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
 	    (id = pmuk_rp_add(&r->frame_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->frames[r->n_frames++] = (struct rp_frame){ k.module, addr,

@@ -3,6 +3,7 @@
  * corruption, and the time-ordered merge of the streams. */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -348,14 +349,11 @@ static int stream_next_buffer(struct pmu_etl *r, struct etl_stream *s, int quiet
 
 static int grow(uint8_t **p, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 0;
-	uint8_t *n = realloc(*p, need);
-	if (!n)
-		return pmuk_fail(PMU_ENOMEM, "no memory for a %zu-byte .etl buffer", need);
-	*p = n;
-	*cap = need;
-	return 0;
+	void *v = *p;
+	int err = pmuk_grow(&v, cap, need, 1);
+
+	*p = v;
+	return err ? pmuk_fail(err, "no memory for a %zu-byte .etl buffer", need) : 0;
 }
 
 /* Reads (and decompresses) the buffer at off into s. */

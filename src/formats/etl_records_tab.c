@@ -4,25 +4,11 @@
  * that use them (a key is often defined only when it is evicted, after its
  * use; PerfView-merged files put ImageID data anywhere). */
 #include "core/error.h"
+#include "core/grow.h"
 #include "formats/etl_int.h"
 #include "formats/etl_records_int.h"
 
 #include <stdlib.h>
-
-static int grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*v, c * sz);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = c;
-	return 0;
-}
 
 static uint64_t key_hash(uint64_t k)
 {
@@ -72,8 +58,8 @@ static void source_seen(struct er_tables *t, uint32_t source, const char *name)
 
 static int add_def(struct er_tables *t, const struct pmu_etl_stack_key_ev *k, uint64_t raw)
 {
-	if (grow((void **)&t->defs, &t->cap_defs, t->n_defs + 1, sizeof(*t->defs)) ||
-	    grow((void **)&t->pool, &t->cap_pool, t->n_pool + k->n_frames, sizeof(*t->pool)))
+	if (pmuk_grow((void **)&t->defs, &t->cap_defs, t->n_defs + 1, sizeof(*t->defs)) ||
+	    pmuk_grow((void **)&t->pool, &t->cap_pool, t->n_pool + k->n_frames, sizeof(*t->pool)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu stack-key definitions", t->n_defs + 1);
 	t->defs[t->n_defs++] = (struct er_keydef){ k->key, raw, t->n_pool, k->n_frames, 0,
 						   k->opcode == 34 };
@@ -87,7 +73,7 @@ static int add_rsds(struct er_tables *t, const struct pmu_etl_imageid_ev *id, ui
 {
 	struct er_rsds *e;
 
-	if (grow((void **)&t->rsds, &t->cap_rsds, t->n_rsds + 1, sizeof(*t->rsds)))
+	if (pmuk_grow((void **)&t->rsds, &t->cap_rsds, t->n_rsds + 1, sizeof(*t->rsds)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu PDB identities", t->n_rsds + 1);
 	e = &t->rsds[t->n_rsds];
 	e->pid = id->pid;
