@@ -23,10 +23,10 @@
 #define SOURCE_INFO_HEAD 24
 #define MAX_SOURCES 4096
 
-const struct pmuk_guid pmuk_etw_thread_guid = {
+const struct pmu_guid pmuk_etw_thread_guid = {
 	0x3d6fa8d1, 0xfe05, 0x11d0, { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c }
 };
-const struct pmuk_guid pmuk_etw_perfinfo_guid = {
+const struct pmu_guid pmuk_etw_perfinfo_guid = {
 	0xce1dbfb4, 0x137e, 0x4da6, { 0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc }
 };
 

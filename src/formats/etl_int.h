@@ -4,6 +4,7 @@
 #define PMUK_FORMATS_ETL_INT_H
 
 #include "core/attr.h"
+#include "core/guid.h"
 #include "core/le.h"
 
 #include <pmukit/etl.h>
@@ -16,14 +17,6 @@
 #define le32 pmuk_le32
 #define le64 pmuk_le64
 static inline uint64_t leptr(const uint8_t *p, unsigned psz) { return psz == 4 ? le32(p) : le64(p); }
-
-static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
-{
-	g->d1 = le32(p);
-	g->d2 = le16(p + 4);
-	g->d3 = le16(p + 6);
-	memcpy(g->d4, p + 8, 8);
-}
 
 #define ETL_BUF_HDR 0x48
 /* ETW buffers are at most 16 MiB (EVENT_TRACE_PROPERTIES.BufferSize, Windows 8+):

@@ -263,7 +263,7 @@ int pmu_etl_decode_imageid_rsds(const struct pmu_etl_event *ev, struct pmu_etl_i
 		return too_short(ev, "DbgID_RSDS", P + 24);
 	o->image_base = leptr(p, P);
 	o->pid = le32(p + P);
-	guid_load(&o->pdb_guid, p + P + 4);
+	pmuk_guid_load(&o->pdb_guid, p + P + 4);
 	o->pdb_age = le32(p + P + 20);
 	pmuk_etl_ansi(p + P + 24, n - P - 24, o->file_name, sizeof(o->file_name));
 	return 0;

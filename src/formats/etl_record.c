@@ -235,7 +235,7 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 		ev->tid = le32(p + 8);
 		ev->pid = le32(p + 12);
 		ev->raw_time = le64(p + 16);
-		guid_load(&ev->provider, p + 24);
+		pmuk_guid_load(&ev->provider, p + 24);
 		if (type == 18 || type == 19) {
 			ev->kind = PMU_ETL_EVENT;
 			ev->flags = le16(p + 4);

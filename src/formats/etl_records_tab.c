@@ -79,12 +79,7 @@ static int add_rsds(struct er_tables *t, const struct pmu_etl_imageid_ev *id, ui
 	e->pid = id->pid;
 	e->base = id->image_base;
 	e->raw = raw;
-	const struct pmu_guid *g = &id->pdb_guid;	/* back to the stored byte order */
-	for (int i = 0; i < 4; i++)
-		e->id[i] = (uint8_t)(g->d1 >> (8 * i));
-	e->id[4] = g->d2 & 0xFF, e->id[5] = g->d2 >> 8;
-	e->id[6] = g->d3 & 0xFF, e->id[7] = g->d3 >> 8;
-	memcpy(e->id + 8, g->d4, 8);
+	pmuk_guid_store(e->id, &id->pdb_guid);	/* back to the stored byte order */
 	for (int i = 0; i < 4; i++)
 		e->id[16 + i] = (uint8_t)(id->pdb_age >> (8 * i));
 	if (!(e->pdb = strdup(id->file_name)))

@@ -15,6 +15,7 @@
  *   CodeView RSDS: "RSDS" @0, GUID (16 bytes) @4, Age u32 @20, PDB path (UTF-8, NUL) @24. */
 #include "formats/pe_rsds.h"
 #include "core/error.h"
+#include "core/guid.h"
 #include "core/le.h"
 
 #include <errno.h>
@@ -150,7 +151,7 @@ static int read_rsds(struct src *s, uint64_t off, uint32_t size, struct pmu_modu
 		return err;
 	if (memcmp(head, "RSDS", 4))
 		return 1;  /* NB10 (old PDB 2.0) or another format */
-	memcpy(out->guid, head + 4, 16);
+	pmuk_guid_load(&out->guid, head + 4);
 	out->age = pmuk_le32(head + 20);
 	plen = size - RSDS_HEAD;
 	if (plen > sizeof(out->pdb) - 1)
@@ -251,21 +252,9 @@ int pmu_module_id_from_pe_file(const char *path, struct pmu_module_id *out)
 	return err;
 }
 
-int pmu_module_id_guid_string(const struct pmu_module_id *id, char *buf, size_t size)
-{
-	const uint8_t *g = id->guid;
-
-	if (size < 37)
-		return pmuk_fail(PMU_ERANGE, "a GUID string needs 37 bytes, %zu given", size);
-	snprintf(buf, size, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X",
-		 (unsigned)pmuk_le32(g), (unsigned)pmuk_le16(g + 4), (unsigned)pmuk_le16(g + 6), g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15]);
-	return 0;
-}
-
 int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t size)
 {
-	const uint8_t *g = id->guid;
+	const struct pmu_guid *g = &id->guid;
 	char age[9];
 
 	snprintf(age, sizeof(age), "%X", (unsigned)id->age);
@@ -273,7 +262,7 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
 		return pmuk_fail(PMU_ERANGE, "the symbol-server key needs %zu bytes, %zu given",
 				 33 + strlen(age), size);
 	snprintf(buf, size, "%08X%04X%04X%02X%02X%02X%02X%02X%02X%02X%02X%s",
-		 (unsigned)pmuk_le32(g), (unsigned)pmuk_le16(g + 4), (unsigned)pmuk_le16(g + 6), g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15], age);
+		 (unsigned)g->d1, (unsigned)g->d2, (unsigned)g->d3, g->d4[0], g->d4[1],
+		 g->d4[2], g->d4[3], g->d4[4], g->d4[5], g->d4[6], g->d4[7], age);
 	return 0;
 }
