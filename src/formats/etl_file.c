@@ -93,7 +93,7 @@ static int plausible(const uint8_t *p, size_t avail)
 	if (size < ETL_BUF_HDR + 8 || size > ETL_MAX_BUFFER)
 		return 0;
 	bufhdr_decode(p, &h);
-	if (bufhdr_bad(&h) || h.type > 7)
+	if (bufhdr_bad(&h) || h.type > ETL_BUFTYPE_DEBUG_INFO)
 		return 0;
 	if (h.flags & ETL_FLAG_COMPRESSED)
 		return h.saved > ETL_BUF_HDR;

@@ -27,6 +27,50 @@ static inline uint64_t leptr(const uint8_t *p, unsigned psz) { return psz == 4 ?
 #define ETL_FLAG_COMPRESSED 0x0040
 #define ETL_FLAG_EVENTS_LOST 0x0002
 #define ETL_COMPRESSED_MODE 0x04000000u
+#define ETL_BUFTYPE_DEBUG_INFO 7     /* the last BufferType defined (0x36) */
+
+/* Trace header types: byte 2 of a record's marker (TRACE_HEADER_TYPE_*,
+ * docs/etl-format.md 4.2). Kernel headers are SYSTEM, COMPACT and PERFINFO. */
+enum etl_header_type {
+	ETL_HDR_SYSTEM32 = 1,
+	ETL_HDR_SYSTEM64 = 2,
+	ETL_HDR_COMPACT32 = 3,
+	ETL_HDR_COMPACT64 = 4,
+	ETL_HDR_FULL32 = 10,         /* EVENT_TRACE_HEADER */
+	ETL_HDR_INSTANCE32 = 11,     /* EVENT_INSTANCE_GUID_HEADER */
+	ETL_HDR_ERROR = 13,
+	ETL_HDR_MESSAGE = 15,        /* WPP / TraceMessage */
+	ETL_HDR_PERFINFO32 = 16,
+	ETL_HDR_PERFINFO64 = 17,
+	ETL_HDR_EVENT32 = 18,        /* EVENT_HEADER */
+	ETL_HDR_EVENT64 = 19,
+	ETL_HDR_FULL64 = 20,
+	ETL_HDR_INSTANCE64 = 21,
+	ETL_HDR_MAX = 21,
+};
+
+/* Fixed header sizes by header type (4.3 - 4.5); MESSAGE and ERROR take 8. */
+#define ETL_SYSTEM_HDR 32
+#define ETL_COMPACT_HDR 24
+#define ETL_PERFINFO_HDR 16
+#define ETL_FULL_HDR 48
+#define ETL_INSTANCE_HDR 72
+#define ETL_EVENT_HDR 80
+#define ETL_OTHER_HDR 8
+
+#define ETL_MARKER_TRACE_HEADER 0x80 /* byte 3 of the marker: TRACE_HEADER_FLAG */
+#define ETL_MARKER_END 0xFFFFFFFFu   /* no more records in the buffer */
+
+/* Version word of the kernel headers: extended items before the payload. */
+#define ETL_VER_PEBS_INDEX 0x8000    /* TRACE_HEADER_PEBS_INDEX_FLAG: one u64 */
+#define ETL_VER_PMC_SHIFT 8          /* TRACE_HEADER_PMC_COUNTERS_MASK 0x0700: u64 each */
+#define ETL_VER_PMC_MASK 7
+#define ETL_VER_VERSION 0x00FF       /* the MOF class version */
+
+/* EVENT_HEADER Flags (4.5). */
+#define ETL_EH_EXTENDED_INFO 0x0001
+#define ETL_EH_32_BIT_HEADER 0x0020
+#define ETL_EH_64_BIT_HEADER 0x0040
 
 /* One buffer header as stored (0x48 bytes). */
 struct etl_bufhdr {
