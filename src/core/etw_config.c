@@ -13,6 +13,7 @@
 #include "core/event_table.h"
 #include "core/error.h"
 #include "core/le.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,53 +140,6 @@ int pmuk_etw_pmc_check(size_t n, int sampling, int max_query)
 
 /* ---- TraceProfileSourceListInfo ---- */
 
-/* UTF-16LE p[0..units) (no NUL) -> UTF-8 in out, truncated at a character. */
-static void utf16_to_utf8(const uint8_t *p, size_t units, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < units; i++) {
-		uint32_t c = (uint32_t)(p[2 * i] | p[2 * i + 1] << 8);
-		char enc[4];
-		size_t k;
-
-		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
-			uint32_t lo = (uint32_t)(p[2 * i + 2] | p[2 * i + 3] << 8);
-
-			if (lo >= 0xdc00 && lo < 0xe000) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				i++;
-			}
-		}
-		if (c >= 0xd800 && c < 0xe000)
-			c = 0xfffd;  /* a lone surrogate */
-		if (c < 0x80) {
-			enc[0] = (char)c;
-			k = 1;
-		} else if (c < 0x800) {
-			enc[0] = (char)(0xc0 | c >> 6);
-			enc[1] = (char)(0x80 | (c & 0x3f));
-			k = 2;
-		} else if (c < 0x10000) {
-			enc[0] = (char)(0xe0 | c >> 12);
-			enc[1] = (char)(0x80 | (c >> 6 & 0x3f));
-			enc[2] = (char)(0x80 | (c & 0x3f));
-			k = 3;
-		} else {
-			enc[0] = (char)(0xf0 | c >> 18);
-			enc[1] = (char)(0x80 | (c >> 12 & 0x3f));
-			enc[2] = (char)(0x80 | (c >> 6 & 0x3f));
-			enc[3] = (char)(0x80 | (c & 0x3f));
-			k = 4;
-		}
-		if (o + k >= size)
-			break;
-		memcpy(out + o, enc, k);
-		o += k;
-	}
-	out[o] = '\0';
-}
-
 /* The generic event a profile-source name stands for, through the Windows aliases of
  * the event table; -1 when none. */
 static int generic_of(const char *name)
@@ -250,7 +204,7 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 		v[m].id = pmuk_le32(p + off + 4);
 		v[m].min_interval = pmuk_le32(p + off + 8);
 		v[m].max_interval = pmuk_le32(p + off + 12);
-		utf16_to_utf8(p + off + SOURCE_INFO_HEAD, units, v[m].name, sizeof(v[m].name));
+		pmuk_utf16_to_utf8(p + off + SOURCE_INFO_HEAD, 2 * units, v[m].name, sizeof(v[m].name));
 		v[m].generic = generic_of(v[m].name);
 		m++;
 		if (!next)
