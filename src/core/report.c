@@ -32,14 +32,14 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
 {
 	struct stack_key k = { proc, r->sscratch, n };
-	uint64_t h = pmuk_rp_hash(r->sscratch, n * sizeof(*r->sscratch), proc);
-	uint32_t id = pmuk_rp_find(&r->stack_ix, h, stack_eq, &k, r);
+	uint64_t h = pmuk_hash_bytes(r->sscratch, n * sizeof(*r->sscratch), proc);
+	uint32_t id = pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
 		uint32_t *copy = malloc(n * sizeof(*copy));
 		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
 				       sizeof(*r->stacks)) ||
-		    (id = pmuk_rp_add(&r->stack_ix, h)) == RP_NONE) {
+		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE) {
 			free(copy);
 			return PMU_ENOMEM;
 		}
