@@ -5,6 +5,7 @@
 
 #include "core/attr.h"
 #include "core/guid.h"
+#include "core/hash.h"
 #include "core/le.h"
 #include "core/utf8.h"
 
@@ -114,11 +115,6 @@ struct etl_stream {
 	struct pmu_etl_event ev;
 };
 
-struct etl_stat_slot {
-	struct pmu_etl_stat s;
-	int used;
-};
-
 struct etl_names;
 
 struct pmu_etl {
@@ -141,8 +137,9 @@ struct pmu_etl {
 	int last;                /* stream whose head was returned last, -1 none */
 	uint8_t *zbuf;           /* compressed input scratch */
 	size_t zcap;
-	struct etl_stat_slot *stats;
-	size_t stat_cap, stat_used;
+	struct pmu_etl_stat *stats; /* per provider/id/opcode/version, first seen first */
+	size_t stat_cap;
+	struct pmuk_index stat_ix;
 	int stat_last;
 	struct pmu_etl_stat *sorted;
 	size_t sorted_n;
