@@ -10,13 +10,6 @@
 
 #include <stdlib.h>
 
-static uint64_t key_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	return k ^ (k >> 33);
-}
-
 int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t *interval,
 		     char *name, size_t size)
 {
@@ -99,20 +92,28 @@ static int cmp_rsds(const void *a, const void *b)
 	return x->raw < y->raw ? -1 : x->raw > y->raw;
 }
 
+/* Whether distinct key id is *key: its chain's head definition says. */
+static int key_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct er_tables *t = ctx;
+
+	return t->defs[t->key_head[id] - 1].key == *(const uint64_t *)key;
+}
+
 /* Chains every key's definitions in time order. */
 static int index_keys(struct er_tables *t)
 {
-	size_t cap = 64;
-
-	while (cap < 2 * t->n_defs)
-		cap *= 2;
-	if (!(t->key_head = calloc(cap, sizeof(*t->key_head))))
-		return pmuk_fail(PMU_ENOMEM, "no memory for the stack-key index");
-	t->key_cap = cap;
 	for (size_t i = t->n_defs; i-- > 0;) {
-		uint32_t *h = &t->key_head[key_hash(t->defs[i].key) & (cap - 1)];
-		t->defs[i].next = *h;
-		*h = (uint32_t)i + 1;
+		uint64_t key = t->defs[i].key, h = pmuk_hash_u64(key);
+		uint32_t k = pmuk_index_find(&t->key_ix, h, key_eq, &key, t);
+		if (k == PMUK_INDEX_NONE) {
+			if (pmuk_grow((void **)&t->key_head, &t->key_cap, t->key_ix.n + 1,
+				      sizeof(*t->key_head)) ||
+			    (k = pmuk_index_add(&t->key_ix, h)) == PMUK_INDEX_NONE)
+				return pmuk_fail(PMU_ENOMEM, "no memory for the stack-key index");
+		}
+		t->defs[i].next = t->key_head[k];
+		t->key_head[k] = (uint32_t)i + 1;
 	}
 	return 0;
 }
@@ -190,6 +191,7 @@ void pmuk_er_tables_free(struct er_tables *t)
 	free(t->defs);
 	free(t->pool);
 	free(t->key_head);
+	pmuk_index_free(&t->key_ix);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -200,9 +202,11 @@ const uint64_t *pmuk_er_key(const struct er_tables *t, uint64_t key, uint64_t ra
 {
 	const struct er_keydef *best = NULL, *create = NULL;
 
-	if (!t->key_cap)
+	uint32_t k = pmuk_index_find(&t->key_ix, pmuk_hash_u64(key), key_eq, &key, t);
+
+	if (k == PMUK_INDEX_NONE)
 		return NULL;
-	for (uint32_t i = t->key_head[key_hash(key) & (t->key_cap - 1)]; i; i = t->defs[i - 1].next) {
+	for (uint32_t i = t->key_head[k]; i; i = t->defs[i - 1].next) {
 		const struct er_keydef *d = &t->defs[i - 1];
 		if (d->key != key)
 			continue;
