@@ -57,7 +57,7 @@ static struct etl_bufhdr *bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
 	h->seq = le64(p + 0x18);
 	h->flags = le16(p + 0x34);
 	h->type = le16(p + 0x36);
-	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & 0x7FF) : p[0x28];
+	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & (ETL_MAX_CPUS - 1)) : p[0x28];
 	return h;
 }
 
@@ -101,7 +101,7 @@ static int plausible(const uint8_t *p, size_t avail)
 	if (end <= ETL_BUF_HDR)
 		return end == ETL_BUF_HDR;
 	const uint8_t *m = p + ETL_BUF_HDR;
-	return (m[3] & 0x80) && m[2] >= 1 && m[2] <= 21;
+	return (m[3] & ETL_MARKER_TRACE_HEADER) && m[2] >= ETL_HDR_SYSTEM32 && m[2] <= ETL_HDR_MAX;
 }
 
 /* Zero when the first byte is and every byte equals the next: the C library's
