@@ -11,6 +11,7 @@
  * in per-CPU queues: short, as loggers write the CPUs' buffers interleaved. */
 
 #include <pmukit/opts.h>
+#include <pmukit/guid.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,18 +20,6 @@ extern "C" {
 #endif
 
 struct pmu_etl;
-
-/* GUIDs as Windows stores them: u32, u16, u16, 8 bytes. */
-struct pmu_guid {
-	uint32_t d1;
-	uint16_t d2, d3;
-	uint8_t d4[8];
-};
-
-/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" into buf (>= 37 bytes). */
-void pmu_guid_format(const struct pmu_guid *g, char *buf);
-/* Parses that form (braces optional); 0 or PMU_EPARSE. */
-int pmu_guid_parse(const char *s, struct pmu_guid *g);
 
 enum pmu_etl_order {
 	PMU_ETL_ORDER_TIME = 0, /* merge the per-CPU buffer streams by timestamp */

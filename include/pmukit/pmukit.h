@@ -5,6 +5,7 @@
 /* The umbrella header: one header per concern. */
 #include <pmukit/version.h>
 #include <pmukit/error.h>
+#include <pmukit/guid.h>
 #include <pmukit/events.h>
 #include <pmukit/opts.h>
 #include <pmukit/counting.h>

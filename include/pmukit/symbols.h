@@ -7,6 +7,7 @@
  * a symbol server stores the PDB under <pdb name>/<GUID><Age>/<pdb name>. */
 
 #include <pmukit/opts.h>
+#include <pmukit/guid.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +17,7 @@ extern "C" {
 
 /* Frozen (pmukit/opts.h): never changes size; a field more is a new struct. */
 struct pmu_module_id {
-	uint8_t guid[16];      /* as stored: Data1 (LE u32), Data2 (LE u16), Data3 (LE u16), Data4[8] */
+	struct pmu_guid guid;  /* the PDB's; pmu_guid_format spells it */
 	uint32_t age;
 	char pdb[260];         /* PDB path as the linker wrote it (UTF-8), truncated to fit */
 };
@@ -27,9 +28,6 @@ struct pmu_module_id {
 int pmu_module_id_from_pe(const void *image, size_t len, struct pmu_module_id *out);
 int pmu_module_id_from_pe_file(const char *path, struct pmu_module_id *out);
 
-/* "1B4E28BA-2FA1-11D2-883F-0016D3CCA427" (Windows' mixed-endian GUID spelling);
- * size >= 37. PMU_ERANGE when buf is too small. */
-int pmu_module_id_guid_string(const struct pmu_module_id *id, char *buf, size_t size);
 /* The symbol-server key: the GUID's 32 hex digits without dashes, then Age in hex
  * ("1B4E28BA2FA111D2883F0016D3CCA4271"); size >= 41. */
 int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t size);

@@ -12,6 +12,8 @@
 #include "core/etw_config.h"
 #include "core/event_table.h"
 #include "core/error.h"
+#include "core/le.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +24,10 @@
 #define SOURCE_INFO_HEAD 24
 #define MAX_SOURCES 4096
 
-const struct pmuk_guid pmuk_etw_thread_guid = {
+const struct pmu_guid pmuk_etw_thread_guid = {
 	0x3d6fa8d1, 0xfe05, 0x11d0, { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c }
 };
-const struct pmuk_guid pmuk_etw_perfinfo_guid = {
+const struct pmu_guid pmuk_etw_perfinfo_guid = {
 	0xce1dbfb4, 0x137e, 0x4da6, { 0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc }
 };
 
@@ -138,58 +140,6 @@ int pmuk_etw_pmc_check(size_t n, int sampling, int max_query)
 
 /* ---- TraceProfileSourceListInfo ---- */
 
-/* UTF-16LE p[0..units) (no NUL) -> UTF-8 in out, truncated at a character. */
-static void utf16_to_utf8(const uint8_t *p, size_t units, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < units; i++) {
-		uint32_t c = (uint32_t)(p[2 * i] | p[2 * i + 1] << 8);
-		char enc[4];
-		size_t k;
-
-		if (c >= 0xd800 && c < 0xdc00 && i + 1 < units) {
-			uint32_t lo = (uint32_t)(p[2 * i + 2] | p[2 * i + 3] << 8);
-
-			if (lo >= 0xdc00 && lo < 0xe000) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				i++;
-			}
-		}
-		if (c >= 0xd800 && c < 0xe000)
-			c = 0xfffd;  /* a lone surrogate */
-		if (c < 0x80) {
-			enc[0] = (char)c;
-			k = 1;
-		} else if (c < 0x800) {
-			enc[0] = (char)(0xc0 | c >> 6);
-			enc[1] = (char)(0x80 | (c & 0x3f));
-			k = 2;
-		} else if (c < 0x10000) {
-			enc[0] = (char)(0xe0 | c >> 12);
-			enc[1] = (char)(0x80 | (c >> 6 & 0x3f));
-			enc[2] = (char)(0x80 | (c & 0x3f));
-			k = 3;
-		} else {
-			enc[0] = (char)(0xf0 | c >> 18);
-			enc[1] = (char)(0x80 | (c >> 12 & 0x3f));
-			enc[2] = (char)(0x80 | (c >> 6 & 0x3f));
-			enc[3] = (char)(0x80 | (c & 0x3f));
-			k = 4;
-		}
-		if (o + k >= size)
-			break;
-		memcpy(out + o, enc, k);
-		o += k;
-	}
-	out[o] = '\0';
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The generic event a profile-source name stands for, through the Windows aliases of
  * the event table; -1 when none. */
 static int generic_of(const char *name)
@@ -222,7 +172,7 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 
 		if (len - off < SOURCE_INFO_HEAD)
 			goto bad_trunc;
-		next = le32(p + off);
+		next = pmuk_le32(p + off);
 		if (next && (next < SOURCE_INFO_HEAD + 2 || next > len - off)) {
 			free(v);
 			return pmuk_fail(PMU_EFORMAT, "profile source entry at byte %zu: "
@@ -251,10 +201,10 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 			}
 			v = q;
 		}
-		v[m].id = le32(p + off + 4);
-		v[m].min_interval = le32(p + off + 8);
-		v[m].max_interval = le32(p + off + 12);
-		utf16_to_utf8(p + off + SOURCE_INFO_HEAD, units, v[m].name, sizeof(v[m].name));
+		v[m].id = pmuk_le32(p + off + 4);
+		v[m].min_interval = pmuk_le32(p + off + 8);
+		v[m].max_interval = pmuk_le32(p + off + 12);
+		pmuk_utf16_to_utf8(p + off + SOURCE_INFO_HEAD, 2 * units, v[m].name, sizeof(v[m].name));
 		v[m].generic = generic_of(v[m].name);
 		m++;
 		if (!next)

@@ -16,6 +16,7 @@
  *
  * Functions return 0 or a negative PMU_E* with pmu_error_detail() set. */
 
+#include <pmukit/guid.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,22 +57,15 @@ enum pmuk_trace_info_class {
 /* KPROFILE_SOURCE ProfileTime: the timer source of SampledProfile. */
 #define PMUK_PROFILE_TIME 0u
 
-/* A GUID as its four fields (stored little-endian: Data1, Data2, Data3, Data4[8]). */
-struct pmuk_guid {
-	uint32_t d1;
-	uint16_t d2, d3;
-	uint8_t d4[8];
-};
-
 /* CLASSIC_EVENT_ID: which kernel event (provider GUID + event type/opcode). */
 struct pmuk_etw_event_id {
-	struct pmuk_guid guid;
+	struct pmu_guid guid;
 	uint8_t type;
 };
 
 /* Kernel event classes and types pmukit configures. */
-extern const struct pmuk_guid pmuk_etw_thread_guid;   /* 3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c */
-extern const struct pmuk_guid pmuk_etw_perfinfo_guid; /* ce1dbfb4-137e-4da6-87b0-3f59aa102cbc */
+extern const struct pmu_guid pmuk_etw_thread_guid;   /* 3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c */
+extern const struct pmu_guid pmuk_etw_perfinfo_guid; /* ce1dbfb4-137e-4da6-87b0-3f59aa102cbc */
 #define PMUK_ETW_TYPE_CSWITCH 36          /* Thread: CSwitch */
 #define PMUK_ETW_TYPE_SAMPLED_PROFILE 46  /* PerfInfo: SampledProfile (timer) */
 #define PMUK_ETW_TYPE_PMC_INTERRUPT 47    /* PerfInfo: PMC overflow sample (PERF_PMC_PROFILE) */

@@ -21,6 +21,8 @@
 #include "core/glpi.h"
 #include "core/topology_build.h"
 #include "core/error.h"
+#include "core/grow.h"
+#include "core/le.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,21 +65,6 @@ struct parse {
 	struct set all;            /* every CPU named anywhere */
 };
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static int oom(void)
 {
 	return pmuk_fail(PMU_ENOMEM, "out of memory parsing processor information");
@@ -86,18 +73,7 @@ static int oom(void)
 /* Grows *arr (of *cap elements of sz bytes) to hold n + 1. */
 static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
 {
-	void *q;
-	size_t nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	q = realloc(*arr, nc * sz);
-	if (!q)
-		return oom();
-	*arr = q;
-	*cap = nc;
-	return 0;
+	return pmuk_grow(arr, cap, n + 1, sz) ? oom() : 0;
 }
 
 static int set_add(struct set *s, int cpu)
@@ -150,7 +126,7 @@ static int add_mask(struct parse *ps, struct set *s, unsigned group, uint64_t ma
 static int read_masks(struct parse *ps, const uint8_t *r, size_t size, size_t off,
 		      size_t count_at, size_t masks_at, int zero_is_one, struct set *s)
 {
-	size_t count = le16(r + count_at), i;
+	size_t count = pmuk_le16(r + count_at), i;
 	int err;
 
 	if (!count && zero_is_one)
@@ -160,13 +136,13 @@ static int read_masks(struct parse *ps, const uint8_t *r, size_t size, size_t of
 				 "GroupCount %zu does not fit its Size %zu", off, count, size);
 	for (i = 0; i < count; i++) {
 		const uint8_t *a = r + masks_at + i * AFFINITY_SIZE;
-		unsigned group = le16(a + 8);
+		unsigned group = pmuk_le16(a + 8);
 
 		if (group >= PMUK_GLPI_MAX_GROUPS)
 			return pmuk_fail(PMU_EFORMAT, "processor information record at byte %zu: "
 					 "processor group %u is beyond the %d pmukit accepts",
 					 off, group, PMUK_GLPI_MAX_GROUPS);
-		if ((err = add_mask(ps, s, group, le64(a))))
+		if ((err = add_mask(ps, s, group, pmuk_le64(a))))
 			return err;
 	}
 	set_sort(s);
@@ -201,10 +177,10 @@ static int parse_node(struct parse *ps, const uint8_t *r, size_t size, size_t of
 	if (size < 32)
 		return pmuk_fail(PMU_EFORMAT, "NUMA node record at byte %zu is %zu bytes, "
 				 "shorter than its 32-byte header", off, size);
-	if (le32(r + 8) > 0x7fffffffu)
+	if (pmuk_le32(r + 8) > 0x7fffffffu)
 		return pmuk_fail(PMU_EFORMAT, "NUMA node record at byte %zu: node number %u",
-				 off, le32(r + 8));
-	id = (int)le32(r + 8);
+				 off, pmuk_le32(r + 8));
+	id = (int)pmuk_le32(r + 8);
 	if ((err = read_masks(ps, r, size, off, 30, 32, 1, &s)))
 		goto out;
 	/* RelationNumaNode and RelationNumaNodeEx may both describe a node: merge. */
@@ -240,7 +216,7 @@ static int parse_cache(struct parse *ps, const uint8_t *r, size_t size, size_t o
 	if (size < 40)
 		return pmuk_fail(PMU_EFORMAT, "cache record at byte %zu is %zu bytes, shorter "
 				 "than its 40-byte header", off, size);
-	type = le32(r + 16);
+	type = pmuk_le32(r + 16);
 	if (type > 3)
 		return pmuk_fail(PMU_EFORMAT, "cache record at byte %zu: unknown cache type %u",
 				 off, type);
@@ -249,8 +225,8 @@ static int parse_cache(struct parse *ps, const uint8_t *r, size_t size, size_t o
 	ps->caches = arr;
 	c = &ps->caches[ps->ncaches++];
 	*c = (struct cache){
-		.level = r[8], .ways = r[9] == 0xff ? -1 : r[9], .line = le16(r + 10),
-		.size = le32(r + 12), .type = types[type],
+		.level = r[8], .ways = r[9] == 0xff ? -1 : r[9], .line = pmuk_le16(r + 10),
+		.size = pmuk_le32(r + 12), .type = types[type],
 	};
 	return read_masks(ps, r, size, off, 38, 40, 1, &c->cpus);
 }
@@ -264,12 +240,12 @@ static int parse_groups(struct parse *ps, const uint8_t *r, size_t size, size_t 
 	if (size < 32)
 		return pmuk_fail(PMU_EFORMAT, "group record at byte %zu is %zu bytes, shorter "
 				 "than its 32-byte header", off, size);
-	active = le16(r + 10);
+	active = pmuk_le16(r + 10);
 	if (active > PMUK_GLPI_MAX_GROUPS || 32 + active * GROUP_INFO_SIZE > size)
 		return pmuk_fail(PMU_EFORMAT, "group record at byte %zu: ActiveGroupCount %zu "
 				 "does not fit its Size %zu", off, active, size);
 	for (g = 0; g < active && !err; g++)
-		err = add_mask(ps, &s, (unsigned)g, le64(r + 32 + g * GROUP_INFO_SIZE + 40));
+		err = add_mask(ps, &s, (unsigned)g, pmuk_le64(r + 32 + g * GROUP_INFO_SIZE + 40));
 	free(s.v);
 	return err;
 }
@@ -286,8 +262,8 @@ static int walk(struct parse *ps, const uint8_t *buf, size_t len)
 		if (len - off < HDR)
 			return pmuk_fail(PMU_EFORMAT, "processor information ends in a partial "
 					 "record header at byte %zu of %zu", off, len);
-		rel = le32(r);
-		size = le32(r + 4);
+		rel = pmuk_le32(r);
+		size = pmuk_le32(r + 4);
 		if (size < HDR)
 			return pmuk_fail(PMU_EFORMAT, "processor information record at byte %zu "
 					 "has Size %u (less than its 8-byte header)", off, size);

@@ -3,6 +3,7 @@
  * addresses and stacks, filled from a pmu_record stream. */
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/grow.h"
 #include "core/report_int.h"
 #include "core/utf8.h"
 
@@ -32,14 +33,14 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
 {
 	struct stack_key k = { proc, r->sscratch, n };
-	uint64_t h = pmuk_rp_hash(r->sscratch, n * sizeof(*r->sscratch), proc);
-	uint32_t id = pmuk_rp_find(&r->stack_ix, h, stack_eq, &k, r);
+	uint64_t h = pmuk_hash_bytes(r->sscratch, n * sizeof(*r->sscratch), proc);
+	uint32_t id = pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
 		uint32_t *copy = malloc(n * sizeof(*copy));
-		if (!copy || pmuk_rp_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks,
-					  sizeof(*r->stacks)) ||
-		    (id = pmuk_rp_add(&r->stack_ix, h)) == RP_NONE) {
+		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
+				       sizeof(*r->stacks)) ||
+		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE) {
 			free(copy);
 			return PMU_ENOMEM;
 		}
@@ -82,8 +83,8 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 
 	if (!t || !p)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
-	if (pmuk_rp_grow((void **)&r->scratch, &r->scratch_cap, n + 1, sizeof(*r->scratch)) ||
-	    pmuk_rp_grow((void **)&r->sscratch, &r->sscratch_cap, n + 1, sizeof(*r->sscratch)))
+	if (pmuk_grow((void **)&r->scratch, &r->scratch_cap, n + 2, sizeof(*r->scratch)) ||
+	    pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, n + 2, sizeof(*r->sscratch)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a stack of %zu frames", n);
 	size_t k = 0;
 	if (lead)

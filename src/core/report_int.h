@@ -3,35 +3,18 @@
 #ifndef PMUK_CORE_REPORT_INT_H
 #define PMUK_CORE_REPORT_INT_H
 
+#include "core/hash.h"
+
 #include <pmukit/report.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_NONE UINT32_MAX
-
-/* An open-addressing index over a dense array of elements 0..n-1: slots hold
- * element ids, the index keeps each element's hash for growing. */
-struct rp_index {
-	uint32_t *slot;
-	size_t cap;              /* power of two (0: empty) */
-	uint64_t *hash;
-	size_t n, hcap;
-};
-
-typedef int (*rp_eq_fn)(const void *key, uint32_t id, const void *ctx);
-
-uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const void *key,
-		      const void *ctx);
-/* Adds element id ix->n with hash h; returns it, or RP_NONE without memory. */
-uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h);
-void pmuk_rp_free(struct rp_index *ix);
-uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed);
-/* Grows *v (elements of size sz) to hold n + 1; 0 or -1. */
-int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz);
+/* The report's "no id"; its tables are core/hash.h indexes. */
+#define RP_NONE PMUK_INDEX_NONE
 
 /* Interned strings: ids are stable, 0 is "". */
 struct rp_strings {
-	struct rp_index ix;
+	struct pmuk_index ix;
 	char **s;
 	size_t cap;
 };
@@ -109,27 +92,27 @@ struct pmu_report {
 	struct rp_strings str;
 	struct rp_module *mods;
 	size_t n_mods, cap_mods;
-	struct rp_index mod_ix;
+	struct pmuk_index mod_ix;
 	struct rp_mapset *maps;
 	size_t n_maps, cap_maps;
-	struct rp_index map_ix;
+	struct pmuk_index map_ix;
 	struct rp_frame *frames;
 	size_t n_frames, cap_frames;
-	struct rp_index frame_ix;
+	struct pmuk_index frame_ix;
 	struct rp_sym *syms;
 	size_t n_syms, cap_syms;
-	struct rp_index sym_ix;
+	struct pmuk_index sym_ix;
 	struct rp_thread *threads;
 	size_t n_threads, cap_threads;
-	struct rp_index thread_ix;
+	struct pmuk_index thread_ix;
 	struct rp_process *procs;
 	size_t n_procs, cap_procs;
-	struct rp_index proc_ix;
+	struct pmuk_index proc_ix;
 	struct rp_cpu *cpus;
 	size_t n_cpus;
 	struct rp_stack *stacks;
 	size_t n_stacks, cap_stacks;
-	struct rp_index stack_ix;
+	struct pmuk_index stack_ix;
 	uint32_t *scratch;       /* frame ids of the sample being added */
 	size_t scratch_cap;
 	uint32_t *sscratch;      /* ... and their symbol ids */

@@ -4,88 +4,12 @@
  * address maps per process, and distinct code addresses with their names. */
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/grow.h"
 #include "core/report_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-
-uint64_t pmuk_rp_hash(const void *p, size_t n, uint64_t seed)
-{
-	const uint8_t *b = p;
-	uint64_t h = seed ^ 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
-int pmuk_rp_grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	while (c <= n)
-		c *= 2;
-	void *p = realloc(*v, c * sz);
-	if (!p)
-		return -1;
-	memset((char *)p + *cap * sz, 0, (c - *cap) * sz);
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
-uint32_t pmuk_rp_find(const struct rp_index *ix, uint64_t h, rp_eq_fn eq, const void *key,
-		      const void *ctx)
-{
-	if (!ix->cap)
-		return RP_NONE;
-	for (size_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-		uint32_t s = ix->slot[i];
-		if (!s)
-			return RP_NONE;
-		if (ix->hash[s - 1] == h && eq(key, s - 1, ctx))
-			return s - 1;
-	}
-}
-
-static void place(struct rp_index *ix, uint32_t id)
-{
-	size_t i = ix->hash[id] & (ix->cap - 1);
-
-	while (ix->slot[i])
-		i = (i + 1) & (ix->cap - 1);
-	ix->slot[i] = id + 1;
-}
-
-uint32_t pmuk_rp_add(struct rp_index *ix, uint64_t h)
-{
-	if (pmuk_rp_grow((void **)&ix->hash, &ix->hcap, ix->n, sizeof(*ix->hash)))
-		return RP_NONE;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		uint32_t *slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return RP_NONE;
-		free(ix->slot);
-		ix->slot = slot;
-		ix->cap = cap;
-		for (uint32_t id = 0; id < ix->n; id++)
-			place(ix, id);
-	}
-	ix->hash[ix->n] = h;
-	place(ix, (uint32_t)ix->n);
-	return (uint32_t)ix->n++;
-}
-
-void pmuk_rp_free(struct rp_index *ix)
-{
-	free(ix->slot);
-	free(ix->hash);
-	memset(ix, 0, sizeof(*ix));
-}
 
 static int str_eq(const void *key, uint32_t id, const void *ctx)
 {
@@ -96,17 +20,17 @@ static int str_eq(const void *key, uint32_t id, const void *ctx)
 
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 {
-	uint64_t h = pmuk_rp_hash(s, strlen(s), 1);
-	uint32_t id = pmuk_rp_find(&t->ix, h, str_eq, s, t);
+	uint64_t h = pmuk_hash_bytes(s, strlen(s), 1);
+	uint32_t id = pmuk_index_find(&t->ix, h, str_eq, s, t);
 
 	if (id != RP_NONE)
 		return id;
 	char *copy = strdup(s);
-	if (!copy || pmuk_rp_grow((void **)&t->s, &t->cap, t->ix.n, sizeof(*t->s))) {
+	if (!copy || pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s))) {
 		free(copy);
 		return 0;	/* out of memory: the name reads "" */
 	}
-	id = pmuk_rp_add(&t->ix, h);
+	id = pmuk_index_add(&t->ix, h);
 	if (id == RP_NONE) {
 		free(copy);
 		return 0;
@@ -146,7 +70,7 @@ void pmu_report_free(struct pmu_report *r)
 	for (size_t i = 0; i < r->str.ix.n; i++)
 		free(r->str.s[i]);
 	free(r->str.s);
-	pmuk_rp_free(&r->str.ix);
+	pmuk_index_free(&r->str.ix);
 	for (size_t i = 0; i < r->n_maps; i++)
 		free(r->maps[i].v);
 	for (size_t i = 0; i < r->n_threads; i++)
@@ -159,10 +83,10 @@ void pmu_report_free(struct pmu_report *r)
 		free(r->stacks[i].frames);
 	for (int i = 0; i < 5; i++)
 		free(r->order[i]);
-	struct rp_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
+	struct pmuk_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
 				  &r->thread_ix, &r->proc_ix, &r->stack_ix };
 	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
-		pmuk_rp_free(ix[i]);
+		pmuk_index_free(ix[i]);
 	free(r->mods), free(r->maps), free(r->frames), free(r->syms), free(r->threads);
 	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
 	free(r);
@@ -192,13 +116,13 @@ uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r)
 
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 2);
-	uint32_t id = pmuk_rp_find(&r->proc_ix, h, live_pid_eq, &pid, r);
+	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	if (id != RP_NONE)
 		return &r->procs[id];
-	if (pmuk_rp_grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof(*r->procs)) ||
-	    (id = pmuk_rp_add(&r->proc_ix, h)) == RP_NONE)
+	if (pmuk_grow((void **)&r->procs, &r->cap_procs, r->n_procs + 1, sizeof(*r->procs)) ||
+	    (id = pmuk_index_add(&r->proc_ix, h)) == RP_NONE)
 		return NULL;
 	struct rp_process *p = &r->procs[r->n_procs++];
 	p->pid = pid;
@@ -208,8 +132,8 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 {
-	uint64_t h = pmuk_rp_hash(&tid, sizeof(tid), 3);
-	uint32_t id = pmuk_rp_find(&r->thread_ix, h, live_tid_eq, &tid, r);
+	uint64_t h = pmuk_hash_bytes(&tid, sizeof(tid), 3);
+	uint32_t id = pmuk_index_find(&r->thread_ix, h, live_tid_eq, &tid, r);
 
 	if (id != RP_NONE) {
 		struct rp_thread *t = &r->threads[id];
@@ -219,8 +143,8 @@ struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 			return t;
 		t->replaced = 1;	/* the tid now belongs to another process */
 	}
-	if (pmuk_rp_grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof(*r->threads)) ||
-	    pmuk_rp_add(&r->thread_ix, h) == RP_NONE)
+	if (pmuk_grow((void **)&r->threads, &r->cap_threads, r->n_threads + 1, sizeof(*r->threads)) ||
+	    pmuk_index_add(&r->thread_ix, h) == RP_NONE)
 		return NULL;
 	struct rp_thread *t = &r->threads[r->n_threads++];
 	t->pid = pid;
@@ -231,8 +155,8 @@ struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 2);
-	uint32_t id = pmuk_rp_find(&r->proc_ix, h, live_pid_eq, &pid, r);
+	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	return id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
 }
@@ -302,14 +226,14 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 	const char *path = mm->path ? mm->path : "";
 	uint8_t n = mm->build_id_size > 20 ? 20 : mm->build_id_size;
 	struct mod_key k = { pmuk_rp_intern(&r->str, n ? base_name(path) : path), n, mm };
-	uint64_t h = pmuk_rp_hash(&k.name, sizeof(k.name), 4);
+	uint64_t h = pmuk_hash_bytes(&k.name, sizeof(k.name), 4);
 
-	h = pmuk_rp_hash(mm->build_id, n, h);
-	uint32_t id = pmuk_rp_find(&r->mod_ix, h, mod_eq, &k, r);
+	h = pmuk_hash_bytes(mm->build_id, n, h);
+	uint32_t id = pmuk_index_find(&r->mod_ix, h, mod_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	if (pmuk_rp_grow((void **)&r->mods, &r->cap_mods, r->n_mods, sizeof(*r->mods)) ||
-	    (id = pmuk_rp_add(&r->mod_ix, h)) == RP_NONE)
+	if (pmuk_grow((void **)&r->mods, &r->cap_mods, r->n_mods + 1, sizeof(*r->mods)) ||
+	    (id = pmuk_index_add(&r->mod_ix, h)) == RP_NONE)
 		return RP_NONE;
 	struct rp_module *m = &r->mods[r->n_mods++];
 	m->path = pmuk_rp_intern(&r->str, path);
@@ -329,13 +253,13 @@ static int pid_eq(const void *key, uint32_t id, const void *ctx)
 
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
 {
-	uint64_t h = pmuk_rp_hash(&pid, sizeof(pid), 5);
-	uint32_t id = pmuk_rp_find(&r->map_ix, h, pid_eq, &pid, r);
+	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 5);
+	uint32_t id = pmuk_index_find(&r->map_ix, h, pid_eq, &pid, r);
 
 	if (id != RP_NONE)
 		return &r->maps[id];
-	if (!create || pmuk_rp_grow((void **)&r->maps, &r->cap_maps, r->n_maps, sizeof(*r->maps)) ||
-	    pmuk_rp_add(&r->map_ix, h) == RP_NONE)
+	if (!create || pmuk_grow((void **)&r->maps, &r->cap_maps, r->n_maps + 1, sizeof(*r->maps)) ||
+	    pmuk_index_add(&r->map_ix, h) == RP_NONE)
 		return NULL;
 	r->maps[r->n_maps].pid = pid;
 	return &r->maps[r->n_maps++];
@@ -356,7 +280,7 @@ int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec)
 		if (s->v[i].end <= start || s->v[i].start >= end)
 			s->v[w++] = s->v[i];
 	s->n = w;
-	if (pmuk_rp_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+	if (pmuk_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
 		return PMU_ENOMEM;
 	size_t at = s->n;
 	while (at > 0 && s->v[at - 1].start > start)
@@ -412,13 +336,13 @@ static int sym_eq(const void *key, uint32_t id, const void *ctx)
 static uint32_t sym_of(struct pmu_report *r, uint32_t name, uint32_t module)
 {
 	struct sym_key k = { name, module };
-	uint64_t h = pmuk_rp_hash(&k, sizeof(k), 6);
-	uint32_t id = pmuk_rp_find(&r->sym_ix, h, sym_eq, &k, r);
+	uint64_t h = pmuk_hash_bytes(&k, sizeof(k), 6);
+	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
 
 	if (id != RP_NONE)
 		return id;
-	if (pmuk_rp_grow((void **)&r->syms, &r->cap_syms, r->n_syms, sizeof(*r->syms)) ||
-	    (id = pmuk_rp_add(&r->sym_ix, h)) == RP_NONE)
+	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
+	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->syms[r->n_syms++] = (struct rp_sym){ name, module, 0, 0 };
 	return id;
@@ -431,8 +355,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 	if (!m)
 		m = find_map(pmuk_rp_mapset(r, -1, 0), addr);
 	struct frame_key k = { m ? m->module : RP_NONE, addr };
-	uint64_t h = pmuk_rp_hash(&k.addr, sizeof(k.addr), k.module);
-	uint32_t id = pmuk_rp_find(&r->frame_ix, h, frame_eq, &k, r);
+	uint64_t h = pmuk_hash_bytes(&k.addr, sizeof(k.addr), k.module);
+	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
 	char name[600];
@@ -458,8 +382,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
 		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 	uint32_t sym = sym_of(r, pmuk_rp_intern(&r->str, name), k.module);
 	if (sym == RP_NONE ||
-	    pmuk_rp_grow((void **)&r->frames, &r->cap_frames, r->n_frames, sizeof(*r->frames)) ||
-	    (id = pmuk_rp_add(&r->frame_ix, h)) == RP_NONE)
+	    pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
+	    (id = pmuk_index_add(&r->frame_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->frames[r->n_frames++] = (struct rp_frame){ k.module, addr,
 		fn && *fn ? pmuk_rp_intern(&r->str, fn) : 0, sym };

@@ -5,6 +5,8 @@
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/grow.h"
+#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +18,6 @@ struct pmuk_sym_chunk {
 	size_t used, size;
 	char data[];
 };
-
-static uint64_t hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
 
 static char *pool_alloc(struct pmu_symbolizer *s, size_t n)
 {
@@ -44,45 +37,36 @@ static char *pool_alloc(struct pmu_symbolizer *s, size_t n)
 	return c->data + c->used - n;
 }
 
-static int slots_grow(struct pmu_symbolizer *s)
+struct str_key {
+	const char *str;
+	size_t len;
+};
+
+static int str_eq(const void *key, uint32_t id, const void *ctx)
 {
-	size_t n = s->nslots ? s->nslots * 2 : 256;
-	const char **t = calloc(n, sizeof(*t));
+	const struct str_key *k = key;
+	const char *t = ((const struct pmu_symbolizer *)ctx)->strings[id];
 
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < s->nslots; i++) {
-		const char *str = s->slots[i];
-		size_t j;
-
-		if (!str)
-			continue;
-		for (j = hash(str, strlen(str)) & (n - 1); t[j]; j = (j + 1) & (n - 1))
-			;
-		t[j] = str;
-	}
-	free(s->slots);
-	s->slots = t;
-	s->nslots = n;
-	return 0;
+	return !strncmp(t, k->str, k->len) && !t[k->len];
 }
 
 const char *pmuk_sym_intern(struct pmu_symbolizer *s, const char *str, size_t len)
 {
-	size_t i;
+	struct str_key k = { str, len };
+	uint64_t h = pmuk_hash_bytes(str, len, 0);
+	uint32_t id = pmuk_index_find(&s->strix, h, str_eq, &k, s);
 	char *copy;
 
-	if ((s->nstrings + 1) * 2 > s->nslots && slots_grow(s))
-		return NULL;
-	for (i = hash(str, len) & (s->nslots - 1); s->slots[i]; i = (i + 1) & (s->nslots - 1))
-		if (!strncmp(s->slots[i], str, len) && !s->slots[i][len])
-			return s->slots[i];
-	if (!(copy = pool_alloc(s, len + 1)))
+	if (id != PMUK_INDEX_NONE)
+		return s->strings[id];
+	if (pmuk_grow((void **)&s->strings, &s->cap_strings, s->strix.n + 1, sizeof(*s->strings)) ||
+	    !(copy = pool_alloc(s, len + 1)))
 		return NULL;
 	memcpy(copy, str, len);
 	copy[len] = 0;
-	s->nstrings++;
-	return s->slots[i] = copy;
+	if ((id = pmuk_index_add(&s->strix, h)) == PMUK_INDEX_NONE)
+		return NULL;	/* copy stays in the pool, freed at close */
+	return s->strings[id] = copy;
 }
 
 void pmuk_sym_hex(const uint8_t *id, size_t n, char *buf)
@@ -265,7 +249,8 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 		s->chunks = c->next;
 		free(c);
 	}
-	free(s->slots);
+	pmuk_index_free(&s->strix);
+	free(s->strings);
 	free(s->mods);
 	free(s->debug_path);
 	free(s);

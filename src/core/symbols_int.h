@@ -7,6 +7,8 @@
  * interface each OS backend implements (src/linux/symbols_dw.c with elfutils libdwfl,
  * src/windows/symbols_win.c with DbgHelp). */
 
+#include "core/hash.h"
+
 #include <pmukit/symbols.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,8 +32,9 @@ struct pmu_symbolizer {
 	struct pmuk_sym_module *mods;
 	size_t nmods, capmods;
 	struct pmuk_sym_chunk *chunks;      /* the string pool */
-	const char **slots;                 /* its hash table */
-	size_t nslots, nstrings;
+	const char **strings;               /* every string of the pool, once */
+	size_t cap_strings;
+	struct pmuk_index strix;            /* their hash index */
 	struct pmu_frame chain[PMUK_SYM_DEPTH];
 	void *backend;
 };

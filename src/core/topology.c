@@ -3,6 +3,7 @@
  * accessors. Writers are in topology_print.c. */
 #include "core/topology_build.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,19 +42,11 @@ struct pmu_topology {
  * (possibly moved) array, or NULL with the error recorded. */
 static void *grow(void *arr, size_t *cap, size_t n, size_t sz)
 {
-	size_t nc;
-	void *q;
-
-	if (n < *cap)
-		return arr;
-	nc = *cap ? *cap * 2 : 16;
-	q = realloc(arr, nc * sz);
-	if (!q) {
+	if (pmuk_grow(&arr, cap, n + 1, sz)) {
 		pmuk_fail(PMU_ENOMEM, "out of memory while building the topology");
 		return NULL;
 	}
-	*cap = nc;
-	return q;
+	return arr;
 }
 
 static int int_cmp(const void *a, const void *b)

@@ -3,6 +3,17 @@
 #define PMUK_CORE_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* UTF-16LE p[0, n bytes) up to its first NUL unit -> UTF-8 in out (outsz bytes,
+ * NUL-terminated; outsz 0 only measures). A character that does not fit ends
+ * the string (a shorter one after it would make a name that never was); lone
+ * surrogates become U+FFFD. Returns the bytes of p consumed, the NUL included,
+ * or 0 when p[0, n) holds no NUL. */
+size_t pmuk_utf16_to_utf8(const uint8_t *p, size_t n, char *out, size_t outsz);
+/* Appends code point c at out + *o by the same rule: once one does not fit,
+ * *full is set and nothing more is appended. out is not terminated. */
+void pmuk_utf8_put(char *out, size_t outsz, size_t *o, uint32_t c, int *full);
 
 /* The length of s[0, n) without the UTF-8 sequence n cuts short, if any: a name
  * cut to a buffer's size must not end in part of a character. Bytes that are

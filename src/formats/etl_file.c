@@ -4,6 +4,7 @@
 #include "formats/etl_int.h"
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -57,7 +58,7 @@ static struct etl_bufhdr *bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
 	h->seq = le64(p + 0x18);
 	h->flags = le16(p + 0x34);
 	h->type = le16(p + 0x36);
-	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & 0x7FF) : p[0x28];
+	h->cpu = (h->flags & ETL_FLAG_PROC_INDEX) ? (le16(p + 0x28) & (ETL_MAX_CPUS - 1)) : p[0x28];
 	return h;
 }
 
@@ -93,7 +94,7 @@ static int plausible(const uint8_t *p, size_t avail)
 	if (size < ETL_BUF_HDR + 8 || size > ETL_MAX_BUFFER)
 		return 0;
 	bufhdr_decode(p, &h);
-	if (bufhdr_bad(&h) || h.type > 7)
+	if (bufhdr_bad(&h) || h.type > ETL_BUFTYPE_DEBUG_INFO)
 		return 0;
 	if (h.flags & ETL_FLAG_COMPRESSED)
 		return h.saved > ETL_BUF_HDR;
@@ -101,7 +102,7 @@ static int plausible(const uint8_t *p, size_t avail)
 	if (end <= ETL_BUF_HDR)
 		return end == ETL_BUF_HDR;
 	const uint8_t *m = p + ETL_BUF_HDR;
-	return (m[3] & 0x80) && m[2] >= 1 && m[2] <= 21;
+	return (m[3] & ETL_MARKER_TRACE_HEADER) && m[2] >= ETL_HDR_SYSTEM32 && m[2] <= ETL_HDR_MAX;
 }
 
 /* Zero when the first byte is and every byte equals the next: the C library's
@@ -349,14 +350,11 @@ static int stream_next_buffer(struct pmu_etl *r, struct etl_stream *s, int quiet
 
 static int grow(uint8_t **p, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 0;
-	uint8_t *n = realloc(*p, need);
-	if (!n)
-		return pmuk_fail(PMU_ENOMEM, "no memory for a %zu-byte .etl buffer", need);
-	*p = n;
-	*cap = need;
-	return 0;
+	void *v = *p;
+	int err = pmuk_grow(&v, cap, need, 1);
+
+	*p = v;
+	return err ? pmuk_fail(err, "no memory for a %zu-byte .etl buffer", need) : 0;
 }
 
 /* Reads (and decompresses) the buffer at off into s. */

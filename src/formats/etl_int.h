@@ -4,28 +4,21 @@
 #define PMUK_FORMATS_ETL_INT_H
 
 #include "core/attr.h"
+#include "core/guid.h"
+#include "core/hash.h"
+#include "core/le.h"
+#include "core/utf8.h"
 
 #include <pmukit/etl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Little-endian loads by bytes: records are not aligned for their fields. */
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
+/* Short names for core/le.h: the readers load hundreds of fields. */
+#define le16 pmuk_le16
+#define le32 pmuk_le32
+#define le64 pmuk_le64
 static inline uint64_t leptr(const uint8_t *p, unsigned psz) { return psz == 4 ? le32(p) : le64(p); }
-
-static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
-{
-	g->d1 = le32(p);
-	g->d2 = le16(p + 4);
-	g->d3 = le16(p + 6);
-	memcpy(g->d4, p + 8, 8);
-}
 
 #define ETL_BUF_HDR 0x48
 /* ETW buffers are at most 16 MiB (EVENT_TRACE_PROPERTIES.BufferSize, Windows 8+):
@@ -36,6 +29,50 @@ static inline void guid_load(struct pmu_guid *g, const uint8_t *p)
 #define ETL_FLAG_COMPRESSED 0x0040
 #define ETL_FLAG_EVENTS_LOST 0x0002
 #define ETL_COMPRESSED_MODE 0x04000000u
+#define ETL_BUFTYPE_DEBUG_INFO 7     /* the last BufferType defined (0x36) */
+
+/* Trace header types: byte 2 of a record's marker (TRACE_HEADER_TYPE_*,
+ * docs/etl-format.md 4.2). Kernel headers are SYSTEM, COMPACT and PERFINFO. */
+enum etl_header_type {
+	ETL_HDR_SYSTEM32 = 1,
+	ETL_HDR_SYSTEM64 = 2,
+	ETL_HDR_COMPACT32 = 3,
+	ETL_HDR_COMPACT64 = 4,
+	ETL_HDR_FULL32 = 10,         /* EVENT_TRACE_HEADER */
+	ETL_HDR_INSTANCE32 = 11,     /* EVENT_INSTANCE_GUID_HEADER */
+	ETL_HDR_ERROR = 13,
+	ETL_HDR_MESSAGE = 15,        /* WPP / TraceMessage */
+	ETL_HDR_PERFINFO32 = 16,
+	ETL_HDR_PERFINFO64 = 17,
+	ETL_HDR_EVENT32 = 18,        /* EVENT_HEADER */
+	ETL_HDR_EVENT64 = 19,
+	ETL_HDR_FULL64 = 20,
+	ETL_HDR_INSTANCE64 = 21,
+	ETL_HDR_MAX = 21,
+};
+
+/* Fixed header sizes by header type (4.3 - 4.5); MESSAGE and ERROR take 8. */
+#define ETL_SYSTEM_HDR 32
+#define ETL_COMPACT_HDR 24
+#define ETL_PERFINFO_HDR 16
+#define ETL_FULL_HDR 48
+#define ETL_INSTANCE_HDR 72
+#define ETL_EVENT_HDR 80
+#define ETL_OTHER_HDR 8
+
+#define ETL_MARKER_TRACE_HEADER 0x80 /* byte 3 of the marker: TRACE_HEADER_FLAG */
+#define ETL_MARKER_END 0xFFFFFFFFu   /* no more records in the buffer */
+
+/* Version word of the kernel headers: extended items before the payload. */
+#define ETL_VER_PEBS_INDEX 0x8000    /* TRACE_HEADER_PEBS_INDEX_FLAG: one u64 */
+#define ETL_VER_PMC_SHIFT 8          /* TRACE_HEADER_PMC_COUNTERS_MASK 0x0700: u64 each */
+#define ETL_VER_PMC_MASK 7
+#define ETL_VER_VERSION 0x00FF       /* the MOF class version */
+
+/* EVENT_HEADER Flags (4.5). */
+#define ETL_EH_EXTENDED_INFO 0x0001
+#define ETL_EH_32_BIT_HEADER 0x0020
+#define ETL_EH_64_BIT_HEADER 0x0040
 
 /* One buffer header as stored (0x48 bytes). */
 struct etl_bufhdr {
@@ -78,11 +115,6 @@ struct etl_stream {
 	struct pmu_etl_event ev;
 };
 
-struct etl_stat_slot {
-	struct pmu_etl_stat s;
-	int used;
-};
-
 struct etl_names;
 
 struct pmu_etl {
@@ -105,8 +137,9 @@ struct pmu_etl {
 	int last;                /* stream whose head was returned last, -1 none */
 	uint8_t *zbuf;           /* compressed input scratch */
 	size_t zcap;
-	struct etl_stat_slot *stats;
-	size_t stat_cap, stat_used;
+	struct pmu_etl_stat *stats; /* per provider/id/opcode/version, first seen first */
+	size_t stat_cap;
+	struct pmuk_index stat_ix;
 	int stat_last;
 	struct pmu_etl_stat *sorted;
 	size_t sorted_n;
@@ -135,9 +168,10 @@ int pmuk_etl_is_group(const struct pmu_etl_event *ev, unsigned group);
 void pmuk_etl_names_track(struct pmu_etl *r, const struct pmu_etl_event *ev);
 void pmuk_etl_names_free(struct pmu_etl *r);
 
-/* etl_kernel.c: UTF-16LE (NUL-terminated or bounded) to UTF-8; returns bytes
- * of input consumed including the terminator, or 0 without a terminator. */
-size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz);
+/* UTF-16LE (NUL-terminated or bounded) to UTF-8: core/utf8.h's, under the name
+ * the readers call it by. */
+#define pmuk_etl_utf16 pmuk_utf16_to_utf8
+/* etl_kernel.c: the same for 8-bit strings (taken as Latin-1). */
 size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz);
 
 #endif

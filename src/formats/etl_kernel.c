@@ -4,78 +4,6 @@
 #include "formats/etl_int.h"
 #include "core/error.h"
 
-/* Appends c at *o; once a character does not fit, *full stops the rest (a
- * shorter one after it would make a name that never was). */
-static void put_utf8(char *out, size_t outsz, size_t *o, uint32_t c, int *full)
-{
-	char t[4];
-	size_t n;
-
-	if (c < 0x80) {
-		t[0] = (char)c;
-		n = 1;
-	} else if (c < 0x800) {
-		t[0] = (char)(0xC0 | c >> 6);
-		t[1] = (char)(0x80 | (c & 0x3F));
-		n = 2;
-	} else if (c < 0x10000) {
-		t[0] = (char)(0xE0 | c >> 12);
-		t[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-		t[2] = (char)(0x80 | (c & 0x3F));
-		n = 3;
-	} else {
-		t[0] = (char)(0xF0 | c >> 18);
-		t[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-		t[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-		t[3] = (char)(0x80 | (c & 0x3F));
-		n = 4;
-	}
-	if (!*full && *o + n < outsz) {	/* never split a character when truncating */
-		memcpy(out + *o, t, n);
-		*o += n;
-	} else {
-		*full = 1;
-	}
-}
-
-size_t pmuk_etl_utf16(const uint8_t *p, size_t n, char *out, size_t outsz)
-{
-	size_t i = 0, o = 0, used = 0;
-	int full = 0;
-
-	while (i + 2 <= n) {
-		uint32_t c = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8;
-		i += 2;
-		if (c - 1 < 0x7F) {	/* ASCII: the common case of paths and names */
-			if (!full && o + 1 < outsz)
-				out[o++] = (char)c;
-			else
-				full = 1;
-			continue;
-		}
-		if (!c) {
-			used = i;
-			break;
-		}
-		if (c >= 0xD800 && c < 0xDC00 && i + 2 <= n) {
-			uint32_t d = le16(p + i);
-			if (d >= 0xDC00 && d < 0xE000) {
-				c = 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00);
-				i += 2;
-			} else {
-				c = 0xFFFD;
-			}
-		} else if (c >= 0xD800 && c < 0xE000) {
-			c = 0xFFFD;
-		}
-		if (outsz)
-			put_utf8(out, outsz, &o, c, &full);
-	}
-	if (outsz)
-		out[o] = '\0';
-	return used;
-}
-
 size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz)
 {
 	size_t i, o = 0;
@@ -83,7 +11,7 @@ size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz)
 
 	for (i = 0; i < n && p[i]; i++)
 		if (outsz)	/* bytes >= 0x80: code page unknown, keep them as Latin-1 */
-			put_utf8(out, outsz, &o, p[i], &full);
+			pmuk_utf8_put(out, outsz, &o, p[i], &full);
 	if (outsz)
 		out[o] = '\0';
 	return i < n ? i + 1 : 0;
@@ -263,7 +191,7 @@ int pmu_etl_decode_imageid_rsds(const struct pmu_etl_event *ev, struct pmu_etl_i
 		return too_short(ev, "DbgID_RSDS", P + 24);
 	o->image_base = leptr(p, P);
 	o->pid = le32(p + P);
-	guid_load(&o->pdb_guid, p + P + 4);
+	pmuk_guid_load(&o->pdb_guid, p + P + 4);
 	o->pdb_age = le32(p + P + 20);
 	pmuk_etl_ansi(p + P + 24, n - P - 24, o->file_name, sizeof(o->file_name));
 	return 0;

@@ -8,10 +8,13 @@
 #define FILETIME_UNIX_EPOCH 116444736000000000LL
 
 static const char *const header_names[32] = {
-	[1] = "SYSTEM32", [2] = "SYSTEM64", [3] = "COMPACT32", [4] = "COMPACT64",
-	[10] = "FULL_HEADER32", [11] = "INSTANCE32", [13] = "ERROR", [15] = "MESSAGE",
-	[16] = "PERFINFO32", [17] = "PERFINFO64", [18] = "EVENT_HEADER32",
-	[19] = "EVENT_HEADER64", [20] = "FULL_HEADER64", [21] = "INSTANCE64",
+	[ETL_HDR_SYSTEM32] = "SYSTEM32", [ETL_HDR_SYSTEM64] = "SYSTEM64",
+	[ETL_HDR_COMPACT32] = "COMPACT32", [ETL_HDR_COMPACT64] = "COMPACT64",
+	[ETL_HDR_FULL32] = "FULL_HEADER32", [ETL_HDR_INSTANCE32] = "INSTANCE32",
+	[ETL_HDR_ERROR] = "ERROR", [ETL_HDR_MESSAGE] = "MESSAGE",
+	[ETL_HDR_PERFINFO32] = "PERFINFO32", [ETL_HDR_PERFINFO64] = "PERFINFO64",
+	[ETL_HDR_EVENT32] = "EVENT_HEADER32", [ETL_HDR_EVENT64] = "EVENT_HEADER64",
+	[ETL_HDR_FULL64] = "FULL_HEADER64", [ETL_HDR_INSTANCE64] = "INSTANCE64",
 };
 
 /* ns since 1970 of a FILETIME, saturated to the int64 range (years
@@ -114,7 +117,7 @@ static void kernel_fields(struct pmu_etl_event *ev, const uint8_t *p, uint16_t v
 	ev->kind = PMU_ETL_KERNEL;
 	ev->group = hook >> 8;
 	ev->opcode = hook & 0xFF;
-	ev->version = ver & 0xFF;
+	ev->version = ver & ETL_VER_VERSION;
 	pmuk_etl_group_guid(ev->group, ev->opcode, &ev->provider);
 }
 
@@ -154,11 +157,11 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 		return 0;
 	const uint8_t *p = b + pos;
 	uint32_t marker = le32(p);
-	if (marker == 0xFFFFFFFF)
+	if (marker == ETL_MARKER_END)
 		return 0;
 	left = s->end - pos;
 	unsigned type = p[2];
-	if (!(p[3] & 0x80) || !type || type > 21 || !header_names[type]) {
+	if (!(p[3] & ETL_MARKER_TRACE_HEADER) || !type || type > ETL_HDR_MAX || !header_names[type]) {
 		pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: marker "
 				 "0x%08x is not a trace header (flag 0x80, known header type "
 				 "expected); skipped the %zu bytes left in the buffer",
@@ -176,15 +179,16 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 	ev->record_offset = (uint32_t)pos;
 	ev->pid = ev->tid = PMU_ETL_NO_ID;
 	switch (type) {
-	case 1: case 2: hdr = 32; break;
-	case 3: case 4: hdr = 24; break;
-	case 16: case 17: hdr = 16; break;
-	case 10: case 20: hdr = 48; break;
-	case 11: case 21: hdr = 72; break;
-	case 18: case 19: hdr = 80; break;
-	default: hdr = 8; break;
+	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64: hdr = ETL_SYSTEM_HDR; break;
+	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64: hdr = ETL_COMPACT_HDR; break;
+	case ETL_HDR_PERFINFO32: case ETL_HDR_PERFINFO64: hdr = ETL_PERFINFO_HDR; break;
+	case ETL_HDR_FULL32: case ETL_HDR_FULL64: hdr = ETL_FULL_HDR; break;
+	case ETL_HDR_INSTANCE32: case ETL_HDR_INSTANCE64: hdr = ETL_INSTANCE_HDR; break;
+	case ETL_HDR_EVENT32: case ETL_HDR_EVENT64: hdr = ETL_EVENT_HDR; break;
+	default: hdr = ETL_OTHER_HDR; break;
 	}
-	int kernel = type <= 4 || type == 16 || type == 17;
+	int kernel = type <= ETL_HDR_COMPACT64 || type == ETL_HDR_PERFINFO32 ||
+		     type == ETL_HDR_PERFINFO64;
 	size = kernel ? (left >= 6 ? le16(p + 4) : 0) : (marker & 0xFFFF);
 	if (size < hdr || size > left || left < hdr) {
 		what = size > left ? "runs past the end of the buffer's data" : "is smaller than its header";
@@ -195,13 +199,15 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 		s->pos = s->end;
 		return 0;
 	}
-	ev->pointer_size = (type == 1 || type == 3 || type == 16 || type == 10 ||
-			    type == 11 || type == 18) ? 4 : 8;
+	ev->pointer_size = (type == ETL_HDR_SYSTEM32 || type == ETL_HDR_COMPACT32 ||
+			    type == ETL_HDR_PERFINFO32 || type == ETL_HDR_FULL32 ||
+			    type == ETL_HDR_INSTANCE32 || type == ETL_HDR_EVENT32) ? 4 : 8;
 	if (kernel) {
 		uint16_t ver = le16(p);
-		size_t extra = ((ver & 0x8000) ? 8 : 0) + 8 * ((ver >> 8) & 7);
+		size_t extra = ((ver & ETL_VER_PEBS_INDEX) ? 8 : 0) +
+			       8 * ((ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK);
 		kernel_fields(ev, p, ver);
-		if (type <= 4) {
+		if (type <= ETL_HDR_COMPACT64) {	/* SYSTEM and COMPACT have TID/PID */
 			ev->tid = le32(p + 8);
 			ev->pid = le32(p + 12);
 			ev->raw_time = le64(p + 16);
@@ -217,26 +223,26 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 			return 0;
 		}
 		const uint8_t *x = p + hdr;
-		if (ver & 0x8000) {
+		if (ver & ETL_VER_PEBS_INDEX) {
 			ev->has_pebs = 1;
 			ev->pebs_index = le64(x);
 			x += 8;
 		}
-		ev->n_pmc = (ver >> 8) & 7;
+		ev->n_pmc = (ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK;
 		for (unsigned i = 0; i < ev->n_pmc; i++)
 			ev->pmc[i] = le64(x + 8 * i);
 		hdr += extra;
-	} else if (type == 15) {
+	} else if (type == ETL_HDR_MESSAGE) {
 		ev->kind = PMU_ETL_MESSAGE;
 		ev->id = le16(p + 4);
-	} else if (type == 13) {
+	} else if (type == ETL_HDR_ERROR) {
 		ev->kind = PMU_ETL_OTHER;
 	} else {
 		ev->tid = le32(p + 8);
 		ev->pid = le32(p + 12);
 		ev->raw_time = le64(p + 16);
-		guid_load(&ev->provider, p + 24);
-		if (type == 18 || type == 19) {
+		pmuk_guid_load(&ev->provider, p + 24);
+		if (type == ETL_HDR_EVENT32 || type == ETL_HDR_EVENT64) {
 			ev->kind = PMU_ETL_EVENT;
 			ev->flags = le16(p + 4);
 			ev->id = le16(p + 40);
@@ -245,11 +251,11 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 			ev->opcode = p[45];
 			ev->task = le16(p + 46);
 			ev->keywords = le64(p + 48);
-			if (ev->flags & 0x0020)
+			if (ev->flags & ETL_EH_32_BIT_HEADER)
 				ev->pointer_size = 4;
-			else if (ev->flags & 0x0040)
+			else if (ev->flags & ETL_EH_64_BIT_HEADER)
 				ev->pointer_size = 8;
-			if (ev->flags & 0x0001) {
+			if (ev->flags & ETL_EH_EXTENDED_INFO) {
 				size_t used;
 				if (ext_items(ev, p + hdr, size - hdr, &used)) {
 					pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at "
@@ -262,7 +268,8 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 				hdr += used;
 			}
 		} else {
-			ev->kind = type == 10 || type == 20 ? PMU_ETL_FULL : PMU_ETL_INSTANCE;
+			ev->kind = type == ETL_HDR_FULL32 || type == ETL_HDR_FULL64 ? PMU_ETL_FULL :
+				   PMU_ETL_INSTANCE;
 			ev->opcode = p[4];
 			ev->level = p[5];
 			ev->version = le16(p + 6);

@@ -12,7 +12,7 @@ struct er_keydef {
 	uint64_t key, raw;
 	size_t first;              /* frames in er_tables.pool */
 	uint32_t n;
-	uint32_t next;             /* next definition of the same key (by hash chain) */
+	uint32_t next;             /* next definition of the same key + 1, 0 none */
 	int create;
 };
 
@@ -34,7 +34,8 @@ struct er_source {
 struct er_tables {
 	struct er_keydef *defs;
 	size_t n_defs, cap_defs;
-	uint32_t *key_head;        /* hash of keys -> first definition + 1 */
+	struct pmuk_index key_ix;  /* distinct keys -> their key_head entry */
+	uint32_t *key_head;        /* per distinct key: its first definition + 1 */
 	size_t key_cap;
 	uint64_t *pool;
 	size_t n_pool, cap_pool;

@@ -4,32 +4,11 @@
  * that use them (a key is often defined only when it is evicted, after its
  * use; PerfView-merged files put ImageID data anywhere). */
 #include "core/error.h"
+#include "core/grow.h"
 #include "formats/etl_int.h"
 #include "formats/etl_records_int.h"
 
 #include <stdlib.h>
-
-static int grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*v, c * sz);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
-static uint64_t key_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	return k ^ (k >> 33);
-}
 
 int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t *interval,
 		     char *name, size_t size)
@@ -72,8 +51,8 @@ static void source_seen(struct er_tables *t, uint32_t source, const char *name)
 
 static int add_def(struct er_tables *t, const struct pmu_etl_stack_key_ev *k, uint64_t raw)
 {
-	if (grow((void **)&t->defs, &t->cap_defs, t->n_defs + 1, sizeof(*t->defs)) ||
-	    grow((void **)&t->pool, &t->cap_pool, t->n_pool + k->n_frames, sizeof(*t->pool)))
+	if (pmuk_grow((void **)&t->defs, &t->cap_defs, t->n_defs + 1, sizeof(*t->defs)) ||
+	    pmuk_grow((void **)&t->pool, &t->cap_pool, t->n_pool + k->n_frames, sizeof(*t->pool)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu stack-key definitions", t->n_defs + 1);
 	t->defs[t->n_defs++] = (struct er_keydef){ k->key, raw, t->n_pool, k->n_frames, 0,
 						   k->opcode == 34 };
@@ -87,18 +66,13 @@ static int add_rsds(struct er_tables *t, const struct pmu_etl_imageid_ev *id, ui
 {
 	struct er_rsds *e;
 
-	if (grow((void **)&t->rsds, &t->cap_rsds, t->n_rsds + 1, sizeof(*t->rsds)))
+	if (pmuk_grow((void **)&t->rsds, &t->cap_rsds, t->n_rsds + 1, sizeof(*t->rsds)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu PDB identities", t->n_rsds + 1);
 	e = &t->rsds[t->n_rsds];
 	e->pid = id->pid;
 	e->base = id->image_base;
 	e->raw = raw;
-	const struct pmu_guid *g = &id->pdb_guid;	/* back to the stored byte order */
-	for (int i = 0; i < 4; i++)
-		e->id[i] = (uint8_t)(g->d1 >> (8 * i));
-	e->id[4] = g->d2 & 0xFF, e->id[5] = g->d2 >> 8;
-	e->id[6] = g->d3 & 0xFF, e->id[7] = g->d3 >> 8;
-	memcpy(e->id + 8, g->d4, 8);
+	pmuk_guid_store(e->id, &id->pdb_guid);	/* back to the stored byte order */
 	for (int i = 0; i < 4; i++)
 		e->id[16 + i] = (uint8_t)(id->pdb_age >> (8 * i));
 	if (!(e->pdb = strdup(id->file_name)))
@@ -118,20 +92,28 @@ static int cmp_rsds(const void *a, const void *b)
 	return x->raw < y->raw ? -1 : x->raw > y->raw;
 }
 
+/* Whether distinct key id is *key: its chain's head definition says. */
+static int key_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct er_tables *t = ctx;
+
+	return t->defs[t->key_head[id] - 1].key == *(const uint64_t *)key;
+}
+
 /* Chains every key's definitions in time order. */
 static int index_keys(struct er_tables *t)
 {
-	size_t cap = 64;
-
-	while (cap < 2 * t->n_defs)
-		cap *= 2;
-	if (!(t->key_head = calloc(cap, sizeof(*t->key_head))))
-		return pmuk_fail(PMU_ENOMEM, "no memory for the stack-key index");
-	t->key_cap = cap;
 	for (size_t i = t->n_defs; i-- > 0;) {
-		uint32_t *h = &t->key_head[key_hash(t->defs[i].key) & (cap - 1)];
-		t->defs[i].next = *h;
-		*h = (uint32_t)i + 1;
+		uint64_t key = t->defs[i].key, h = pmuk_hash_u64(key);
+		uint32_t k = pmuk_index_find(&t->key_ix, h, key_eq, &key, t);
+		if (k == PMUK_INDEX_NONE) {
+			if (pmuk_grow((void **)&t->key_head, &t->key_cap, t->key_ix.n + 1,
+				      sizeof(*t->key_head)) ||
+			    (k = pmuk_index_add(&t->key_ix, h)) == PMUK_INDEX_NONE)
+				return pmuk_fail(PMU_ENOMEM, "no memory for the stack-key index");
+		}
+		t->defs[i].next = t->key_head[k];
+		t->key_head[k] = (uint32_t)i + 1;
 	}
 	return 0;
 }
@@ -209,6 +191,7 @@ void pmuk_er_tables_free(struct er_tables *t)
 	free(t->defs);
 	free(t->pool);
 	free(t->key_head);
+	pmuk_index_free(&t->key_ix);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -219,9 +202,11 @@ const uint64_t *pmuk_er_key(const struct er_tables *t, uint64_t key, uint64_t ra
 {
 	const struct er_keydef *best = NULL, *create = NULL;
 
-	if (!t->key_cap)
+	uint32_t k = pmuk_index_find(&t->key_ix, pmuk_hash_u64(key), key_eq, &key, t);
+
+	if (k == PMUK_INDEX_NONE)
 		return NULL;
-	for (uint32_t i = t->key_head[key_hash(key) & (t->key_cap - 1)]; i; i = t->defs[i - 1].next) {
+	for (uint32_t i = t->key_head[k]; i; i = t->defs[i - 1].next) {
 		const struct er_keydef *d = &t->defs[i - 1];
 		if (d->key != key)
 			continue;

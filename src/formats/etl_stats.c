@@ -3,6 +3,7 @@
  * per provider/id/opcode/version event counts. */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <strings.h>
@@ -68,59 +69,6 @@ int pmuk_etl_is_group(const struct pmu_etl_event *ev, unsigned group)
 	return !memcmp(&ev->provider, &g, sizeof(g));
 }
 
-void pmu_guid_format(const struct pmu_guid *g, char *buf)
-{
-	snprintf(buf, 37, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->d1, g->d2, g->d3,
-		 g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4], g->d4[5], g->d4[6], g->d4[7]);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int pmu_guid_parse(const char *s, struct pmu_guid *g)
-{
-	uint8_t b[16];
-	int n = 0, brace = 0;
-
-	if (!s || !g)
-		return pmuk_fail(PMU_EINVAL, "pmu_guid_parse needs a string and a result");
-	if (*s == '{') {
-		brace = 1;
-		s++;
-	}
-	for (int i = 0; n < 16; i++) {
-		if ((i == 8 || i == 13 || i == 18 || i == 23) && *s == '-') {
-			s++;
-			continue;
-		}
-		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
-		if (hi < 0 || lo < 0)
-			return pmuk_fail(PMU_EPARSE, "'%s' is not a GUID (expected "
-					 "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", s);
-		b[n++] = (uint8_t)(hi << 4 | lo);
-		s += 2;
-		i++;
-	}
-	if (brace && *s == '}')
-		s++;
-	if (*s)
-		return pmuk_fail(PMU_EPARSE, "trailing characters '%s' after a GUID", s);
-	/* the text form is big-endian in its first three fields */
-	g->d1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-	g->d2 = (uint16_t)(b[4] << 8 | b[5]);
-	g->d3 = (uint16_t)(b[6] << 8 | b[7]);
-	memcpy(g->d4, b + 8, 8);
-	return 0;
-}
-
 const char *pmu_etl_provider_name(const struct pmu_guid *g)
 {
 	for (size_t i = 0; i < N_PROVIDERS; i++)
@@ -154,55 +102,35 @@ static size_t key_hash(const struct pmu_etl_event *ev)
 	return (size_t)(h ^ h >> 29);
 }
 
-static int rehash(struct pmu_etl *r, size_t cap)
+static int stat_eq(const void *key, uint32_t id, const void *ctx)
 {
-	struct etl_stat_slot *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -1;
-	for (size_t i = 0; i < r->stat_cap; i++) {
-		if (!r->stats[i].used)
-			continue;
-		struct pmu_etl_event k = { .provider = r->stats[i].s.provider, .id = r->stats[i].s.id,
-					   .opcode = r->stats[i].s.opcode, .version = r->stats[i].s.version,
-					   .kind = (enum pmu_etl_kind)r->stats[i].s.kind };
-		size_t j = key_hash(&k) & (cap - 1);
-		while (n[j].used)
-			j = (j + 1) & (cap - 1);
-		n[j] = r->stats[i];
-	}
-	free(r->stats);
-	r->stats = n;
-	r->stat_cap = cap;
-	r->stat_last = -1;
-	return 0;
+	return same_key(&((const struct pmu_etl_stat *)ctx)[id], key);
 }
 
 void pmuk_etl_stat_add(struct pmu_etl *r, const struct pmu_etl_event *ev)
 {
-	if (r->stat_last >= 0 && same_key(&r->stats[r->stat_last].s, ev)) {
-		r->stats[r->stat_last].s.count++;
+	if (r->stat_last >= 0 && same_key(&r->stats[r->stat_last], ev)) {
+		r->stats[r->stat_last].count++;
 		return;
 	}
-	if ((r->stat_used + 1) * 2 > r->stat_cap && rehash(r, r->stat_cap ? 2 * r->stat_cap : 64))
-		return;
-	size_t j = key_hash(ev) & (r->stat_cap - 1);
-	while (r->stats[j].used && !same_key(&r->stats[j].s, ev))
-		j = (j + 1) & (r->stat_cap - 1);
-	if (!r->stats[j].used) {
-		r->stats[j].used = 1;
-		r->stats[j].s = (struct pmu_etl_stat){ .provider = ev->provider, .kind = ev->kind,
-						       .id = ev->id, .opcode = ev->opcode,
-						       .version = ev->version };
-		r->stat_used++;
+	uint64_t h = key_hash(ev);
+	uint32_t j = pmuk_index_find(&r->stat_ix, h, stat_eq, ev, r->stats);
+	if (j == PMUK_INDEX_NONE) {
+		if (pmuk_grow((void **)&r->stats, &r->stat_cap, r->stat_ix.n + 1, sizeof(*r->stats)) ||
+		    (j = pmuk_index_add(&r->stat_ix, h)) == PMUK_INDEX_NONE)
+			return;
+		r->stats[j] = (struct pmu_etl_stat){ .provider = ev->provider, .kind = ev->kind,
+						     .id = ev->id, .opcode = ev->opcode,
+						     .version = ev->version };
 	}
-	r->stats[j].s.count++;
+	r->stats[j].count++;
 	r->stat_last = (int)j;
 }
 
 void pmuk_etl_stats_free(struct pmu_etl *r)
 {
 	free(r->stats);
+	pmuk_index_free(&r->stat_ix);
 	free(r->sorted);
 	r->stats = NULL;
 	r->sorted = NULL;
@@ -234,7 +162,7 @@ static int cmp_stat(const void *a, const void *b)
 
 size_t pmu_etl_stat_count(const struct pmu_etl *r)
 {
-	return r->stat_used;
+	return r->stat_ix.n;
 }
 
 int pmu_etl_stat_at(const struct pmu_etl *r, size_t i, struct pmu_etl_stat *out)
@@ -242,17 +170,15 @@ int pmu_etl_stat_at(const struct pmu_etl *r, size_t i, struct pmu_etl_stat *out)
 	/* the sorted copy is a private cache, rebuilt when asked for entry 0 */
 	struct pmu_etl *w = (struct pmu_etl *)r;
 
-	if (i >= r->stat_used)
-		return pmuk_fail(PMU_EINVAL, "statistics entry %zu of %zu requested", i, r->stat_used);
-	if (i == 0 || w->sorted_n != w->stat_used) {
-		struct pmu_etl_stat *n = realloc(w->sorted, w->stat_used * sizeof(*n));
+	if (i >= r->stat_ix.n)
+		return pmuk_fail(PMU_EINVAL, "statistics entry %zu of %zu requested", i, r->stat_ix.n);
+	if (i == 0 || w->sorted_n != w->stat_ix.n) {
+		struct pmu_etl_stat *n = realloc(w->sorted, w->stat_ix.n * sizeof(*n));
 		if (!n)
 			return pmuk_fail(PMU_ENOMEM, "no memory to sort .etl statistics");
 		w->sorted = n;
-		w->sorted_n = 0;
-		for (size_t j = 0; j < w->stat_cap; j++)
-			if (w->stats[j].used)
-				n[w->sorted_n++] = w->stats[j].s;
+		w->sorted_n = w->stat_ix.n;
+		memcpy(n, w->stats, w->sorted_n * sizeof(*n));
 		qsort(n, w->sorted_n, sizeof(*n), cmp_stat);
 	}
 	*out = w->sorted[i];

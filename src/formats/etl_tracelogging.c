@@ -151,8 +151,8 @@ static size_t element(unsigned t, unsigned o, const uint8_t *p, size_t n, unsign
 	case IN_GUID:
 		if (n >= 16 && (size = 16)) {
 			struct pmu_guid g;
-			guid_load(&g, p);
-			pmu_guid_format(&g, v);
+			pmuk_guid_load(&g, p);
+			pmu_guid_format(&g, v, sizeof(v));
 		}
 		break;
 	case IN_SYSTEMTIME:	/* year, month, weekday, day, hour, min, sec, ms */

@@ -15,6 +15,8 @@
  *   CodeView RSDS: "RSDS" @0, GUID (16 bytes) @4, Age u32 @20, PDB path (UTF-8, NUL) @24. */
 #include "formats/pe_rsds.h"
 #include "core/error.h"
+#include "core/guid.h"
+#include "core/le.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,16 +54,6 @@ static int rd(struct src *s, uint64_t off, void *dst, size_t n, const char *fiel
 	return 0;
 }
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 struct pe {
 	uint64_t sections;     /* file offset of the section table */
 	unsigned nsections;
@@ -81,20 +73,20 @@ static int read_headers(struct src *s, struct pe *pe)
 		return err;
 	if (dos[0] != 'M' || dos[1] != 'Z')
 		return pmuk_fail(PMU_EFORMAT, "%s is not a PE image (no MZ signature)", s->what);
-	lfanew = le32(dos + 0x3c);
+	lfanew = pmuk_le32(dos + 0x3c);
 	if ((err = rd(s, lfanew, nt, sizeof(nt), "PE header (e_lfanew)")))
 		return err;
 	if (memcmp(nt, "PE\0\0", 4))
 		return pmuk_fail(PMU_EFORMAT, "%s: e_lfanew (%u) does not point at a PE "
 				 "signature", s->what, lfanew);
-	pe->nsections = le16(nt + 4 + 2);
-	optsize = le16(nt + 4 + 16);
+	pe->nsections = pmuk_le16(nt + 4 + 2);
+	optsize = pmuk_le16(nt + 4 + 16);
 	if (pe->nsections > MAX_SECTIONS)
 		return pmuk_fail(PMU_EFORMAT, "%s: %u sections, more than a PE image may have",
 				 s->what, pe->nsections);
 	if (optsize < 2 || (err = rd(s, (uint64_t)lfanew + 24, opt, 2, "optional header")))
 		return err ? err : pmuk_fail(PMU_EFORMAT, "%s has no optional header", s->what);
-	magic = le16(opt);
+	magic = pmuk_le16(opt);
 	if (magic != 0x10b && magic != 0x20b)
 		return pmuk_fail(PMU_EFORMAT, "%s: optional header magic 0x%x is neither PE32 "
 				 "(0x10b) nor PE32+ (0x20b)", s->what, magic);
@@ -106,15 +98,15 @@ static int read_headers(struct src *s, struct pe *pe)
 				 "for its data directories", s->what, optsize);
 	if ((err = rd(s, (uint64_t)lfanew + 24, opt, dirs_at, "optional header")))
 		return err;
-	pe->size_of_headers = le32(opt + 60);
-	ndirs = le32(opt + dirs_at - 4);
+	pe->size_of_headers = pmuk_le32(opt + 60);
+	ndirs = pmuk_le32(opt + dirs_at - 4);
 	if (ndirs <= DEBUG_DIR_ENTRY || optsize < dirs_at + 8 * (DEBUG_DIR_ENTRY + 1))
 		return 0;  /* no debug directory slot */
 	if ((err = rd(s, (uint64_t)lfanew + 24 + dirs_at + 8 * DEBUG_DIR_ENTRY, opt, 8,
 		      "debug data directory")))
 		return err;
-	pe->debug_rva = le32(opt);
-	pe->debug_size = le32(opt + 4);
+	pe->debug_rva = pmuk_le32(opt);
+	pe->debug_size = pmuk_le32(opt + 4);
 	return 0;
 }
 
@@ -135,9 +127,9 @@ static int rva_to_off(struct src *s, const struct pe *pe, uint32_t rva, uint32_t
 		if ((err = rd(s, pe->sections + (uint64_t)i * SECTION_SIZE, sh, sizeof(sh),
 			      "section table")))
 			return err;
-		va = le32(sh + 12);
-		raw = le32(sh + 16);
-		ptr = le32(sh + 20);
+		va = pmuk_le32(sh + 12);
+		raw = pmuk_le32(sh + 16);
+		ptr = pmuk_le32(sh + 20);
 		if (rva >= va && (uint64_t)rva + n <= (uint64_t)va + raw) {
 			*off = (uint64_t)ptr + (rva - va);
 			return 0;
@@ -159,8 +151,8 @@ static int read_rsds(struct src *s, uint64_t off, uint32_t size, struct pmu_modu
 		return err;
 	if (memcmp(head, "RSDS", 4))
 		return 1;  /* NB10 (old PDB 2.0) or another format */
-	memcpy(out->guid, head + 4, 16);
-	out->age = le32(head + 20);
+	pmuk_guid_load(&out->guid, head + 4);
+	out->age = pmuk_le32(head + 20);
 	plen = size - RSDS_HEAD;
 	if (plen > sizeof(out->pdb) - 1)
 		plen = sizeof(out->pdb) - 1;
@@ -201,11 +193,11 @@ static int module_id(struct src *s, enum pmuk_pe_layout layout, struct pmu_modul
 
 		if ((err = rd(s, dir + i * DEBUG_DIR_SIZE, e, sizeof(e), "debug directory")))
 			return err;
-		if (le32(e + 12) != CODEVIEW)
+		if (pmuk_le32(e + 12) != CODEVIEW)
 			continue;
-		size = le32(e + 16);
-		rva = le32(e + 20);
-		ptr = le32(e + 24);
+		size = pmuk_le32(e + 16);
+		rva = pmuk_le32(e + 20);
+		ptr = pmuk_le32(e + 24);
 		if (layout == PMUK_PE_MAPPED) {
 			if (!rva)
 				continue;  /* not mapped */
@@ -260,21 +252,9 @@ int pmu_module_id_from_pe_file(const char *path, struct pmu_module_id *out)
 	return err;
 }
 
-int pmu_module_id_guid_string(const struct pmu_module_id *id, char *buf, size_t size)
-{
-	const uint8_t *g = id->guid;
-
-	if (size < 37)
-		return pmuk_fail(PMU_ERANGE, "a GUID string needs 37 bytes, %zu given", size);
-	snprintf(buf, size, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X",
-		 (unsigned)le32(g), (unsigned)le16(g + 4), (unsigned)le16(g + 6), g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15]);
-	return 0;
-}
-
 int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t size)
 {
-	const uint8_t *g = id->guid;
+	const struct pmu_guid *g = &id->guid;
 	char age[9];
 
 	snprintf(age, sizeof(age), "%X", (unsigned)id->age);
@@ -282,7 +262,7 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
 		return pmuk_fail(PMU_ERANGE, "the symbol-server key needs %zu bytes, %zu given",
 				 33 + strlen(age), size);
 	snprintf(buf, size, "%08X%04X%04X%02X%02X%02X%02X%02X%02X%02X%02X%s",
-		 (unsigned)le32(g), (unsigned)le16(g + 4), (unsigned)le16(g + 6), g[8], g[9],
-		 g[10], g[11], g[12], g[13], g[14], g[15], age);
+		 (unsigned)g->d1, (unsigned)g->d2, (unsigned)g->d3, g->d4[0], g->d4[1],
+		 g->d4[2], g->d4[3], g->d4[4], g->d4[5], g->d4[6], g->d4[7], age);
 	return 0;
 }

@@ -146,7 +146,7 @@ static void WINAPI on_event(PEVENT_RECORD r)
 {
 	struct pmuk_etw_pmc *p = r->UserContext;
 	const EVENT_HEADER *h = &r->EventHeader;
-	const struct pmuk_guid *g = &pmuk_etw_thread_guid;
+	const struct pmu_guid *g = &pmuk_etw_thread_guid;
 	const uint64_t *v = NULL;
 	size_t nv = 0;
 

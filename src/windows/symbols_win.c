@@ -9,6 +9,7 @@
 #include "windows/win.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/guid.h"
 
 #include <dbghelp.h>
 #include <stdio.h>
@@ -167,7 +168,7 @@ static int identity(const struct pmu_symbolizer_module *m)
 	err = pmu_module_id_from_pe_file(m->path, &id);
 	if (err && err != PMU_ENOENT)
 		return err;
-	memcpy(rec, id.guid, 16);
+	pmuk_guid_store(rec, &id.guid);
 	memcpy(rec + 16, &id.age, 4);
 	if (!err && !memcmp(rec, m->build_id, 20))
 		return 0;

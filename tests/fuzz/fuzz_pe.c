@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (err && err != PMU_EFORMAT && err != PMU_ENOENT)
 			abort();
 		if (!err && (memchr(id.pdb, 0, sizeof(id.pdb)) == NULL ||
-			     pmu_module_id_guid_string(&id, s, sizeof(s)) ||
+			     pmu_guid_format(&id.guid, s, sizeof(s)) ||
 			     pmu_module_id_symstore_key(&id, s, sizeof(s))))
 			abort();
 	}

@@ -943,7 +943,7 @@ static void test_guid(void **state)
 	assert_int_equal(pmu_guid_parse("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c", &g), 0);
 	assert_int_equal(g.d1, 0x3d6fa8d1);
 	assert_int_equal(g.d4[7], 0x7c);
-	pmu_guid_format(&g, buf);
+	assert_int_equal(pmu_guid_format(&g, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c");
 	assert_string_equal(pmu_etl_provider_name(&g), "Thread");
 	assert_int_equal(pmu_guid_parse("{3D6FA8D1-FE05-11D0-9DDA-00C04FD7BA7C}", &h), 0);

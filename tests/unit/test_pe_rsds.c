@@ -14,6 +14,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
+#include "core/guid.h"
 #include "formats/pe_rsds.h"
 #include "pe_synth.h"
 
@@ -24,13 +25,15 @@ static uint8_t img[PE_SYNTH_SIZE];
 static void check_id(const struct pmu_module_id *id, uint32_t age, const char *pdb)
 {
 	char s[64];
+	uint8_t raw[16];
 
-	assert_memory_equal(id->guid, G, 16);
+	pmuk_guid_store(raw, &id->guid);
+	assert_memory_equal(raw, G, 16);
 	assert_int_equal(id->age, age);
 	assert_string_equal(id->pdb, pdb);
 	/* Windows prints Data1-3 little-endian, Data4 as bytes. */
-	assert_int_equal(pmu_module_id_guid_string(id, s, sizeof(s)), 0);
-	assert_string_equal(s, "33221100-5544-7766-8899-AABBCCDDEEFF");
+	assert_int_equal(pmu_guid_format(&id->guid, s, sizeof(s)), 0);
+	assert_string_equal(s, "33221100-5544-7766-8899-aabbccddeeff");
 }
 
 static void test_pe32plus(void **state)
@@ -45,7 +48,7 @@ static void test_pe32plus(void **state)
 	assert_int_equal(pmu_module_id_symstore_key(&id, key, sizeof(key)), 0);
 	assert_string_equal(key, "33221100554477668899AABBCCDDEEFF7");
 	assert_int_equal(pmu_module_id_symstore_key(&id, key, 33), PMU_ERANGE);
-	assert_int_equal(pmu_module_id_guid_string(&id, key, 36), PMU_ERANGE);
+	assert_int_equal(pmu_guid_format(&id.guid, key, 36), PMU_ERANGE);
 	id.age = 0x1a;
 	assert_int_equal(pmu_module_id_symstore_key(&id, key, sizeof(key)), 0);
 	assert_string_equal(key, "33221100554477668899AABBCCDDEEFF1A");

@@ -24,6 +24,7 @@
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
 
+#include "core/symbols_int.h"
 #include "sym_fixture.h"
 
 static volatile uintptr_t probe_ra;
@@ -485,6 +486,32 @@ static void test_args(void **state)
 	pmu_symbolizer_close(NULL);
 }
 
+/* The string pool: equal strings share one copy, by their first len bytes. */
+static void test_intern(void **state)
+{
+	struct pmu_symbolizer *s;
+	const char *a, *b, *c;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(NULL, &s), 0);
+	a = pmuk_sym_intern(s, "main.c", 6);
+	b = pmuk_sym_intern(s, "main.cpp", 6);	/* only "main.c" is asked for */
+	c = pmuk_sym_intern(s, "main.cpp", 8);
+	assert_non_null(a);
+	assert_ptr_equal(a, b);
+	assert_string_equal(c, "main.cpp");
+	assert_ptr_not_equal(a, c);
+	assert_string_equal(pmuk_sym_intern(s, "", 0), "");
+	for (int i = 0; i < 3000; i++) {	/* past a few regrowths of the index */
+		snprintf(name, sizeof(name), "f%d", i);
+		assert_string_equal(pmuk_sym_intern(s, name, strlen(name)), name);
+	}
+	assert_ptr_equal(pmuk_sym_intern(s, "main.c", 6), a);
+	assert_ptr_equal(pmuk_sym_intern(s, "f2999", 5), pmuk_sym_intern(s, "f2999", 5));
+	pmu_symbolizer_close(s);
+}
+
 /* pmukit caps reports the symbolizer this build has. */
 static void test_caps(void **state)
 {
@@ -512,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_no_aranges),
 		cmocka_unit_test(test_vs_addr2line),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_caps),
 	};
 

@@ -109,7 +109,7 @@ static int info(const char *path, int json)
 		pmuk_json_arr_begin(&j, "by_provider");
 		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
 			const char *name = pmu_etl_provider_name(&s.provider);
-			pmu_guid_format(&s.provider, g);
+			pmu_guid_format(&s.provider, g, sizeof(g));
 			pmuk_json_obj_begin(&j, NULL);
 			pmuk_json_str(&j, "provider", g);
 			pmuk_json_str(&j, "name", name);
@@ -151,7 +151,7 @@ static int info(const char *path, int json)
 		       "opcode", "ver", "count");
 		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
 			const char *name = pmu_etl_provider_name(&s.provider);
-			pmu_guid_format(&s.provider, g);
+			pmu_guid_format(&s.provider, g, sizeof(g));
 			printf("%-38s %-20s %-8s %5u %6u %4u %9" PRIu64 "\n", g, name ? name : "",
 			       etl_kind_name(s.kind), s.id, s.opcode, s.version, s.count);
 		}
@@ -235,7 +235,7 @@ static void dump_event(struct etl_out *o, const struct pmu_etl_header *h,
 	char g[40];
 	const char *name = pmu_etl_provider_name(&ev->provider);
 
-	pmu_guid_format(&ev->provider, g);
+	pmu_guid_format(&ev->provider, g, sizeof(g));
 	if (o->json) {
 		pmuk_json_obj_begin(o->j, NULL);
 		pmuk_json_int(o->j, "time_ns", ev->time_ns);

@@ -122,7 +122,7 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_x(o, "image_base", u.id.image_base);
 		kv_u(o, "process_id", u.id.pid);
 		if (u.id.opcode == 36) {
-			pmu_guid_format(&u.id.pdb_guid, g);
+			pmu_guid_format(&u.id.pdb_guid, g, sizeof(g));
 			kv_s(o, "pdb_guid", g);
 			kv_u(o, "pdb_age", u.id.pdb_age);
 			kv_s(o, "pdb_file", u.id.file_name);

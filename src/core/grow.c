@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/grow.h"
+
+#include <pmukit/error.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pmuk_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (!size || need > SIZE_MAX / size)
+		return PMU_ENOMEM;
+	/* double, unless doubling overflows: then exactly what was asked */
+	c = *cap <= SIZE_MAX / 2 / size ? 2 * *cap : need;
+	if (c < need)
+		c = need;
+	if (!(p = realloc(*v, c * size)))
+		return PMU_ENOMEM;
+	memset((char *)p + *cap * size, 0, (c - *cap) * size);
+	*v = p;
+	*cap = c;
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_CORE_GROW_H
+#define PMUK_CORE_GROW_H
+
+#include <stddef.h>
+
+/* The one growable-array step: makes *v (of *cap elements of size bytes) hold at
+ * least need elements, doubling so that appends stay amortised O(1). The new
+ * elements are zeroed. Returns 0, or PMU_ENOMEM with *v and *cap untouched when
+ * realloc fails or need * size does not fit a size_t; it records no detail, the
+ * caller says what it was building. */
+int pmuk_grow(void **v, size_t *cap, size_t need, size_t size);
+
+#endif

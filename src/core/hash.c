@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#include "core/hash.h"
+#include "core/grow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t pmuk_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const uint8_t *b = p;
+	uint64_t h = seed ^ 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
+			 const void *key, const void *ctx)
+{
+	if (!ix->cap)
+		return PMUK_INDEX_NONE;
+	for (size_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		uint32_t s = ix->slot[i];
+		if (!s)
+			return PMUK_INDEX_NONE;
+		if (ix->hash[s - 1] == h && eq(key, s - 1, ctx))
+			return s - 1;
+	}
+}
+
+static void place(struct pmuk_index *ix, uint32_t id)
+{
+	size_t i = ix->hash[id] & (ix->cap - 1);
+
+	while (ix->slot[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i] = id + 1;
+}
+
+uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
+{
+	/* ids and ids + 1 are uint32_t, PMUK_INDEX_NONE excluded */
+	if (ix->n >= UINT32_MAX - 1 ||
+	    pmuk_grow((void **)&ix->hash, &ix->hcap, ix->n + 1, sizeof(*ix->hash)))
+		return PMUK_INDEX_NONE;
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		uint32_t *slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			return PMUK_INDEX_NONE;
+		free(ix->slot);
+		ix->slot = slot;
+		ix->cap = cap;
+		for (uint32_t id = 0; id < ix->n; id++)
+			place(ix, id);
+	}
+	ix->hash[ix->n] = h;
+	place(ix, (uint32_t)ix->n);
+	return (uint32_t)ix->n++;
+}
+
+void pmuk_index_free(struct pmuk_index *ix)
+{
+	free(ix->slot);
+	free(ix->hash);
+	memset(ix, 0, sizeof(*ix));
+}

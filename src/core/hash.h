@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_CORE_HASH_H
+#define PMUK_CORE_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The hashes of every table: FNV-1a over bytes, seeded so that tables keyed by
+ * the same bytes spread differently, with a final shift as FNV's low bits (the
+ * ones a power-of-two table uses) mix poorly. */
+uint64_t pmuk_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* Integer keys (addresses, stack keys): a MurmurHash3-style fold. */
+static inline uint64_t pmuk_hash_u64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+#define PMUK_INDEX_NONE UINT32_MAX
+
+/* The one hash table: an open-addressing index over a caller's dense array of
+ * elements 0..n-1 (the caller keeps the elements, and their order). Slots hold
+ * element ids + 1; the index keeps each element's hash to regrow without the
+ * caller. Load stays under 1/2, so probes are short. */
+struct pmuk_index {
+	uint32_t *slot;
+	size_t cap;              /* power of two (0: empty) */
+	uint64_t *hash;
+	size_t n, hcap;
+};
+
+/* Whether element id is key. */
+typedef int (*pmuk_index_eq_fn)(const void *key, uint32_t id, const void *ctx);
+
+/* The id of the element with hash h that eq says is key, or PMUK_INDEX_NONE. */
+uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
+			 const void *key, const void *ctx);
+/* Adds element id ix->n with hash h; returns it, or PMUK_INDEX_NONE without
+ * memory (nothing changed then). The caller stores the element at that id. */
+uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h);
+void pmuk_index_free(struct pmuk_index *ix);
+
+#endif
