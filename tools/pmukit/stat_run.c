@@ -247,6 +247,9 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	} else if (target.kind == PMU_TARGET_PID) {
 		opts.inherit = 1;
 	}
+	/* Counting starts with the clock (below), not at open: the time taken to set
+	 * up the rows (--per-core reads the topology) is not the command's. */
+	opts.start_disabled = !opts.enable_on_exec;
 	/* Blocked after the fork: the command starts with the caller's signal mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -290,6 +293,10 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
 	stat_print_header(cfg);
+	if (opts.start_disabled && (err = pmu_counters_enable(r->counters))) {
+		rc = tool_error("stat", "enabling counters", err);
+		goto out;
+	}
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
@@ -301,6 +308,9 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	}
 	rc = wait_loop(r, &set);
 	*elapsed = now_ns() - r->t0;
+	/* stopped with the clock: every row is read over the same time as the total */
+	if (!rc && (err = pmu_counters_disable(r->counters)))
+		rc = tool_error("stat", "disabling counters", err);
 	if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
 out:
