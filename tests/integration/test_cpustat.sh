@@ -175,4 +175,10 @@ assert d["cpus"] and d["total"]["interval_ns"] > 0, d["total"]
 ' "$tmp/int.json"
 check "after SIGINT stderr says the interval was cut short" \
 	grep -q "interrupted: the figures cover the" "$tmp/int.err"
+# A sysroot without proc/stat is blamed, not the /proc mount (as topo does, issue 8).
+PMUKIT_SYSROOT=/nonexistent "$PMUKIT" cpustat -i 0.01 >/dev/null 2>"$tmp/sr.err"
+check_eq "PMUKIT_SYSROOT=/nonexistent: exit 1" 1 $?
+check "... names the variable, not the mount ($(cat "$tmp/sr.err"))" \
+	sh -c "grep -q \"PMUKIT_SYSROOT points to '/nonexistent', which does not exist\" '$tmp/sr.err' && ! grep -q 'mount' '$tmp/sr.err'"
+
 finish
