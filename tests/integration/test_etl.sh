@@ -108,6 +108,11 @@ for bad in "--opcode -1" "--opcode 256" "--opcode 1x" "--limit -3" "--limit 9999
 	check "dump $bad: usage error naming the value" test $? -eq 2 -a -n "$(grep 'is a number' "$tmp.err")"
 done
 rm -f "$tmp.err"
+# numbers are decimal unless 0x: --opcode 080 is opcode 80 (strtoul read it as octal:
+# '080' was refused and '0120' selected opcode 80)
+check_eq "dump --opcode 080 is opcode 80" "1" "$("$PMUKIT" etl dump "$K" --opcode 080 | grep -c 'op=80 ')"
+check_eq "dump --opcode 0120 is opcode 120, not octal 80" "0" "$("$PMUKIT" etl dump "$K" --opcode 0120 | grep -c 'op=80 ')"
+check_eq "dump --opcode 0x50 is opcode 80" "1" "$("$PMUKIT" etl dump "$K" --opcode 0x50 | grep -c 'op=80 ')"
 
 # 5c. zero padding: ETW preallocates files to their maximum size. Sparse
 # copies (truncate) padded to 256 MiB read like the originals, the padding is
