@@ -214,7 +214,11 @@ int cmd_list(int argc, char **argv)
 		return 2;
 	}
 	if (absent_why(pattern)) {
-		printf("no '%s' events: %s\n", pattern, absent_why(pattern));
+		/* --json stays JSON for its reader: no events, the sentence on stderr */
+		if (json)
+			print_json(NULL, 0);
+		fprintf(json ? stderr : stdout, "no '%s' events: %s\n", pattern,
+			absent_why(pattern));
 		return 0;
 	}
 	kind = category(pattern);
