@@ -257,6 +257,18 @@ static void after_last_buffer(struct pmu_etl *r, uint64_t at, int quiet)
 				 r->hdr.buffers_written, (unsigned long long)data);
 }
 
+/* Zeros to the end before the log-file header's BuffersWritten buffers were
+ * found: the file lacks some (copied while the trace was written, or zeroed),
+ * which is data lost, not padding alone. */
+static void missing_buffers(struct pmu_etl *r, const struct etl_scan *sc, uint64_t at)
+{
+	pmuk_etl_problem(r, 0, "the log-file header counts %u buffers but the file holds %u: "
+			 "zeros from offset 0x%llx to its end where the other %u should be (a copy "
+			 "made while the trace was written, or a damaged file)",
+			 r->hdr.buffers_written, sc->found, (unsigned long long)at,
+			 r->hdr.buffers_written - sc->found);
+}
+
 /* The next buffer of a scan; reports bad headers unless quiet. Returns 0 with
  * *off and *h set, 1 at the end. */
 static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64_t *off,
@@ -275,8 +287,11 @@ static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64
 		r->header_reads++;
 		if (got < sizeof(raw) || bufhdr_bad(bufhdr_decode(raw, h))) {
 			data = at + 1;
-			if (page_zero(raw, got) && zero_tail(r, at, quiet, &data))
+			if (page_zero(raw, got) && zero_tail(r, at, quiet, &data)) {
+				if (!quiet && sc->found < r->hdr.buffers_written)
+					missing_buffers(r, sc, at);
 				break;
+			}
 			if (got < sizeof(raw)) {
 				if (!quiet)
 					pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing "

@@ -160,6 +160,14 @@ got=$(py "import json,sys; d=json.load(open(sys.argv[1])); print(d['events'], d[
 check_eq "BuffersWritten 0, junk then zeros: 4 events, 1 problem, the rest skipped" "4 1 $((536870912 - 24576)) 0" "$got"
 check "... searched in at most 3x 'cat' + 50 ms ($(( (t2 - t1) / 1000000 )) ms, cat $(( (t1 - t0) / 1000000 )) ms)" \
 	test $((t2 - t1)) -le $((3 * (t1 - t0) + 50000000))
+# zeros before the counted buffers: 9 of the 49 buffers are missing, not padding alone
+cp "$FIX/airbus-ShutdownPerfDiagLogger.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
+truncate -s $((40 * 65536)) "$pad/p.etl" && truncate -s $((49 * 65536)) "$pad/p.etl"
+"$PMUKIT" etl info "$pad/p.etl" --json >"$pad/j" 2>"$pad/err"
+check_eq "zeros where 9 counted buffers should be: 40 buffers, 1 problem" "40 49 1" \
+	"$(py "import json,sys; d=json.load(open(sys.argv[1])); print(d['buffers'], d['buffers_written'], d['problems'])" "$pad/j")"
+check "... and says so ($(head -c 300 "$pad/err"))" \
+	grep -q "the log-file header counts 49 buffers but the file holds 40: zeros from offset 0x280000" "$pad/err"
 # data after the counted buffers: not padding, said and skipped
 cp "$FIX/airbus-lxcore_kernel.etl" "$pad/p.etl" && chmod u+w "$pad/p.etl"
 head -c 5000 /dev/zero >>"$pad/p.etl"; printf 'junk' >>"$pad/p.etl"
