@@ -110,6 +110,8 @@ static int page_zero(const uint8_t *p, size_t n)
 	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
+static uint64_t skip_zeros(struct pmu_etl *r, uint64_t from);
+
 /* First plausible buffer header at or after from; file_size if none. */
 static uint64_t resync(struct pmu_etl *r, uint64_t from)
 {
@@ -120,21 +122,26 @@ static uint64_t resync(struct pmu_etl *r, uint64_t from)
 	if (!win)
 		return r->file_size;
 	while (off + ETL_BUF_HDR + 4 <= r->file_size) {
-		size_t got = read_at(r, off, win, CHUNK + ETL_BUF_HDR + 4);
+		size_t got = read_at(r, off, win, CHUNK + ETL_BUF_HDR + 4), i;
 		if (got < ETL_BUF_HDR + 4)
 			break;
 		size_t last = got - (ETL_BUF_HDR + 4);
-		for (size_t i = 0; i <= last; i++) {
-			if (i % PAGE == 0 && got - i >= PAGE && page_zero(win + i, PAGE)) {
-				i += PAGE - 4;	/* no non-zero BufferSize starts in it */
-				continue;
-			}
+		for (i = 0; i <= last; i++) {
+			if (i % PAGE == 0 && got - i >= PAGE && page_zero(win + i, PAGE))
+				break;
 			if (plausible(win + i, got - i)) {
 				free(win);
 				return off + i;
 			}
 		}
-		off += last + 1;
+		if (i > last) {
+			off += last + 1;
+			continue;
+		}
+		/* A zero page: the run it starts is skipped as skip_zeros skips padding
+		 * (holes unread). No header starts in it: a BufferSize is not 0, so the
+		 * first can start 3 bytes before the first non-zero byte. */
+		off = skip_zeros(r, off + i + PAGE) - 3;
 	}
 	free(win);
 	return r->file_size;
