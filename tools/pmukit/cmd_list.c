@@ -219,7 +219,7 @@ int cmd_list(int argc, char **argv)
 			print_json(NULL, 0);
 		fprintf(json ? stderr : stdout, "no '%s' events: %s\n", pattern,
 			absent_why(pattern));
-		return 0;
+		return tool_flush_stdout("list", "the list");
 	}
 	kind = category(pattern);
 	ret = pmu_event_catalog(kind < 0 ? pattern : NULL, &v, &n);
@@ -234,5 +234,5 @@ int cmd_list(int argc, char **argv)
 	else
 		print_text(v, n);
 	pmu_event_catalog_free(v);
-	return 0;
+	return tool_flush_stdout("list", "the list");
 }

@@ -3,6 +3,7 @@
 #include "core/suggest.h"
 
 #include <pmukit/pmukit.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,16 @@ int tool_error(const char *verb, const char *what, int err)
 {
 	fprintf(stderr, "pmukit %s: %s: %s: %s\n", verb, what, pmu_strerror(err),
 		pmu_error_detail());
+	return 1;
+}
+
+int tool_flush_stdout(const char *verb, const char *what)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "pmukit%s%s: writing %s failed: %s\n", verb ? " " : "", verb ? verb : "",
+		what, errno ? strerror(errno) : "an I/O error");
 	return 1;
 }
 
@@ -86,7 +97,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
 		printf("pmukit %s\n", PMUKIT_VERSION);
-		return 0;
+		return tool_flush_stdout(NULL, "the version");
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
