@@ -253,7 +253,8 @@ assert "spin_a" in comms and "spin_b" in comms, comms
 for r in rows:
     assert r[3] == "task-clock" and len(r) == 8, r   # perf: comm-tid,value,unit,event,...
     if r[0].startswith("spin_"):
-        assert float(r[1]) > 100, r                  # ms spun while attached
+        assert float(r[1]) > 20, r                   # ms spun while attached (a busy
+                                                     # 2-CPU host gave 58 of 800)
 ' $tmp/pt "$tasks"
 if command -v perf >/dev/null && perf stat -e task-clock -- true >/dev/null 2>&1; then
 	attach_threads
@@ -267,13 +268,13 @@ fi
 attach_threads
 "$PMUKIT" stat -j --per-thread -p $tpid -e task-clock,page-faults 2>$tmp/pj >/dev/null
 wait $tpid
-check "--per-thread --json: thread, tid and comm per counter; threads sum to more than 0.2 s" py '
+check "--per-thread --json: thread, tid and comm per counter; threads sum to more than 40 ms" py '
 import json, sys
 c = json.load(open(sys.argv[1]))["counters"]
 tc = [x for x in c if x["event"] == "task-clock"]
 assert len(tc) == len(sys.argv[2].split()) and len(c) == 2 * len(tc), c
 assert all(x["thread"] == "%s-%d" % (x["comm"], x["tid"]) for x in c), c
-assert sum(x["value"] or 0 for x in tc) > 2e8, tc
+assert sum(x["value"] or 0 for x in tc) > 4e7, tc   # ns: counted, on a busy host too
 ' $tmp/pj "$tasks"
 attach_threads
 "$PMUKIT" stat --per-thread -p $tpid -e task-clock 2>$tmp/ptt >/dev/null
