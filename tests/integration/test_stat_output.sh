@@ -83,6 +83,12 @@ check_eq "-o /dev/full exits 1" 1 $?
 check "-o /dev/full says so ($(cat $tmp/err))" grep -q "pmukit stat: writing the counts to /dev/full failed: No space left" $tmp/err
 "$PMUKIT" stat -e task-clock -- sh -c 'exit 0' 2>&-
 check_eq "closed stderr: the counts could not be written, exit 1" 1 $?
+# stderr closed and -o FILE: the command's stderr is not the counts file (fopen took
+# the free descriptor 2 and the command inherited it as its stderr)
+# (the line is made by the command: its text is in the header too)
+"$PMUKIT" stat -o $tmp/o.txt -e task-clock -- sh -c 'echo from-the-$((6 * 7)) >&2' 2>&-
+check "closed stderr, -o FILE: the command's stderr is not in FILE ($(head -c 100 $tmp/o.txt))" \
+	sh -c "! grep -q from-the-42 $tmp/o.txt && grep -q 'msec task-clock' $tmp/o.txt"
 # stderr a pipe whose reader is gone when the counts come: EPIPE, said by the exit status.
 ( "$PMUKIT" stat -e task-clock -- sleep 0.3 2>&1 >/dev/null; echo $? >$tmp/st ) | true
 check_eq "stderr to a closed pipe: exit 1, not death by SIGPIPE" 1 "$(cat $tmp/st)"

@@ -6,6 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 struct verb {
 	const char *name;
@@ -86,8 +90,23 @@ static int unknown_verb(const char *word)
 	return 2;
 }
 
+/* A standard descriptor closed by the caller (2>&-) stays closed in effect, but
+ * its number is taken: else the next open (stat -o FILE, a counter) would get it
+ * and the command run under stat would write its stderr into the counts file.
+ * /dev/null opened the other way round fails reads and writes as a closed one. */
+static void hold_std_fds(void)
+{
+#ifndef _WIN32
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_RDONLY : O_WRONLY) != fd)
+			break;
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	hold_std_fds();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
