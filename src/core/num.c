@@ -14,6 +14,16 @@ static int starts_with_digit(const char *s, int base)
 	return *s >= '0' && *s <= '9';
 }
 
+/* base 0: hex after 0x, else decimal. Not strtol's octal: "010" is ten and "08"
+ * eight, as a user writing an opcode or a count means them (and as perf reads
+ * event terms). */
+static int base_of(const char *digits, int base)
+{
+	if (base)
+		return base;
+	return digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
+}
+
 int pmuk_parse_u64(const char *s, int base, uint64_t *out)
 {
 	unsigned long long v;
@@ -22,7 +32,7 @@ int pmuk_parse_u64(const char *s, int base, uint64_t *out)
 	if (!starts_with_digit(s, base))
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, base);
+	v = strtoull(s, &end, base_of(s, base));
 	if (*end || errno)
 		return -1;
 	*out = v;
@@ -38,7 +48,7 @@ int pmuk_parse_long(const char *s, int base, long min, long max, long *out)
 	if (!starts_with_digit(digits, base))
 		return -1;
 	errno = 0;
-	v = strtol(s, &end, base);
+	v = strtol(s, &end, base_of(digits, base));
 	if (*end || errno || v < min || v > max)
 		return -1;
 	*out = v;

@@ -30,6 +30,17 @@ static inline void pmuk_reading_set(struct pmu_reading *r, uint64_t value, uint6
 	}
 }
 
+/* Adds one unit's reading (a CPU's, a thread's) to a sum of units: counts and times
+ * add up, the ERROR_STATE and UNSUPPORTED flags of any unit stay. pmuk_reading_set
+ * on the sum then scales it and sets MULTIPLEXED / NOT_COUNTED. */
+static inline void pmuk_reading_add(struct pmu_reading *sum, const struct pmu_reading *one)
+{
+	sum->value += one->value;
+	sum->time_enabled += one->time_enabled;
+	sum->time_running += one->time_running;
+	sum->flags |= one->flags & (PMU_READING_ERROR_STATE | PMU_READING_UNSUPPORTED);
+}
+
 /* One event's readings over repeated runs (pmukit stat -r). */
 struct pmuk_runs {
 	uint64_t n;

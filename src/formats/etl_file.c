@@ -112,6 +112,8 @@ static int page_zero(const uint8_t *p, size_t n)
 	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
 }
 
+static uint64_t skip_zeros(struct pmu_etl *r, uint64_t from);
+
 /* First plausible buffer header at or after from; file_size if none. */
 static uint64_t resync(struct pmu_etl *r, uint64_t from)
 {
@@ -122,21 +124,26 @@ static uint64_t resync(struct pmu_etl *r, uint64_t from)
 	if (!win)
 		return r->file_size;
 	while (off + ETL_BUF_HDR + 4 <= r->file_size) {
-		size_t got = read_at(r, off, win, CHUNK + ETL_BUF_HDR + 4);
+		size_t got = read_at(r, off, win, CHUNK + ETL_BUF_HDR + 4), i;
 		if (got < ETL_BUF_HDR + 4)
 			break;
 		size_t last = got - (ETL_BUF_HDR + 4);
-		for (size_t i = 0; i <= last; i++) {
-			if (i % PAGE == 0 && got - i >= PAGE && page_zero(win + i, PAGE)) {
-				i += PAGE - 4;	/* no non-zero BufferSize starts in it */
-				continue;
-			}
+		for (i = 0; i <= last; i++) {
+			if (i % PAGE == 0 && got - i >= PAGE && page_zero(win + i, PAGE))
+				break;
 			if (plausible(win + i, got - i)) {
 				free(win);
 				return off + i;
 			}
 		}
-		off += last + 1;
+		if (i > last) {
+			off += last + 1;
+			continue;
+		}
+		/* A zero page: the run it starts is skipped as skip_zeros skips padding
+		 * (holes unread). No header starts in it: a BufferSize is not 0, so the
+		 * first can start 3 bytes before the first non-zero byte. */
+		off = skip_zeros(r, off + i + PAGE) - 3;
 	}
 	free(win);
 	return r->file_size;
@@ -259,6 +266,18 @@ static void after_last_buffer(struct pmu_etl *r, uint64_t at, int quiet)
 				 r->hdr.buffers_written, (unsigned long long)data);
 }
 
+/* Zeros to the end before the log-file header's BuffersWritten buffers were
+ * found: the file lacks some (copied while the trace was written, or zeroed),
+ * which is data lost, not padding alone. */
+static void missing_buffers(struct pmu_etl *r, const struct etl_scan *sc, uint64_t at)
+{
+	pmuk_etl_problem(r, 0, "the log-file header counts %u buffers but the file holds %u: "
+			 "zeros from offset 0x%llx to its end where the other %u should be (a copy "
+			 "made while the trace was written, or a damaged file)",
+			 r->hdr.buffers_written, sc->found, (unsigned long long)at,
+			 r->hdr.buffers_written - sc->found);
+}
+
 /* The next buffer of a scan; reports bad headers unless quiet. Returns 0 with
  * *off and *h set, 1 at the end. */
 static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64_t *off,
@@ -277,8 +296,11 @@ static int next_buffer(struct pmu_etl *r, struct etl_scan *sc, int quiet, uint64
 		r->header_reads++;
 		if (got < sizeof(raw) || bufhdr_bad(bufhdr_decode(raw, h))) {
 			data = at + 1;
-			if (page_zero(raw, got) && zero_tail(r, at, quiet, &data))
+			if (page_zero(raw, got) && zero_tail(r, at, quiet, &data)) {
+				if (!quiet && sc->found < r->hdr.buffers_written)
+					missing_buffers(r, sc, at);
 				break;
+			}
 			if (got < sizeof(raw)) {
 				if (!quiet)
 					pmuk_etl_problem(r, got, "buffer %u at offset 0x%llx: %zu trailing "

@@ -71,9 +71,13 @@ static int linux_read(void *state, struct pmuk_cpustat_snap *snap)
 
 	if ((err = pmuk_path(path, sizeof(path), "/proc/stat")))
 		return err;
-	if (!(f = pmuk_fopen(path, "r")))
-		return pmuk_fail(PMU_ENOENT, "cannot read %s: mount procfs (mount -t proc proc "
-				 "/proc)", path);
+	if (!(f = pmuk_fopen(path, "r"))) {
+		char why[600];
+
+		/* under PMUKIT_SYSROOT no mount would help: say what is wrong with it */
+		return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path,
+				 pmuk_sysroot_why(why, sizeof(why), "proc"));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->wall_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	while (!err && getline(&line, &cap, f) > 0) {

@@ -344,7 +344,7 @@ int pmu_event_parse(const char *spec, struct pmu_event_list **out)
 	*out = NULL;
 	ret = pmuk_ev_parse(spec, &a);
 	if (!ret)
-		ret = pmuk_expand_tracepoint_globs(&a, MAX_EVENTS + 1);
+		ret = pmuk_expand_tracepoint_globs(&a, MAX_EVENTS);
 	if (!ret && a.nterms > MAX_EVENTS)
 		ret = pmuk_fail(PMU_EPARSE, "too many events (%d; at most %d) in one event list",
 				a.nterms, MAX_EVENTS);

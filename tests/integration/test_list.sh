@@ -64,6 +64,17 @@ grep -Eq '^  context-switches +\[software\]' <<<"$out" || fail "list sw lacks co
 grep -q '^Generic hardware events:' <<<"$out" && fail "list sw shows hardware events"
 out=$("$PMUKIT" list sdt) || fail "pmukit list sdt exited $?"
 grep -q "no 'sdt' events: pmukit has no SDT" <<<"$out" || fail "list sdt does not say why: $out"
+# a list that cannot be written is an error (exit 1, said), as for stat, topo and caps
+"$PMUKIT" list sw >/dev/full 2>"$tmp/full.err"; rc=$?
+[ $rc = 1 ] || fail "list sw >/dev/full exited $rc, not 1"
+grep -q "^pmukit list: writing the list failed: No space left on device" "$tmp/full.err" \
+	|| fail "list >/dev/full does not say why: $(cat "$tmp/full.err")"
+# --json is JSON for every word: no events, the reason on stderr
+out=$("$PMUKIT" list sdt --json 2>/dev/null)
+python3 -c 'import json,sys; assert json.loads(sys.argv[1]) == {"events": []}' "$out" 2>/dev/null \
+	|| fail "list sdt --json is not JSON with no events: $out"
+"$PMUKIT" list metric --json 2>&1 >/dev/null | grep -q "no 'metric' events: pmukit has no named metrics" \
+	|| fail "list metric --json does not say why on stderr"
 
 # A fixture host: sysfs aliases and tracepoints come from PMUKIT_SYSROOT.
 dev=$tmp/root/sys/bus/event_source/devices

@@ -44,4 +44,13 @@ check "the group's modifier is on every expanded tracepoint" \
 "$PMUKIT" stat -o "$tmp/out.txt" -e 'sched:no_such_tp*' -- true 2>"$tmp/err"
 check "a glob matching nothing is an error" test $? -ne 0
 check "and says so" grep -q "no tracepoint matches 'sched:no_such_tp\*'" "$tmp/err"
+
+# A glob past the event limit names the limit pmukit has (1024), not one more.
+if [ "$(want '*/*' | wc -w)" -gt 1024 ]; then
+	"$PMUKIT" stat -o "$tmp/out.txt" -e '*:*' -- true 2>"$tmp/err"
+	check "'*:*' (over 1024 tracepoints) is an error" test $? -ne 0
+	check "and gives the limit, 1024 ($(cat "$tmp/err"))" grep -q "at most 1024 in one list" "$tmp/err"
+else
+	echo "# fewer than 1025 tracepoints here: the limit case is not run"
+fi
 finish

@@ -15,6 +15,12 @@ for v in -v --version version; do
 	check "pmukit $v prints the version ($out)" grep -Eq '^pmukit [0-9]+\.[0-9]+' <<<"$out"
 done
 
+# a version that cannot be written is an error, not a silent 0
+"$PMUKIT" -v >/dev/full 2>"$tmp/full.err"
+check_eq "pmukit -v >/dev/full exits 1" 1 $?
+check "... and says why ($(cat "$tmp/full.err"))" \
+	grep -q "^pmukit: writing the version failed: No space left on device" "$tmp/full.err"
+
 # 2. a mistyped verb names the closest verbs and is a usage error
 err=$("$PMUKIT" stta 2>&1 >/dev/null)
 rc=$?

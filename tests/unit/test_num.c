@@ -23,6 +23,13 @@ static void test_long_accepts(void **state)
 	assert_int_equal(v, 16);
 	assert_int_equal(pmuk_parse_long("2147483647", 10, 1, INT_MAX, &v), 0);
 	assert_int_equal(v, INT_MAX);
+	/* base 0: decimal unless 0x, never octal ("010" was 8, "08" an error) */
+	assert_int_equal(pmuk_parse_long("010", 0, 0, 255, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(pmuk_parse_long("080", 0, 0, 255, &v), 0);
+	assert_int_equal(v, 80);
+	assert_int_equal(pmuk_parse_long("-0x10", 0, -100, 0, &v), 0);
+	assert_int_equal(v, -16);
 }
 
 static void test_long_rejects(void **state)
@@ -62,6 +69,11 @@ static void test_u64(void **state)
 	assert_int_equal(pmuk_parse_u64("12g", 16, &v), -1);
 	assert_int_equal(pmuk_parse_u64("", 10, &v), -1);
 	assert_true(v == 3);
+	assert_int_equal(pmuk_parse_u64("0x", 0, &v), -1);
+	assert_int_equal(pmuk_parse_u64("09", 0, &v), 0);
+	assert_true(v == 9);
+	assert_int_equal(pmuk_parse_u64("0X1f", 0, &v), 0);
+	assert_true(v == 0x1f);
 }
 
 int main(void)

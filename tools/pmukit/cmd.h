@@ -22,5 +22,8 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json);
 
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);
+/* Flushes stdout: a write that failed (a full disk, a closed pipe) is said, naming
+ * what was written, and is exit status 1; else 0. verb NULL: pmukit itself. */
+int tool_flush_stdout(const char *verb, const char *what);
 
 #endif

@@ -214,8 +214,12 @@ int cmd_list(int argc, char **argv)
 		return 2;
 	}
 	if (absent_why(pattern)) {
-		printf("no '%s' events: %s\n", pattern, absent_why(pattern));
-		return 0;
+		/* --json stays JSON for its reader: no events, the sentence on stderr */
+		if (json)
+			print_json(NULL, 0);
+		fprintf(json ? stderr : stdout, "no '%s' events: %s\n", pattern,
+			absent_why(pattern));
+		return tool_flush_stdout("list", "the list");
 	}
 	kind = category(pattern);
 	ret = pmu_event_catalog(kind < 0 ? pattern : NULL, &v, &n);
@@ -230,5 +234,5 @@ int cmd_list(int argc, char **argv)
 	else
 		print_text(v, n);
 	pmu_event_catalog_free(v);
-	return 0;
+	return tool_flush_stdout("list", "the list");
 }

@@ -3,8 +3,13 @@
 #include "core/suggest.h"
 
 #include <pmukit/pmukit.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 struct verb {
 	const char *name;
@@ -37,6 +42,16 @@ int tool_error(const char *verb, const char *what, int err)
 {
 	fprintf(stderr, "pmukit %s: %s: %s: %s\n", verb, what, pmu_strerror(err),
 		pmu_error_detail());
+	return 1;
+}
+
+int tool_flush_stdout(const char *verb, const char *what)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "pmukit%s%s: writing %s failed: %s\n", verb ? " " : "", verb ? verb : "",
+		what, errno ? strerror(errno) : "an I/O error");
 	return 1;
 }
 
@@ -75,8 +90,23 @@ static int unknown_verb(const char *word)
 	return 2;
 }
 
+/* A standard descriptor closed by the caller (2>&-) stays closed in effect, but
+ * its number is taken: else the next open (stat -o FILE, a counter) would get it
+ * and the command run under stat would write its stderr into the counts file.
+ * /dev/null opened the other way round fails reads and writes as a closed one. */
+static void hold_std_fds(void)
+{
+#ifndef _WIN32
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_RDONLY : O_WRONLY) != fd)
+			break;
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	hold_std_fds();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -86,7 +116,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
 		printf("pmukit %s\n", pmu_version());
-		return 0;
+		return tool_flush_stdout(NULL, "the version");
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))

@@ -362,10 +362,14 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	} else if (target.kind == PMU_TARGET_PID) {
 		opts.inherit = 1;
 	}
-	/* -D: opened disabled, enabled once the delay has passed */
+	/* -D: opened disabled, enabled once the delay has passed. Else counting starts
+	 * with the clock (below), not at open: the time taken to set up the rows
+	 * (--per-core reads the topology) is not the command's. */
 	if (cfg->delay_ms > 0) {
 		opts.enable_on_exec = 0;
 		opts.start_disabled = 1;
+	} else {
+		opts.start_disabled = !opts.enable_on_exec;
 	}
 	/* Blocked after the fork: the command starts with the caller's signal mask. */
 	sigemptyset(&set);
@@ -409,6 +413,11 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
 	stat_print_header(cfg);
+	if (opts.start_disabled && cfg->delay_ms <= 0 &&
+	    (err = pmu_counters_enable(r->counters))) {
+		rc = tool_error("stat", "enabling counters", err);
+		goto out;
+	}
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
@@ -428,6 +437,9 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		goto out;
 	rc = wait_loop(r, &set);
 	*elapsed = now_ns() - r->t0;
+	/* stopped with the clock: every row is read over the same time as the total */
+	if (!rc && (err = pmu_counters_disable(r->counters)))
+		rc = tool_error("stat", "disabling counters", err);
 	/* -I: the last, partial interval too (perf prints it; a command shorter than
 	 * one interval would show nothing), in every format */
 	if (!rc && cfg->interval_ms > 0 && !ticks_done(r))
