@@ -212,6 +212,18 @@ check "duration_time with -I: each interval's length" py '
 import sys
 v=[float(l.split(",")[1]) for l in open(sys.argv[1]) if ",duration_time," in l]
 assert len(v)==3 and all(0.09e9 < x < 0.3e9 for x in v[:2]) and 0.01e9 < v[2] < 0.2e9, v' "$T/o"
+# The elapsed time starts before the command is released, not after it has run:
+# a one-thread command's task-clock fits in it (a quick one could be over before
+# pmu_command_start returned, and 'true' read 20 us elapsed, 20 CPUs utilized).
+for i in 1 2 3 4 5 6 7 8; do
+	"$PMUKIT" stat -e task-clock,duration_time -x, -o "$T/o$i" -- true
+done
+check "elapsed covers the command: task-clock <= duration_time in 8 runs of true" py '
+import sys
+for f in sys.argv[1:]:
+	v={l.split(",")[2]: l.split(",") for l in open(f) if l.strip()}
+	tc=float(v["task-clock"][0])*1e6; dt=float(v["duration_time"][0])
+	assert tc <= dt, (f, tc, dt)' "$T"/o[1-8]
 # -p A,B (perf): the processes counted as one, until the last ends.
 # spins until it has used $1 s of CPU (whatever the load of a parallel test run)
 spin() { exec python3 -c "import time

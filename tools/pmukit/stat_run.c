@@ -155,7 +155,9 @@ static int target_gone(const struct run *r)
 	return 1;
 }
 
-/* Counting starts now (at once, or after -D): the clocks of -I and --timeout too. */
+/* Counting has started: at once (measure() took the clock before releasing the
+ * command, which may be over by now), or now, enabled after -D. The clocks of
+ * -I and --timeout start with it. */
 static int start_counting(struct run *r, int enable)
 {
 	/* a command gone during -D counted nothing: its rows say <not counted> */
@@ -164,7 +166,8 @@ static int start_counting(struct run *r, int enable)
 	if (err && err != PMU_ESRCH)
 		return tool_error("stat", "enabling counters", err);
 	r->enable_at = 0;
-	r->t0 = r->tprev = now_ns();
+	if (enable)
+		r->t0 = r->tprev = now_ns();
 	r->deadline = r->cfg->timeout_ms > 0 ? r->t0 + (double)r->cfg->timeout_ms * 1e6 : 0;
 	return 0;
 }
