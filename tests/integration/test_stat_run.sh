@@ -190,6 +190,15 @@ assert cpus==["CPU0"], cpus' "$T/o"
 done
 "$PMUKIT" stat -a -p 1 -e cpu-clock -- true 2>/dev/null
 check_eq "-a with -p: still one target only" 2 $?
+# A late -I tick moves the grid instead of catching up: pmukit stopped for 150 ms
+# printed 15 intervals microseconds apart, each <not counted>.
+"$PMUKIT" stat -I 10 -x, -e task-clock -o "$T/o" -- sleep 0.6 & p=$!
+sleep 0.2; kill -STOP $p; sleep 0.15; kill -CONT $p; wait $p
+check "-I 10, stopped 150 ms: no burst of tiny intervals ($(cut -d, -f1 "$T/o" | tr '\n' ' '))" py '
+import sys
+t=[float(l.split(",")[0]) for l in open(sys.argv[1]) if ",task-clock," in l]
+d=[b-a for a,b in zip(t, t[1:-1])]
+assert len(t) >= 10 and min(d) > 0.004, (min(d), len(t))' "$T/o"
 # duration_time (perf's tool event): wall-clock ns of the run, a row in every format.
 "$PMUKIT" stat -e duration_time,task-clock -o "$T/o" -- sleep 0.2
 check "duration_time text row: about 200 ms in ns" py '

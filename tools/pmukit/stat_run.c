@@ -210,7 +210,12 @@ static int on_time(struct run *r, long *period_ns, double *next)
 	if (*period_ns && t >= *next) {
 		if (interval_tick(r))
 			return 1;
+		/* A tick more than half a period late (a loaded host, a stopped process)
+		 * moves the grid: catching up would print a burst of intervals a few
+		 * microseconds long, each <not counted>. */
 		*next += (double)*period_ns;
+		if (*next - t < (double)*period_ns / 2)
+			*next = t + (double)*period_ns;
 		/* as perf: the last interval printed, the command runs on to its end
 		 * (an attached target is left) */
 		if (ticks_done(r) && !r->cmd)
