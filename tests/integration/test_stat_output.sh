@@ -240,7 +240,7 @@ assert "spin_a" in comms and "spin_b" in comms, comms
 for r in rows:
     assert r[3] == "task-clock" and len(r) == 8, r   # perf: comm-tid,value,unit,event,...
     if r[0].startswith("spin_"):
-        assert float(r[1]) > 100, r                  # ms spun while attached
+        assert float(r[1]) > 20, r                   # ms spun while attached (a loaded host, ASan: little)
 ' $tmp/pt "$tasks"
 if command -v perf >/dev/null && perf stat -e task-clock -- true >/dev/null 2>&1; then
 	attach_threads
