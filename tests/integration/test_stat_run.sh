@@ -199,6 +199,20 @@ import sys
 t=[float(l.split(",")[0]) for l in open(sys.argv[1]) if ",task-clock," in l]
 d=[b-a for a,b in zip(t, t[1:-1])]
 assert len(t) >= 10 and min(d) > 0.004, (min(d), len(t))' "$T/o"
+# ^C between the runs of -r (or while the next command is forked) prints the runs so
+# far, as perf: pmukit used to die there silently (signals were caught only while a
+# command ran). A shell's background job ignores SIGINT: env gives it back.
+if env --default-signal=INT true 2>/dev/null; then
+	lost=0
+	for i in $(seq 20); do
+		rm -f "$T/o"
+		env --default-signal=INT "$PMUKIT" stat -e task-clock -r 100000 -o "$T/o" -- true &
+		p=$!
+		sleep 0.$((RANDOM % 20 + 5)); kill -INT $p; wait $p
+		grep -q task-clock "$T/o" 2>/dev/null || lost=$((lost + 1))
+	done
+	check_eq "^C during -r 100000 -- true: the counts printed in 20 of 20 tries" 0 $lost
+fi
 # duration_time (perf's tool event): wall-clock ns of the run, a row in every format.
 "$PMUKIT" stat -e duration_time,task-clock -o "$T/o" -- sleep 0.2
 check "duration_time text row: about 200 ms in ns" py '

@@ -303,6 +303,38 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
+/* SIGINT/SIGTERM outside measure()'s blocked window: between the runs of -r and
+ * while the command is forked. perf catches them there too: the runs so far are
+ * printed instead of pmukit dying with nothing said. */
+static volatile sig_atomic_t stop_signo;
+
+static void on_stop(int sig)
+{
+	stop_signo = sig;
+}
+
+/* Catches SIGINT and SIGTERM for the whole run, except where the caller ignores
+ * one (a background job): the command keeps that, as exec keeps SIG_IGN. */
+static void catch_stop_signals(struct sigaction old[2])
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	stop_signo = 0;
+	for (int i = 0; i < 2; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void restore_stop_signals(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}
+
 /* Says once that perf_event_paranoid made events count user mode only (perf does
  * it silently; the counts would otherwise look low for no visible reason). */
 static void note_user_fallback(const struct run *r, const struct pmu_event_list *list)
@@ -378,6 +410,12 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	if (stop_signo) {
+		/* ^C while the command was forked: it is not started (-1: no run) */
+		r->signo = stop_signo;
+		rc = -1;
+		goto out;
+	}
 
 	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
 	if (err) {
@@ -456,13 +494,19 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	struct run r = { .cfg = cfg, .note = note };
 	struct pmuk_runs *runs_of = NULL;
 	struct pmu_reading *mean = NULL;
+	struct sigaction old_stop[2];
 	double *stderr_pct = NULL;
 	double elapsed = 0, elapsed_sum = 0;
 	int rc = 0, runs = 0;
 	size_t slots = 0;
 
-	for (int k = 1; k <= cfg->repeat && !r.signo; k++) {
+	catch_stop_signals(old_stop);
+	for (int k = 1; k <= cfg->repeat && !r.signo && !stop_signo; k++) {
 		rc = measure(&r, list, &elapsed);
+		if (rc < 0) {		/* stopped before this run started */
+			rc = 0;
+			break;
+		}
 		if (rc)
 			break;
 		runs = k;
@@ -490,10 +534,15 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
+	if (!r.signo && stop_signo) {
+		r.signo = stop_signo;	/* between runs: the runs so far were whole */
+	}
+	restore_stop_signals(old_stop);
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
-	/* no command to pass a status on: end as perf does, by the signal (130 for ^C) */
-	if (!rc && !cfg->argv && r.signo)
+	/* no command to pass a status on, or stopped before any run: end as perf
+	 * does, by the signal (130 for ^C) */
+	if (!rc && (!cfg->argv || !runs) && r.signo)
 		rc = 128 + r.signo;
 	free(runs_of);
 	free(mean);
