@@ -497,7 +497,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	struct sigaction old_stop[2];
 	double *stderr_pct = NULL;
 	double elapsed = 0, elapsed_sum = 0;
-	int rc = 0, runs = 0;
+	int rc = 0, runs = 0, between;
 	size_t slots = 0;
 
 	catch_stop_signals(old_stop);
@@ -534,15 +534,16 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
-	if (!r.signo && stop_signo) {
-		r.signo = stop_signo;	/* between runs: the runs so far were whole */
-	}
+	/* caught between runs: the runs so far were whole, but the repeat was cut */
+	between = !r.signo && stop_signo;
+	if (between)
+		r.signo = stop_signo;
 	restore_stop_signals(old_stop);
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
-	/* no command to pass a status on, or stopped before any run: end as perf
+	/* no command to pass a status on, or none to blame for the stop: end as perf
 	 * does, by the signal (130 for ^C) */
-	if (!rc && (!cfg->argv || !runs) && r.signo)
+	if (!rc && (!cfg->argv || !runs || between) && r.signo)
 		rc = 128 + r.signo;
 	free(runs_of);
 	free(mean);
