@@ -216,6 +216,10 @@ if env --default-signal=INT true 2>/dev/null; then
 	done
 	check_eq "^C during -r 100000 -- true: the counts printed in 20 of 20 tries" 0 $lost
 fi
+# A command that cannot start prints no -I header (perf prints none either).
+"$PMUKIT" stat -I 100 -e task-clock -o "$T/o" -- /nonexistent 2>/dev/null
+check_eq "-I -- /nonexistent: exit 127" 127 $?
+check "-I -- /nonexistent: nothing in the counts file ($(head -c 80 "$T/o"))" test ! -s "$T/o"
 # duration_time (perf's tool event): wall-clock ns of the run, a row in every format.
 "$PMUKIT" stat -e duration_time,task-clock -o "$T/o" -- sleep 0.2
 check "duration_time text row: about 200 ms in ns" py '

@@ -451,7 +451,6 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			r->events[i] = *pmu_counters_event(r->counters, i);
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
-	stat_print_header(cfg);
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
@@ -463,6 +462,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			goto out;
 		}
 	}
+	/* once the command runs: one that cannot start gets no -I header either */
+	stat_print_header(cfg);
 	r->ticks = 0;
 	r->timed_out = 0;
 	r->deadline = 0;
