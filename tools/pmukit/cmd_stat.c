@@ -221,6 +221,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
 			(*targets)++;
 		cfg->target.kind = PMU_TARGET_CPUS;
+		cfg->all_cpus = 1;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
@@ -233,6 +234,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		cfg->target.kind = PMU_TARGET_CPUS;
 		cfg->target.cpus = cfg->cpus;
 		cfg->target.ncpus = ncpus;
+		cfg->cpu_list = optarg;
 		return 0;
 	case 'p':
 	case 't':
