@@ -117,6 +117,12 @@ fi
 PMUKIT_SYSROOT="$T" "$PMUKIT" stat -e task-clock -x, -o "$T/o" -- true 2>"$T/e"
 check_eq "under a sysroot, stat -- true exits 0 ($(head -c 200 "$T/e"))" 0 $?
 check "under a sysroot, task-clock counted" grep -qE '^[0-9.]+,msec,task-clock,' "$T/o"
+# ... and --per-thread names the threads from the real /proc too (it said '?-TID')
+sleep 0.5 & s=$!
+PMUKIT_SYSROOT="$T" "$PMUKIT" stat --per-thread -p $s -e task-clock -x, -o "$T/o" 2>"$T/e"
+wait $s
+check "under a sysroot, --per-thread row sleep-$s ($(head -c 100 "$T/o"))" \
+	grep -q "^sleep-$s,.*,task-clock," "$T/o"
 "$PMUKIT" stat -e task-clock -o /dev/null -- /nonexistent 2>"$T/e"
 check_eq "missing command: 127" 127 $?
 check "missing command: 'command not found', naming it ($(cat "$T/e"))" \
