@@ -111,6 +111,10 @@ fi
 "$PMUKIT" stat --bogus -- true >/dev/null 2>$tmp/err
 check_eq "unknown long option -> 2" 2 $?
 check "unknown long option named by 'pmukit stat:' ($(head -1 $tmp/err))" grep -qx "pmukit stat: unknown option '--bogus'" $tmp/err
+"$PMUKIT" stat --per -a -- true >/dev/null 2>$tmp/err
+check_eq "ambiguous long option -> 2" 2 $?
+check "ambiguous long option named as such, with its candidates ($(head -1 $tmp/err))" grep -qx \
+	"pmukit stat: option '--per' is ambiguous; it could be --per-cpu --per-core --per-socket --per-thread" $tmp/err
 "$PMUKIT" stat -Z -- true >/dev/null 2>$tmp/err
 check "unknown short option ($(head -1 $tmp/err))" grep -qx "pmukit stat: unknown option '-Z'" $tmp/err
 "$PMUKIT" stat -e 2>$tmp/err >/dev/null
