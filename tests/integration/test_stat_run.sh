@@ -109,6 +109,9 @@ else
 		check "as nobody: {cycles,task-clock} -> task-clock:u <not counted>" \
 			grep -q '^<not counted>,msec,task-clock:u,' "$U/o"
 	fi
+	# duration_time is wall-clock time: no word of user mode for it alone
+	runuser -u nobody -- "$PMUKIT" stat -e duration_time -o /dev/null -- true 2>"$U/e"
+	check "as nobody: -e duration_time alone, no user-mode note ($(cat "$U/e"))" test ! -s "$U/e"
 	# a sysroot without proc/sys: the live kernel's paranoid decides the fallback
 	# (it read 'unreadable' and blamed ptrace: "the target belongs to another user")
 	mkdir "$U/root"
@@ -131,8 +134,9 @@ check "under a sysroot, task-clock counted" grep -qE '^[0-9.]+,msec,task-clock,'
 sleep 0.5 & s=$!
 PMUKIT_SYSROOT="$T" "$PMUKIT" stat --per-thread -p $s -e task-clock -x, -o "$T/o" 2>"$T/e"
 wait $s
-check "under a sysroot, --per-thread row sleep-$s ($(head -c 100 "$T/o"))" \
-	grep -q "^sleep-$s,.*,task-clock," "$T/o"
+# (bash-PID when the fork has not exec'd sleep yet: a name all the same)
+check "under a sysroot, --per-thread row comm-$s, not ?-$s ($(head -c 100 "$T/o"))" \
+	grep -qE "^(sleep|bash)-$s,.*,task-clock," "$T/o"
 "$PMUKIT" stat -e task-clock -o /dev/null -- /nonexistent 2>"$T/e"
 check_eq "missing command: 127" 127 $?
 check "missing command: 'command not found', naming it ($(cat "$T/e"))" \

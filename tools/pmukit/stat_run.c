@@ -340,8 +340,11 @@ static void restore_stop_signals(const struct sigaction old[2])
 static void note_user_fallback(const struct run *r, const struct pmu_event_list *list)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		if (!pmu_counters_event(r->counters, i)->exclude_kernel ||
-		    pmu_event_list_get(list, i)->exclude_kernel)
+		const struct pmu_event *ev = pmu_counters_event(r->counters, i);
+
+		/* duration_time is wall-clock time: kernel mode or not, it is whole */
+		if (!ev->exclude_kernel || pmu_event_list_get(list, i)->exclude_kernel ||
+		    stat_is_duration(ev))
 			continue;
 		fprintf(stderr, "pmukit stat: perf_event_paranoid=%d forbids counting kernel mode "
 			"without CAP_PERFMON: counting user mode only (the events marked :u)\n",
