@@ -30,6 +30,17 @@ static inline void pmuk_reading_set(struct pmu_reading *r, uint64_t value, uint6
 	}
 }
 
+/* Adds one unit's (thread's, CPU's) reading into a sum over units: raw value and
+ * times, and the flags that say a unit could not count. pmuk_reading_set() on the
+ * sum's own fields then scales it. */
+static inline void pmuk_reading_add(struct pmu_reading *sum, const struct pmu_reading *r)
+{
+	sum->value += r->value;
+	sum->time_enabled += r->time_enabled;
+	sum->time_running += r->time_running;
+	sum->flags |= r->flags & (PMU_READING_ERROR_STATE | PMU_READING_UNSUPPORTED);
+}
+
 /* One event's readings over repeated runs (pmukit stat -r). */
 struct pmuk_runs {
 	uint64_t n;

@@ -118,13 +118,8 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 		for (size_t g = 0; g < c->ngrp; g++)
 			if ((err = read_group(c, u, &c->grp[g], c->sum)) < 0)
 				return err;
-		for (size_t e = 0; e < c->nev; e++) {
-			out[e].value += c->sum[e].value;
-			out[e].time_enabled += c->sum[e].time_enabled;
-			out[e].time_running += c->sum[e].time_running;
-			out[e].flags |= c->sum[e].flags &
-					(PMU_READING_ERROR_STATE | PMU_READING_UNSUPPORTED);
-		}
+		for (size_t e = 0; e < c->nev; e++)
+			pmuk_reading_add(&out[e], &c->sum[e]);
 	}
 	for (size_t e = 0; e < c->nev; e++)
 		pmuk_reading_set(&out[e], out[e].value, out[e].time_enabled, out[e].time_running);

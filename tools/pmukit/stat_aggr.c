@@ -192,13 +192,8 @@ int stat_aggr_read(struct stat_aggr *a, struct pmu_counters *c, struct pmu_readi
 
 		if ((err = read_unit(a, c, u, a->one)))
 			return err;
-		for (size_t e = 0; e < a->n; e++) {
-			row[e].value += a->one[e].value;
-			row[e].time_enabled += a->one[e].time_enabled;
-			row[e].time_running += a->one[e].time_running;
-			row[e].flags |= a->one[e].flags &
-					(PMU_READING_ERROR_STATE | PMU_READING_UNSUPPORTED);
-		}
+		for (size_t e = 0; e < a->n; e++)
+			pmuk_reading_add(&row[e], &a->one[e]);
 	}
 	for (size_t k = 0; k < a->nrows * a->n; k++)
 		pmuk_reading_set(&out[k], out[k].value, out[k].time_enabled, out[k].time_running);
