@@ -414,8 +414,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	if (stop_signo) {
-		/* ^C while the command was forked: it is not started (-1: no run) */
-		r->signo = stop_signo;
+		/* ^C while the command was forked: it is not started (-1: no run;
+		 * stat_run takes the signal as one between runs) */
 		rc = -1;
 		goto out;
 	}
