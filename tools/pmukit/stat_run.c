@@ -214,6 +214,7 @@ static int on_time(struct run *r, long *period_ns, double *next)
 		 * moves the grid: catching up would print a burst of intervals a few
 		 * microseconds long, each <not counted>. */
 		*next += (double)*period_ns;
+		t = now_ns();	/* after the tick: printing may have taken a while */
 		if (*next - t < (double)*period_ns / 2)
 			*next = t + (double)*period_ns;
 		/* as perf: the last interval printed, the command runs on to its end
