@@ -117,6 +117,10 @@ fi
 "$PMUKIT" stat --bogus -- true >/dev/null 2>$tmp/err
 check_eq "unknown long option -> 2" 2 $?
 check "unknown long option named by 'pmukit stat:' ($(head -1 $tmp/err))" grep -qx "pmukit stat: unknown option '--bogus'" $tmp/err
+"$PMUKIT" stat --per -a -- true >/dev/null 2>$tmp/err
+check_eq "ambiguous long option -> 2" 2 $?
+check "ambiguous long option named as such, with its candidates ($(head -1 $tmp/err))" grep -qx \
+	"pmukit stat: option '--per' is ambiguous; it could be --per-cpu --per-core --per-socket --per-thread" $tmp/err
 "$PMUKIT" stat -Z -- true >/dev/null 2>$tmp/err
 check "unknown short option ($(head -1 $tmp/err))" grep -qx "pmukit stat: unknown option '-Z'" $tmp/err
 "$PMUKIT" stat -e 2>$tmp/err >/dev/null
@@ -178,6 +182,18 @@ if [ $cpu_wide = 1 ]; then
 	done
 	check_eq "-a -- CMD: 'system wide', as perf says" " Performance counter stats for 'system wide':" \
 		"$("$PMUKIT" stat --per-socket -a -e cpu-clock -- true 2>&1 >/dev/null | grep 'counter stats')"
+	# -C as typed, and -a -C is still the system wide run (perf 6.1's headings)
+	for opts in "-C 0" "-a -C 0" "-C 0 -a"; do
+		# shellcheck disable=SC2086
+		ours=$("$PMUKIT" stat $opts -e cpu-clock -- true 2>&1 >/dev/null | grep 'counter stats')
+		want=" Performance counter stats for 'CPU(s) 0':"
+		[ "$opts" != "-C 0" ] && want=" Performance counter stats for 'system wide':"
+		if [ $perf_a = 1 ]; then
+			# shellcheck disable=SC2086
+			want=$(perf stat $opts -e cpu-clock -- true 2>&1 >/dev/null | grep 'counter stats')
+		fi
+		check_eq "$opts: headed as perf heads it" "$want" "$ours"
+	done
 	# JSON rows name their socket as perf -j does, and sum every online CPU.
 	"$PMUKIT" stat -j --per-socket -a -e cpu-clock,page-faults -- sleep 0.1 2>$tmp/j >/dev/null
 	check "--per-socket --json: perf's \"socket\" key, the CPUs summed, a value each" py '

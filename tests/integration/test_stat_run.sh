@@ -109,14 +109,34 @@ else
 		check "as nobody: {cycles,task-clock} -> task-clock:u <not counted>" \
 			grep -q '^<not counted>,msec,task-clock:u,' "$U/o"
 	fi
+	# duration_time is wall-clock time: no word of user mode for it alone
+	runuser -u nobody -- "$PMUKIT" stat -e duration_time -o /dev/null -- true 2>"$U/e"
+	check "as nobody: -e duration_time alone, no user-mode note ($(cat "$U/e"))" test ! -s "$U/e"
+	# a sysroot without proc/sys: the live kernel's paranoid decides the fallback
+	# (it read 'unreadable' and blamed ptrace: "the target belongs to another user")
+	mkdir "$U/root"
+	PMUKIT_SYSROOT="$U/root" runuser -u nobody -- "$PMUKIT" stat -e task-clock -x, \
+		-o "$U/o" -- true 2>"$U/e"
+	rc=$?	# before the message's $(...), which sets $? itself
+	check_eq "as nobody under a sysroot: exit 0 ($(head -c 200 "$U/e"))" 0 $rc
+	check "as nobody under a sysroot: task-clock:u counted" \
+		grep -qE '^[0-9.]+,msec,task-clock:u,' "$U/o"
 	rm -rf "$U"
 fi
 
 # --- Messages that name the real cause.
 # A sysroot holds fixture sysfs/proc trees: the command is still found in the real /proc.
 PMUKIT_SYSROOT="$T" "$PMUKIT" stat -e task-clock -x, -o "$T/o" -- true 2>"$T/e"
-check_eq "under a sysroot, stat -- true exits 0 ($(head -c 200 "$T/e"))" 0 $?
+rc=$?	# before the message's $(...), which sets $? itself
+check_eq "under a sysroot, stat -- true exits 0 ($(head -c 200 "$T/e"))" 0 $rc
 check "under a sysroot, task-clock counted" grep -qE '^[0-9.]+,msec,task-clock,' "$T/o"
+# ... and --per-thread names the threads from the real /proc too (it said '?-TID')
+sleep 0.5 & s=$!
+PMUKIT_SYSROOT="$T" "$PMUKIT" stat --per-thread -p $s -e task-clock -x, -o "$T/o" 2>"$T/e"
+wait $s
+# (bash-PID when the fork has not exec'd sleep yet: a name all the same)
+check "under a sysroot, --per-thread row comm-$s, not ?-$s ($(head -c 100 "$T/o"))" \
+	grep -qE "^(sleep|bash)-$s,.*,task-clock," "$T/o"
 "$PMUKIT" stat -e task-clock -o /dev/null -- /nonexistent 2>"$T/e"
 check_eq "missing command: 127" 127 $?
 check "missing command: 'command not found', naming it ($(cat "$T/e"))" \
@@ -182,7 +202,8 @@ check "... which says --control is missing" grep -q -- "--control" "$T/e"
 # -a -C: perf counts the CPUs of -C only.
 for args in "-a -C 0" "-C 0 -a"; do
 	"$PMUKIT" stat $args -A -e cpu-clock -x, --timeout 200 -o "$T/o" 2>"$T/e"
-	check_eq "stat $args: accepted ($(head -c 120 "$T/e"))" 0 $?
+	rc=$?
+	check_eq "stat $args: accepted ($(head -c 120 "$T/e"))" 0 $rc
 	check "stat $args -A: CPU0 only" py '
 import sys
 cpus=[l.split(",")[0] for l in open(sys.argv[1]) if ",cpu-clock," in l]
@@ -190,6 +211,36 @@ assert cpus==["CPU0"], cpus' "$T/o"
 done
 "$PMUKIT" stat -a -p 1 -e cpu-clock -- true 2>/dev/null
 check_eq "-a with -p: still one target only" 2 $?
+# A late -I tick moves the grid instead of catching up: pmukit stopped for 150 ms
+# printed 15 intervals microseconds apart, each <not counted>.
+"$PMUKIT" stat -I 10 -x, -e task-clock -o "$T/o" -- sleep 0.6 & p=$!
+sleep 0.2; kill -STOP $p; sleep 0.15; kill -CONT $p; wait $p
+check "-I 10, stopped 150 ms: no burst of tiny intervals ($(cut -d, -f1 "$T/o" | tr '\n' ' '))" py '
+import sys
+t=[float(l.split(",")[0]) for l in open(sys.argv[1]) if ",task-clock," in l]
+d=[b-a for a,b in zip(t, t[1:-1])]
+assert len(t) >= 10 and min(d) > 0.003, (min(d), len(t))' "$T/o"
+# ^C between the runs of -r (or while the next command is forked) prints the runs so
+# far, as perf: pmukit used to die there silently (signals were caught only while a
+# command ran). A shell's background job ignores SIGINT: env gives it back.
+if env --default-signal=INT true 2>/dev/null; then
+	lost=0
+	for i in $(seq 20); do
+		rm -f "$T/o"
+		env --default-signal=INT "$PMUKIT" stat -e task-clock -r 100000 -o "$T/o" -- true &
+		p=$!
+		sleep 0.$((RANDOM % 20 + 5)); kill -INT $p; wait $p
+		rc=$?
+		# 130, or 0 when the signal found 'true' already ending on its own
+		grep -q task-clock "$T/o" 2>/dev/null && [ $rc = 130 -o $rc = 0 ] ||
+			lost=$((lost + 1))
+	done
+	check_eq "^C during -r 100000 -- true: the counts printed in 20 of 20 tries" 0 $lost
+fi
+# A command that cannot start prints no -I header (perf prints none either).
+"$PMUKIT" stat -I 100 -e task-clock -o "$T/o" -- /nonexistent 2>/dev/null
+check_eq "-I -- /nonexistent: exit 127" 127 $?
+check "-I -- /nonexistent: nothing in the counts file ($(head -c 80 "$T/o"))" test ! -s "$T/o"
 # duration_time (perf's tool event): wall-clock ns of the run, a row in every format.
 "$PMUKIT" stat -e duration_time,task-clock -o "$T/o" -- sleep 0.2
 check "duration_time text row: about 200 ms in ns" py '
@@ -213,6 +264,18 @@ check "duration_time with -I: each interval's length" py '
 import sys
 v=[float(l.split(",")[1]) for l in open(sys.argv[1]) if ",duration_time," in l]
 assert len(v)==3 and all(0.09e9 < x < 0.3e9 for x in v[:2]) and 0.01e9 < v[2] < 0.2e9, v' "$T/o"
+# The elapsed time starts before the command is released, not after it has run:
+# a one-thread command's task-clock fits in it (a quick one could be over before
+# pmu_command_start returned, and 'true' read 20 us elapsed, 20 CPUs utilized).
+for i in 1 2 3 4 5 6 7 8; do
+	"$PMUKIT" stat -e task-clock,duration_time -x, -o "$T/o$i" -- true
+done
+check "elapsed covers the command: task-clock <= duration_time in 8 runs of true" py '
+import sys
+for f in sys.argv[1:]:
+	v={l.split(",")[2]: l.split(",") for l in open(f) if l.strip()}
+	tc=float(v["task-clock"][0])*1e6; dt=float(v["duration_time"][0])
+	assert tc <= dt, (f, tc, dt)' "$T"/o[1-8]
 # -p A,B (perf): the processes counted as one, until the last ends.
 # spins until it has used $1 s of CPU (whatever the load of a parallel test run)
 spin() { exec python3 -c "import time

@@ -186,6 +186,48 @@ static int set_aggr(struct stat_config *cfg, enum stat_aggr_mode a)
 	return 0;
 }
 
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "interval-print", required_argument, NULL, 'I' },
+	{ "interval-count", required_argument, NULL, 5 },
+	{ "timeout", required_argument, NULL, 6 },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "per-cpu", no_argument, NULL, 'A' },
+	{ "no-aggr", no_argument, NULL, 'A' },
+	{ "per-core", no_argument, NULL, 2 },
+	{ "per-socket", no_argument, NULL, 3 },
+	{ "per-thread", no_argument, NULL, 4 },
+	{ "json", no_argument, NULL, 'j' },
+	{ "csv", no_argument, NULL, 1 },
+	{ "field-separator", required_argument, NULL, 'x' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* getopt_long's '?' for a prefix of several long options (--per): says which, 1. */
+static int ambiguous(const char *arg)
+{
+	size_t len = strcspn(arg, "="), n = 0;
+
+	for (const struct option *o = longopts; o->name; o++)
+		n += !strncmp(o->name, arg, len);
+	if (n < 2)
+		return 0;
+	fprintf(stderr, "pmukit stat: option '--%.*s' is ambiguous; it could be", (int)len, arg);
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strncmp(o->name, arg, len))
+			fprintf(stderr, " --%s", o->name);
+	fputc('\n', stderr);
+	return 1;
+}
+
 /* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
  * optopt is 0 for an unknown long option, the option's letter otherwise. */
 static int bad_option(char **argv, int opt)
@@ -196,6 +238,8 @@ static int bad_option(char **argv, int opt)
 	if (opt == ':')
 		fprintf(stderr, "pmukit stat: option '%s' needs an argument\n",
 			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
+	else if (!optopt && is_long && ambiguous(arg + 2))
+		;
 	else if (!optopt)
 		fprintf(stderr, "pmukit stat: unknown option '%s'\n", arg);
 	else if (is_long && strchr(arg, '='))
@@ -221,6 +265,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
 			(*targets)++;
 		cfg->target.kind = PMU_TARGET_CPUS;
+		cfg->all_cpus = 1;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
@@ -233,6 +278,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		cfg->target.kind = PMU_TARGET_CPUS;
 		cfg->target.cpus = cfg->cpus;
 		cfg->target.ncpus = ncpus;
+		cfg->cpu_list = optarg;
 		return 0;
 	case 'p':
 	case 't':
@@ -329,30 +375,6 @@ static int check_args(const struct stat_config *cfg, int targets)
 
 static int parse_args(int argc, char **argv, struct stat_config *cfg)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "interval-print", required_argument, NULL, 'I' },
-		{ "interval-count", required_argument, NULL, 5 },
-		{ "timeout", required_argument, NULL, 6 },
-		{ "delay", required_argument, NULL, 'D' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "per-cpu", no_argument, NULL, 'A' },
-		{ "no-aggr", no_argument, NULL, 'A' },
-		{ "per-core", no_argument, NULL, 2 },
-		{ "per-socket", no_argument, NULL, 3 },
-		{ "per-thread", no_argument, NULL, 4 },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 1 },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *output = NULL, *format = NULL;
 	int opt, targets = 0, rc;
 

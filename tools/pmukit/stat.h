@@ -18,6 +18,8 @@ struct stat_config {
 	int default_kind;        /* 0 user events, 1 hardware defaults, 2 software defaults */
 	struct pmu_target target;
 	int *cpus;               /* -C, ascending, no duplicates (freed by cmd_stat) */
+	const char *cpu_list;    /* -C as typed (perf heads the counts with it), else NULL */
+	int all_cpus;            /* -a given (with -C too: perf says 'system wide') */
 	int pids[64];            /* -p/-t A,B: the tasks (target.pids) */
 	int per_cpu;             /* per-CPU readings are needed: aggr is CPU, CORE or SOCKET */
 	enum stat_aggr_mode aggr;

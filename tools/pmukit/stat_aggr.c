@@ -26,13 +26,14 @@ static void blank_id(struct stat_rows *id)
 	id->cpu = id->socket = id->die = id->core = id->tid = -1;
 }
 
-/* The thread's name when the handle was opened: it may be gone when printed. */
+/* The thread's name when the handle was opened: it may be gone when printed. The
+ * real /proc, whatever the sysroot (it holds fixture trees, never live threads). */
 static void thread_name(int tid, char *buf, size_t size)
 {
 	char path[64];
 
-	if (pmuk_path(path, sizeof(path), "/proc/%d/comm", tid) < 0 ||
-	    pmuk_read_text(path, buf, size) <= 0)
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	if (pmuk_read_text(path, buf, size) <= 0)
 		snprintf(buf, size, "?");
 }
 

@@ -118,7 +118,12 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 		if (o + 2 < size)
 			snprintf(buf + o, size - o, "'");
 		break;
-	default: snprintf(buf, size, "%s", cfg->target.cpus ? "the listed CPUs" : "'system wide'");
+	default:
+		/* as perf: -C 0-1 is 'CPU(s) 0-1' as typed; -a, with -C too, 'system wide' */
+		if (cfg->cpu_list && !cfg->all_cpus)
+			snprintf(buf, size, "'CPU(s) %s'", cfg->cpu_list);
+		else
+			snprintf(buf, size, "'system wide'");
 	}
 }
 

@@ -155,7 +155,9 @@ static int target_gone(const struct run *r)
 	return 1;
 }
 
-/* Counting starts now (at once, or after -D): the clocks of -I and --timeout too. */
+/* Counting has started: at once (measure() took the clock before releasing the
+ * command, which may be over by now), or now, enabled after -D. The clocks of
+ * -I and --timeout start with it. */
 static int start_counting(struct run *r, int enable)
 {
 	/* a command gone during -D counted nothing: its rows say <not counted> */
@@ -210,7 +212,13 @@ static int on_time(struct run *r, long *period_ns, double *next)
 	if (*period_ns && t >= *next) {
 		if (interval_tick(r))
 			return 1;
+		/* A tick more than half a period late (a loaded host, a stopped process)
+		 * moves the grid: catching up would print a burst of intervals a few
+		 * microseconds long, each <not counted>. */
 		*next += (double)*period_ns;
+		t = now_ns();	/* after the tick: printing may have taken a while */
+		if (*next - t < (double)*period_ns / 2)
+			*next = t + (double)*period_ns;
 		/* as perf: the last interval printed, the command runs on to its end
 		 * (an attached target is left) */
 		if (ticks_done(r) && !r->cmd)
@@ -298,13 +306,48 @@ static int wait_loop(struct run *r, const sigset_t *set)
 	}
 }
 
+/* SIGINT/SIGTERM outside measure()'s blocked window: between the runs of -r and
+ * while the command is forked. perf catches them there too: the runs so far are
+ * printed instead of pmukit dying with nothing said. */
+static volatile sig_atomic_t stop_signo;
+
+static void on_stop(int sig)
+{
+	stop_signo = sig;
+}
+
+/* Catches SIGINT and SIGTERM for the whole run, except where the caller ignores
+ * one (a background job): the command keeps that, as exec keeps SIG_IGN. */
+static void catch_stop_signals(struct sigaction old[2])
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	stop_signo = 0;
+	for (int i = 0; i < 2; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void restore_stop_signals(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}
+
 /* Says once that perf_event_paranoid made events count user mode only (perf does
  * it silently; the counts would otherwise look low for no visible reason). */
 static void note_user_fallback(const struct run *r, const struct pmu_event_list *list)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		if (!pmu_counters_event(r->counters, i)->exclude_kernel ||
-		    pmu_event_list_get(list, i)->exclude_kernel)
+		const struct pmu_event *ev = pmu_counters_event(r->counters, i);
+
+		/* duration_time is wall-clock time: kernel mode or not, it is whole */
+		if (!ev->exclude_kernel || pmu_event_list_get(list, i)->exclude_kernel ||
+		    stat_is_duration(ev))
 			continue;
 		fprintf(stderr, "pmukit stat: perf_event_paranoid=%d forbids counting kernel mode "
 			"without CAP_PERFMON: counting user mode only (the events marked :u)\n",
@@ -377,6 +420,12 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	if (stop_signo) {
+		/* ^C while the command was forked: it is not started (-1: no run;
+		 * stat_run takes the signal as one between runs) */
+		rc = -1;
+		goto out;
+	}
 
 	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
 	if (err) {
@@ -412,7 +461,6 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			r->events[i] = *pmu_counters_event(r->counters, i);
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
-	stat_print_header(cfg);
 	if (opts.start_disabled && cfg->delay_ms <= 0 &&
 	    (err = pmu_counters_enable(r->counters))) {
 		rc = tool_error("stat", "enabling counters", err);
@@ -429,6 +477,8 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			goto out;
 		}
 	}
+	/* once the command runs: one that cannot start gets no -I header either */
+	stat_print_header(cfg);
 	r->ticks = 0;
 	r->timed_out = 0;
 	r->deadline = 0;
@@ -463,13 +513,19 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	struct run r = { .cfg = cfg, .note = note };
 	struct pmuk_runs *runs_of = NULL;
 	struct pmu_reading *mean = NULL;
+	struct sigaction old_stop[2];
 	double *stderr_pct = NULL;
 	double elapsed = 0, elapsed_sum = 0;
-	int rc = 0, runs = 0;
+	int rc = 0, runs = 0, between;
 	size_t slots = 0;
 
-	for (int k = 1; k <= cfg->repeat && !r.signo; k++) {
+	catch_stop_signals(old_stop);
+	for (int k = 1; k <= cfg->repeat && !r.signo && !stop_signo; k++) {
 		rc = measure(&r, list, &elapsed);
+		if (rc < 0) {		/* stopped before this run started */
+			rc = 0;
+			break;
+		}
 		if (rc)
 			break;
 		runs = k;
@@ -497,10 +553,16 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
 		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
 	}
+	/* caught between runs: the runs so far were whole, but the repeat was cut */
+	between = !r.signo && stop_signo;
+	if (between)
+		r.signo = stop_signo;
+	restore_stop_signals(old_stop);
 	if (!rc && r.exit_status > 0)
 		rc = r.exit_status;
-	/* no command to pass a status on: end as perf does, by the signal (130 for ^C) */
-	if (!rc && !cfg->argv && r.signo)
+	/* no command to pass a status on, or none to blame for the stop: end as perf
+	 * does, by the signal (130 for ^C) */
+	if (!rc && (!cfg->argv || !runs || between) && r.signo)
 		rc = 128 + r.signo;
 	free(runs_of);
 	free(mean);

@@ -206,11 +206,12 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 			 : stat_note_unsupported(c, i);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *pmu_counters_event(c, i);
-	stat_print_header(cfg);
 	if ((err = start(cfg, c, cmd, h))) {
 		rc = err;
 		goto out;
 	}
+	/* once the command runs: one that cannot start gets no -I header either */
+	stat_print_header(cfg);
 	t0 = tprev = now_ns();
 	ticks = 0;
 	timed_out = 0;
