@@ -22,24 +22,6 @@
 
 static pmuk_device_lookup_fn device_lookup = pmu_device_lookup;
 
-unsigned pmuk_fork_count;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-
-static void forked(void)
-{
-	pmuk_fork_count++;
-}
-
-static void watch_forks(void)
-{
-	pthread_atfork(NULL, NULL, forked);
-}
-
-void pmuk_fork_watch(void)
-{
-	pthread_once(&fork_once, watch_forks);
-}
-
 void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn)
 {
 	device_lookup = fn ? fn : pmu_device_lookup;
@@ -635,6 +617,14 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 fail:
 	pmu_counters_close(c);
 	return err;
+}
+
+const char *pmuk_counters_self_default(void)
+{
+	struct pmu_device d;
+
+	return pmu_device_core_list(&d, 1) > 0 ? "cycles,instructions"
+		: "task-clock,page-faults,context-switches";
 }
 
 int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,

@@ -7,6 +7,8 @@
 
 #include <pmukit/counting.h>
 
+#include "core/counting_int.h"
+#include "core/osthread.h"
 #include "linux/userread.h"
 
 /* The handle, shared by the open (counters.c) and read (counters_read.c) halves. */
@@ -41,27 +43,18 @@ struct pmu_counters {
 	struct pmu_reading *sum; /* [event]: one unit's readings, summed over units */
 };
 
-/* pmu_counters_open() on an array of events (the list's contents). */
-int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
-			      const struct pmu_counters_opts *o, struct pmu_counters **out);
-
 /* The PMU description used by the counter budget and hybrid CPU placement;
  * pmu_device_lookup by default, replaceable by tests. */
 typedef int (*pmuk_device_lookup_fn)(const char *name, struct pmu_device *out);
 void pmuk_counters_set_device_lookup(pmuk_device_lookup_fn fn);
-
-/* Fails with PMU_EBUDGET when a group can never fit on its PMU's counters. */
-int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n);
 
 /* True when every thread of a task target has exited without ever counting. The
  * kernel accepts PERF_EVENT_IOC_ENABLE on the counter of an exited task and ignores
  * it, so without this check such a target reads as zeros, as if it had idled. */
 int pmuk_counters_never_ran(struct pmu_counters *c);
 
-/* Bumped in the child of every fork(): the kernel does not copy perf mappings
- * (VM_DONTCOPY), so a child touching its parent's pages would fault. */
-extern unsigned pmuk_fork_count;
-void pmuk_fork_watch(void); /* starts counting forks (once) */
+/* pmuk_fork_count (core/osthread.h) matters here too: the kernel does not copy perf
+ * mappings (VM_DONTCOPY), so a child touching its parent's pages would fault. */
 
 /* True when the calling thread may read c's pages from user space: the thread that
  * opened a PMU_TARGET_SELF handle, in the process that opened it. */

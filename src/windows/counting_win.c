@@ -11,6 +11,7 @@
  * Values are deltas from enable; time_enabled = time_running (nothing multiplexes:
  * ETW gives each PMC a counter of its own or refuses the set). */
 #include "windows/win.h"
+#include "core/counting_int.h"
 #include "core/error.h"
 #include "core/opts.h"
 #include "core/event_list.h"
@@ -323,8 +324,9 @@ static int all_left_out(const struct pmu_counters *p, int allow_empty)
 	return pmuk_fail_reasons(PMU_ENOTSUP, why, n);
 }
 
-int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
-		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+int pmuk_counters_open_events(const struct pmu_event *ev, size_t nev,
+			      const struct pmu_target *target, const struct pmu_counters_opts *opts,
+			      struct pmu_counters **out)
 {
 	struct pmu_counters *p;
 	char why[320];
@@ -335,33 +337,33 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 
 	if (err < 0)
 		return err;
-	if (!events || !target || !out || !events->n)
+	if (!ev || !target || !out || !nev)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
 	if (target->pids && target->npids > 1)
 		return pmuk_fail(PMU_ENOTSUP, "several processes or threads in one target are "
 				 "counted on Linux only; on Windows count one at a time");
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->c = calloc(events->n, sizeof(*p->c)))) {
+	if (!p || !(p->c = calloc(nev, sizeof(*p->c)))) {
 		free(p);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
 	}
-	p->n = events->n;
+	p->n = nev;
 	p->kind = target->kind;
 	for (size_t i = 0; i < p->n && !err; i++) {
-		const struct pmu_event *ev = &events->ev[i];
+		const struct pmu_event *e = &ev[i];
 
-		p->c[i].ev = *ev;
+		p->c[i].ev = *e;
 		p->c[i].pmc = -1;
-		if (ev->kind == PMU_EVENT_RAW && !strcmp(ev->pmu, "hal"))
+		if (e->kind == PMU_EVENT_RAW && !strcmp(e->pmu, "hal"))
 			p->c[i].src = PMUK_WSRC_ETW_PMC;
 		else
-			p->c[i].src = pmuk_win_count_source(ev->generic, target->kind, why,
+			p->c[i].src = pmuk_win_count_source(e->generic, target->kind, why,
 							    sizeof(why));
 		if (p->c[i].src == PMUK_WSRC_NONE)
-			err = wine_pmc_probe(ev, target);
+			err = wine_pmc_probe(e, target);
 		if (p->c[i].src == PMUK_WSRC_NONE && !err)
-			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s", ev->name, why);
+			err = pmuk_fail(PMU_ENOTSUP, "cannot count '%s' here: %s", e->name, why);
 		if (err == PMU_ENOTSUP && skip)
 			err = leave_out(&p->c[i]);
 	}
@@ -385,6 +387,40 @@ int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_targ
 	}
 	*out = p;
 	return 0;
+}
+
+int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
+		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+{
+	if (!events || events->n == 0)
+		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs a non-empty event list");
+	return pmuk_counters_open_events(events->ev, events->n, target, opts, out);
+}
+
+/* ETW gives each PMC a counter of its own or refuses the set at open: no budget to
+ * judge beforehand. */
+int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n)
+{
+	(void)ev;
+	(void)n;
+	return 0;
+}
+
+/* The calling thread's events this host counts: task-clock always (GetThreadTimes),
+ * cycles and context-switches where the host provides them (not under Wine). */
+const char *pmuk_counters_self_default(void)
+{
+	static const int gen[] = { PMU_GENERIC_CYCLES, PMU_GENERIC_CONTEXT_SWITCHES };
+	static const char *const name[] = { "cycles", "context-switches" };
+	static _Thread_local char spec[64];
+	char why[320];
+
+	snprintf(spec, sizeof(spec), "task-clock");
+	for (size_t i = 0; i < sizeof(gen) / sizeof(gen[0]); i++)
+		if (pmuk_win_count_source(gen[i], PMU_TARGET_SELF, why, sizeof(why)) !=
+		    PMUK_WSRC_NONE)
+			snprintf(spec + strlen(spec), sizeof(spec) - strlen(spec), ",%s", name[i]);
+	return spec;
 }
 
 static uint64_t elapsed_ns(const struct pmu_counters *p)

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Region markers: each thread lazily opens the region events on itself, begin/end
  * read them (user-space reads where the page allows) and accumulate per (region,
- * thread). The global mutex guards registration only; the hot path takes no lock. */
-#include "linux/counters.h"
+ * thread). The global mutex guards registration only; the hot path takes no lock.
+ * OS-neutral: the counters are the backend's PMU_TARGET_SELF counters, the threading
+ * is core/osthread.h (fork only exists on POSIX, where a child drops its parent's
+ * thread state). */
+#include "core/counting_int.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/osthread.h"
 
-#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct region {
 	char name[128];
@@ -30,9 +33,9 @@ struct rthread {
 	struct pmu_reading *now;   /* [nev] */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t key;
+static pmuk_lock_t lock = PMUK_LOCK_INIT;
+static pmuk_once_t key_once = PMUK_ONCE_INIT;
+static pmuk_tkey_t key;
 static int key_ok;
 static struct pmu_event *evs;
 static size_t nev;
@@ -56,17 +59,17 @@ static void thread_gone(void *v)
 {
 	struct rthread *t;
 
-	pthread_mutex_lock(&lock);
+	pmuk_lock(&lock);
 	if ((t = find_serial((uint64_t)(uintptr_t)v)) != NULL) {
 		pmu_counters_close(t->c);
 		t->c = NULL;
 	}
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 }
 
 static void make_key(void)
 {
-	key_ok = pthread_key_create(&key, thread_gone) == 0;
+	key_ok = pmuk_tkey_create(&key, thread_gone) == 0;
 }
 
 static void free_thread(struct rthread *t)
@@ -85,7 +88,7 @@ static void free_thread(struct rthread *t)
 
 void pmu_regions_fini(void)
 {
-	pthread_mutex_lock(&lock);
+	pmuk_lock(&lock);
 	while (threads) {
 		struct rthread *t = threads;
 
@@ -97,7 +100,7 @@ void pmu_regions_fini(void)
 	evs = NULL;
 	nev = 0;
 	gen++;
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 }
 
 static int thread_state(struct rthread **out);
@@ -106,14 +109,12 @@ int pmu_regions_init(const char *spec)
 {
 	struct rthread *rt;
 	struct pmu_event_list *list;
-	struct pmu_device d;
 	struct pmu_event *ev;
 	size_t n;
 	int err;
 
 	if (!spec)
-		spec = pmu_device_core_list(&d, 1) > 0 ? "cycles,instructions"
-			: "task-clock,page-faults,context-switches";
+		spec = pmuk_counters_self_default();
 	if ((err = pmu_event_parse(spec, &list)) < 0)
 		return err;
 	n = pmu_event_list_count(list);
@@ -131,12 +132,12 @@ int pmu_regions_init(const char *spec)
 		return err;
 	}
 	pmu_regions_fini();
-	pthread_once(&key_once, make_key);
+	pmuk_once(&key_once, make_key);
 	pmuk_fork_watch();
-	pthread_mutex_lock(&lock);
+	pmuk_lock(&lock);
 	evs = ev;
 	nev = n;
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 	/* Open on the calling thread now, so an event this host cannot count fails here
 	 * rather than at the first pmu_region_begin(). */
 	if ((err = thread_state(&rt)) < 0) {
@@ -171,14 +172,14 @@ static int thread_state(struct rthread **out)
 		free(rt);
 		return err;
 	}
-	rt->tid = (int)gettid();
-	pthread_mutex_lock(&lock);
+	rt->tid = pmuk_thread_id();
+	pmuk_lock(&lock);
 	rt->serial = ++serials;
 	*threads_tail = rt;
 	threads_tail = &rt->next;
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 	if (key_ok)
-		pthread_setspecific(key, (void *)(uintptr_t)rt->serial);
+		pmuk_tkey_set(key, (void *)(uintptr_t)rt->serial);
 	self = rt;
 	self_gen = gen;
 	self_forks = pmuk_fork_count;
@@ -202,7 +203,7 @@ static int add_region(struct rthread *rt, const char *name, struct region **out)
 	if (strlen(name) >= sizeof(r->name))
 		return pmuk_fail(PMU_EINVAL, "region name \"%.40s...\" is longer than %zu bytes",
 				 name, sizeof(r->name) - 1);
-	pthread_mutex_lock(&lock); /* pmu_regions_write may be walking rt->reg */
+	pmuk_lock(&lock); /* pmu_regions_write may be walking rt->reg */
 	if (rt->nreg == rt->cap) {
 		size_t cap = rt->cap ? 2 * rt->cap : 8;
 		struct region *nr = realloc(rt->reg, cap * sizeof(*nr));
@@ -233,7 +234,7 @@ static int add_region(struct rthread *rt, const char *name, struct region **out)
 			*out = r;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 	return err ? pmuk_fail(err, "out of memory adding region %s", name) : 0;
 }
 
@@ -339,9 +340,9 @@ int pmu_regions_write(FILE *f, int json)
 {
 	if (!f)
 		return pmuk_fail(PMU_EINVAL, "pmu_regions_write needs a stream");
-	pthread_mutex_lock(&lock);
+	pmuk_lock(&lock);
 	if (!evs) {
-		pthread_mutex_unlock(&lock);
+		pmuk_unlock(&lock);
 		return pmuk_fail(PMU_EINVAL, "regions are not initialised: call pmu_regions_init "
 				 "first");
 	}
@@ -349,6 +350,6 @@ int pmu_regions_write(FILE *f, int json)
 		write_json(f);
 	else
 		write_text(f);
-	pthread_mutex_unlock(&lock);
+	pmuk_unlock(&lock);
 	return ferror(f) ? pmuk_fail(PMU_EIO, "writing the region table failed") : 0;
 }
