@@ -15,7 +15,7 @@ mkdir -p "$OUT"
 fails=0
 passes=0
 
-for f in pmukit.exe pmukit.dll exit_with.exe count_self.exe; do
+for f in pmukit.exe pmukit.dll exit_with.exe count_self.exe count_regions.exe; do
 	[ -f "$BUILD/$f" ] || { echo "smoke: $BUILD/$f missing: run 'make windows' first" >&2; exit 1; }
 done
 command -v "$WINE" >/dev/null || { echo "smoke: $WINE missing (apt-get install wine64)" >&2; exit 1; }
@@ -35,15 +35,31 @@ t0=$(date +%s.%N)
 "$WINE" "$BUILD/exit_with.exe" 0 0 >/dev/null 2>&1
 t1=$(date +%s.%N)
 
-# The DLL exports exactly the public pmu_* API (the version-script rule of the .so).
-if x86_64-w64-mingw32-objdump -p "$BUILD/pmukit.dll" |
+# The DLL exports exactly the public pmu_* API, as the .so (tests/integration/
+# test_exports.sh): the names src/libpmukit.map lists and the public headers declare,
+# both ways, so a pmukit.dll user links against every declared function.
+x86_64-w64-mingw32-objdump -p "$BUILD/pmukit.dll" |
 	awk '/\[Ordinal\/Name Pointer\] Table/ {on = 1; next} on && NF == 0 {on = 0} on {print $NF}' |
-	tee "$OUT/exports.txt" | grep -qv '^pmu_'; then
-	fail dll-exports "non-pmu_ symbols exported: $(grep -v '^pmu_' "$OUT/exports.txt" | head -5 | tr '\n' ' ')"
-elif [ "$(wc -l <"$OUT/exports.txt")" -lt 50 ]; then
-	fail dll-exports "only $(wc -l <"$OUT/exports.txt") exports"
+	sort -u >"$OUT/exports.txt"
+grep -E '^[[:space:]]+pmu_[a-z0-9_]+;' src/libpmukit.map | tr -d ' \t;' | sort -u >"$OUT/map.txt"
+cat include/pmukit/*.h "$BUILD"/include/pmukit/*.h | tr '\n' ' ' |
+	grep -oE '[a-z_0-9 \*]+\bpmu_[a-z0-9_]+\(' | grep -oE 'pmu_[a-z0-9_]+\($' | tr -d '(' |
+	sort -u >"$OUT/declared.txt"
+dll_diff() {  # dll_diff WHAT FILE: names in FILE not exported, exported not in FILE
+	local missing extra
+	missing=$(comm -23 "$2" "$OUT/exports.txt" | tr '\n' ' ')
+	extra=$(comm -13 "$2" "$OUT/exports.txt" | tr '\n' ' ')
+	if [ -n "$missing$extra" ]; then
+		fail "dll-exports-$1" "not exported: ${missing:-none}; exported, not $1: ${extra:-none}"
+	else
+		pass "dll-exports-$1 ($(wc -l <"$OUT/exports.txt") exports == the $1 pmu_* names)"
+	fi
+}
+if ! grep -qx pmu_version "$OUT/declared.txt" || [ "$(wc -l <"$OUT/map.txt")" -lt 50 ]; then
+	fail dll-exports "could not read the declared names or the map (see $OUT/declared.txt, map.txt)"
 else
-	pass "dll-exports ($(wc -l <"$OUT/exports.txt") pmu_* symbols, nothing else)"
+	dll_diff declared "$OUT/declared.txt"
+	dll_diff map "$OUT/map.txt"
 fi
 
 if run caps pmukit.exe caps && grep -q 'precise data-source sampling *unavailable' "$OUT/caps.out" &&
