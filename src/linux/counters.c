@@ -401,10 +401,8 @@ static void map_pages(struct pmu_counters *c)
 	}
 }
 
-void pmu_counters_close(struct pmu_counters *c)
+void pmuk_counters_os_close(struct pmu_counters *c)
 {
-	if (!c)
-		return;
 	for (size_t e = 0; c->page && e < c->nev; e++)
 		if (c->page[e])
 			munmap(c->page[e], c->pagesz);
@@ -538,20 +536,15 @@ static int alloc_arrays(struct pmu_counters *c)
 	return 0;
 }
 
-int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
-			      const struct pmu_counters_opts *opts, struct pmu_counters **out)
+PMUK_COUNTERS_HEAD_CHECK(struct pmu_counters);
+
+int pmuk_counters_os_open(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			  const struct pmu_counters_opts *o, struct pmu_counters **out)
 {
-	struct pmu_counters_opts o;
 	struct pmu_counters *c;
 	size_t opened = 0;
 	int err;
 
-	if (!ev || n == 0 || !t || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and an out "
-				 "pointer");
-	if ((err = PMUK_OPTS_LOAD(o, opts, pmu_counters_opts)) < 0)
-		return err;
-	*out = NULL;
 	if ((err = pmuk_counters_check_budget(ev, n)) < 0)
 		return err;
 	c = calloc(1, sizeof(*c));
@@ -561,19 +554,19 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	}
 	memcpy(c->ev, ev, n * sizeof(*ev));
 	c->nev = n;
-	c->user_fallback = o.user_fallback;
+	c->user_fallback = o->user_fallback;
 	if ((err = build_groups(c)) < 0 || (err = units_of(c, t)) < 0 ||
 	    (err = alloc_arrays(c)) < 0)
 		goto fail;
 	/* A group no CPU asked can serve, or whose members a PMU refuses, may be left
 	 * out too (skip_unsupported). */
 	for (size_t g = 0; c->cpu_target && g < c->ngrp; g++)
-		if ((err = judge(c, &c->grp[g], 0, o.skip_unsupported,
+		if ((err = judge(c, &c->grp[g], 0, o->skip_unsupported,
 				 group_cpus(c, &c->grp[g]))) < 0)
 			goto fail;
 	for (size_t g = 0; g < c->ngrp; g++)
 		if (!c->grp[g].unsupported && c->grp[g].n > 1 &&
-		    (err = judge(c, &c->grp[g], 0, o.skip_unsupported, probe_fit(c, &c->grp[g]))) < 0)
+		    (err = judge(c, &c->grp[g], 0, o->skip_unsupported, probe_fit(c, &c->grp[g]))) < 0)
 			goto fail;
 	for (size_t u = 0; u < c->nunits; u++) {
 		int vanished = 0;
@@ -581,8 +574,8 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		for (size_t g = 0; g < c->ngrp && !vanished; g++) {
 			if (c->grp[g].unsupported)
 				continue;
-			err = judge(c, &c->grp[g], u, o.skip_unsupported,
-				    open_group(c, &c->grp[g], u, &o));
+			err = judge(c, &c->grp[g], u, o->skip_unsupported,
+				    open_group(c, &c->grp[g], u, o));
 			if (err < 0)
 				goto fail;
 			vanished = err == 1;
@@ -592,21 +585,21 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 		else
 			opened++;
 	}
-	if ((err = all_left_out(c, o.skip_unsupported && o.allow_empty)) < 0)
+	if ((err = all_left_out(c, o->skip_unsupported && o->allow_empty)) < 0)
 		goto fail;
 	if (opened == 0) {
 		err = pmuk_fail(PMU_ESRCH, "no such process %d (its threads exited while opening)",
 				t->pid);
 		goto fail;
 	}
-	if (!o.start_disabled && !o.enable_on_exec && pmuk_counters_never_ran(c)) {
+	if (!o->start_disabled && !o->enable_on_exec && pmuk_counters_never_ran(c)) {
 		err = pmuk_fail(PMU_ESRCH, "%s %d exited before its counters were enabled: "
 				"nothing was counted", t->kind == PMU_TARGET_TID ? "thread" :
 				"process", t->pid);
 		goto fail;
 	}
 	/* rdpmc sees this thread's counter only: not what inherited children add */
-	if (t->kind == PMU_TARGET_SELF && !o.inherit && (c->uops = pmuk_uread_native()) != NULL) {
+	if (t->kind == PMU_TARGET_SELF && !o->inherit && (c->uops = pmuk_uread_native()) != NULL) {
 		pmuk_fork_watch();
 		c->owner = pthread_self();
 		c->forks = pmuk_fork_count;
@@ -625,12 +618,4 @@ const char *pmuk_counters_self_default(void)
 
 	return pmu_device_core_list(&d, 1) > 0 ? "cycles,instructions"
 		: "task-clock,page-faults,context-switches";
-}
-
-int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
-		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
-{
-	if (!events || events->n == 0)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs a non-empty event list");
-	return pmuk_counters_open_events(events->ev, events->n, target, opts, out);
 }

@@ -25,11 +25,9 @@ struct pmuk_cgroup {
 };
 
 struct pmu_counters {
-	struct pmu_event *ev;
-	size_t nev, ngrp, nunits;
+	PMUK_COUNTERS_HEAD /* first: ev, nev, cpu_target, unit, nunits (core/counting_int.h) */
+	size_t ngrp;
 	struct pmuk_cgroup *grp;
-	int *unit;      /* tid (0 = self) or cpu of each unit */
-	int cpu_target;
 	int user_fallback; /* opts.user_fallback: also when a member is tried alone */
 	int *fd;        /* [unit * nev + event] */
 	uint64_t *id;

@@ -97,16 +97,10 @@ static int read_group(struct pmu_counters *c, size_t u, const struct pmuk_cgroup
 }
 
 /* Readings summed over units u0..u1 (threads or CPUs); c->sum holds one unit's. */
-static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_reading *out,
-		      size_t n)
+static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_reading *out)
 {
 	int err;
 
-	if (!c || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_read needs a handle and an output array");
-	if (n < c->nev)
-		return pmuk_fail(PMU_ERANGE, "the output array holds %zu readings but %zu events "
-				 "are counted", n, c->nev);
 	if (u1 - u0 == 1) {
 		for (size_t g = 0; g < c->ngrp; g++)
 			if ((err = read_group(c, u0, &c->grp[g], out)) < 0)
@@ -126,28 +120,11 @@ static int read_units(struct pmu_counters *c, size_t u0, size_t u1, struct pmu_r
 	return 0;
 }
 
-int pmu_counters_read(struct pmu_counters *c, struct pmu_reading *out, size_t n)
+int pmuk_counters_os_read(struct pmu_counters *c, size_t index, struct pmu_reading *out)
 {
-	return read_units(c, 0, c ? c->nunits : 0, out, n);
-}
-
-int pmu_counters_read_cpu(struct pmu_counters *c, size_t cpu_index, struct pmu_reading *out,
-			  size_t n)
-{
-	if (!c || !c->cpu_target || cpu_index >= c->nunits)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_read_cpu: index %zu is not a CPU of this "
-				 "handle (it has %zu)", cpu_index, c ? pmu_counters_cpu_count(c) : 0);
-	return read_units(c, cpu_index, cpu_index + 1, out, n);
-}
-
-int pmu_counters_read_thread(struct pmu_counters *c, size_t thread_index,
-			     struct pmu_reading *out, size_t n)
-{
-	if (!c || c->cpu_target || thread_index >= c->nunits)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_read_thread: index %zu is not a thread "
-				 "of this handle (it has %zu)", thread_index,
-				 pmu_counters_thread_count(c));
-	return read_units(c, thread_index, thread_index + 1, out, n);
+	if (index == SIZE_MAX)
+		return read_units(c, 0, c->nunits, out);
+	return read_units(c, index, index + 1, out);
 }
 
 /* Siblings stay enabled from open to close; enabling or disabling the leader alone
@@ -169,7 +146,7 @@ static int ioctl_all(struct pmu_counters *c, unsigned long req, unsigned long ar
 	return 0;
 }
 
-int pmu_counters_enable(struct pmu_counters *c)
+int pmuk_counters_os_enable(struct pmu_counters *c)
 {
 	int err = ioctl_all(c, PERF_EVENT_IOC_ENABLE, 0, "enabling");
 
@@ -180,19 +157,14 @@ int pmu_counters_enable(struct pmu_counters *c)
 	return err;
 }
 
-int pmu_counters_disable(struct pmu_counters *c)
+int pmuk_counters_os_disable(struct pmu_counters *c)
 {
 	return ioctl_all(c, PERF_EVENT_IOC_DISABLE, 0, "disabling");
 }
 
-int pmu_counters_reset(struct pmu_counters *c)
+int pmuk_counters_os_reset(struct pmu_counters *c)
 {
 	return ioctl_all(c, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP, "resetting");
-}
-
-size_t pmu_counters_event_count(const struct pmu_counters *c)
-{
-	return c ? c->nev : 0;
 }
 
 /* The group of event i and its place there; NULL when i is out of range. */
@@ -205,7 +177,7 @@ static const struct pmuk_cgroup *group_of(const struct pmu_counters *c, size_t i
 	return NULL;
 }
 
-const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i)
+const char *pmuk_counters_os_unsupported(const struct pmu_counters *c, size_t i)
 {
 	size_t k;
 	const struct pmuk_cgroup *g = group_of(c, i, &k);
@@ -215,35 +187,10 @@ const char *pmu_counters_unsupported(const struct pmu_counters *c, size_t i)
 	return g->why ? g->why[k] : g->unsupported;
 }
 
-int pmu_counters_left_with_group(const struct pmu_counters *c, size_t i)
+int pmuk_counters_os_left_with_group(const struct pmu_counters *c, size_t i)
 {
 	size_t k;
 	const struct pmuk_cgroup *g = group_of(c, i, &k);
 
 	return g && g->grouped ? g->grouped[k] : 0;
-}
-
-const struct pmu_event *pmu_counters_event(const struct pmu_counters *c, size_t i)
-{
-	return c && i < c->nev ? &c->ev[i] : NULL;
-}
-
-size_t pmu_counters_cpu_count(const struct pmu_counters *c)
-{
-	return c && c->cpu_target ? c->nunits : 0;
-}
-
-int pmu_counters_cpu(const struct pmu_counters *c, size_t i)
-{
-	return c && c->cpu_target && i < c->nunits ? c->unit[i] : -1;
-}
-
-size_t pmu_counters_thread_count(const struct pmu_counters *c)
-{
-	return c && !c->cpu_target ? c->nunits : 0;
-}
-
-int pmu_counters_thread(const struct pmu_counters *c, size_t i)
-{
-	return c && !c->cpu_target && i < c->nunits ? c->unit[i] : -1;
 }

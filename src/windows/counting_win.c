@@ -28,7 +28,6 @@ typedef DWORD (APIENTRY *read_tp_fn)(HANDLE, DWORD, PPERFORMANCE_DATA);
 typedef DWORD (APIENTRY *disable_tp_fn)(HANDLE);
 
 struct win_counter {
-	struct pmu_event ev;
 	int src;
 	uint64_t base;       /* raw value at the last enable */
 	uint64_t acc;        /* counted while enabled before the last disable */
@@ -37,14 +36,12 @@ struct win_counter {
 };
 
 struct pmu_counters {
-	struct win_counter *c;
-	size_t n;
+	PMUK_COUNTERS_HEAD /* first: ev, nev, unit = the CPUs of a CPU target (core/counting_int.h) */
+	struct win_counter *c; /* [nev] */
 	int kind;
 	HANDLE proc, thread; /* owned unless the calling thread/process pseudo handles */
 	HANDLE hcp;          /* HCP performance data handle */
 	struct pmuk_etw_pmc *pmc;  /* the hardware events counted through ETW */
-	size_t ncpus;        /* PMU_TARGET_CPUS */
-	int *cpus;
 	int enabled;
 	LARGE_INTEGER t_enable, freq;
 	uint64_t time_acc;   /* ns enabled before the last disable */
@@ -234,10 +231,10 @@ static int open_pmc(struct pmu_counters *p, const struct pmu_target *t)
 	size_t k = 0;
 	int err;
 
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->nev; i++)
 		if (p->c[i].src == PMUK_WSRC_ETW_PMC && k < PMUK_ETW_MAX_IDS) {
 			p->c[i].pmc = (int)k;
-			ev[k++] = &p->c[i].ev;
+			ev[k++] = &p->ev[i];
 		}
 	if (!k)
 		return 0;
@@ -247,10 +244,10 @@ static int open_pmc(struct pmu_counters *p, const struct pmu_target *t)
 		const int *cpus;
 
 		/* Flat ids (group * 64 + number), as the ETW side maps them. */
-		p->ncpus = pmuk_etw_pmc_cpus(p->pmc, &cpus);
-		if (!(p->cpus = calloc(p->ncpus ? p->ncpus : 1, sizeof(*p->cpus))))
+		p->nunits = pmuk_etw_pmc_cpus(p->pmc, &cpus);
+		if (!(p->unit = calloc(p->nunits ? p->nunits : 1, sizeof(*p->unit))))
 			return pmuk_fail(PMU_ENOMEM, "out of memory for the CPU list");
-		memcpy(p->cpus, cpus, p->ncpus * sizeof(*p->cpus));
+		memcpy(p->unit, cpus, p->nunits * sizeof(*p->unit));
 	}
 	return 0;
 }
@@ -291,8 +288,8 @@ static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target
 
 	if (err != PMU_ENOTSUP || !skip)
 		return err;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct pmu_event *ev = &p->c[i].ev;
+	for (size_t i = 0; i < p->nev; i++) {
+		const struct pmu_event *ev = &p->ev[i];
 
 		if (p->c[i].src != PMUK_WSRC_ETW_PMC)
 			continue;
@@ -315,7 +312,7 @@ static int all_left_out(const struct pmu_counters *p, int allow_empty)
 
 	if (allow_empty)
 		return 0;
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->nev; i++) {
 		if (!p->c[i].unsupported)
 			return 0;
 		if (n < sizeof(why) / sizeof(why[0]))
@@ -324,36 +321,37 @@ static int all_left_out(const struct pmu_counters *p, int allow_empty)
 	return pmuk_fail_reasons(PMU_ENOTSUP, why, n);
 }
 
-int pmuk_counters_open_events(const struct pmu_event *ev, size_t nev,
-			      const struct pmu_target *target, const struct pmu_counters_opts *opts,
-			      struct pmu_counters **out)
+PMUK_COUNTERS_HEAD_CHECK(struct pmu_counters);
+
+int pmuk_counters_os_open(const struct pmu_event *ev, size_t nev, const struct pmu_target *target,
+			  const struct pmu_counters_opts *o, struct pmu_counters **out)
 {
 	struct pmu_counters *p;
 	char why[320];
-	int err = PMUK_OPTS_VALID(opts, pmu_counters_opts);
+	int err = 0;
 	/* inherit is implied: process counts include every thread */
-	int skip = PMUK_OPTS_GET(opts, skip_unsupported, 0);
-	int allow_empty = skip && PMUK_OPTS_GET(opts, allow_empty, 0);
+	int skip = o->skip_unsupported;
+	int allow_empty = skip && o->allow_empty;
 
-	if (err < 0)
-		return err;
-	if (!ev || !target || !out || !nev)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and a result");
 	if (target->pids && target->npids > 1)
 		return pmuk_fail(PMU_ENOTSUP, "several processes or threads in one target are "
 				 "counted on Linux only; on Windows count one at a time");
-	*out = NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->c = calloc(nev, sizeof(*p->c)))) {
+	if (!p || !(p->c = calloc(nev, sizeof(*p->c))) || !(p->ev = calloc(nev, sizeof(*p->ev)))) {
+		free(p ? p->c : NULL);
 		free(p);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening counters");
 	}
-	p->n = nev;
+	p->nev = nev;
 	p->kind = target->kind;
-	for (size_t i = 0; i < p->n && !err; i++) {
+	p->cpu_target = target->kind == PMU_TARGET_CPUS;
+	if (!p->cpu_target)
+		p->no_threads = "Windows counters are kept per process or thread as a whole, "
+				"not per thread of a process";
+	for (size_t i = 0; i < p->nev && !err; i++) {
 		const struct pmu_event *e = &ev[i];
 
-		p->c[i].ev = *e;
+		p->ev[i] = *e;
 		p->c[i].pmc = -1;
 		if (e->kind == PMU_EVENT_RAW && !strcmp(e->pmu, "hal"))
 			p->c[i].src = PMUK_WSRC_ETW_PMC;
@@ -373,28 +371,20 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t nev,
 		err = open_pmc_or_leave_out(p, target, skip);
 	if (!err)
 		err = all_left_out(p, allow_empty);
-	for (size_t i = 0; i < p->n && !err; i++)
+	for (size_t i = 0; i < p->nev && !err; i++)
 		if (p->c[i].src == PMUK_WSRC_HCP_CSWITCH && !p->hcp)
 			err = hcp_enable(p);
 	QueryPerformanceFrequency(&p->freq);
-	for (size_t i = 0; i < p->n && !err; i++) /* proves every source reads */
+	for (size_t i = 0; i < p->nev && !err; i++) /* proves every source reads */
 		err = read_raw(p, p->c[i].src, &p->c[i].base);
-	if (!err && !PMUK_OPTS_GET(opts, start_disabled, 0))
-		err = pmu_counters_enable(p);
+	if (!err && !o->start_disabled)
+		err = pmuk_counters_os_enable(p);
 	if (err) {
-		pmu_counters_close(p);
+		pmuk_counters_os_close(p);
 		return err;
 	}
 	*out = p;
 	return 0;
-}
-
-int pmu_counters_open(const struct pmu_event_list *events, const struct pmu_target *target,
-		      const struct pmu_counters_opts *opts, struct pmu_counters **out)
-{
-	if (!events || events->n == 0)
-		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs a non-empty event list");
-	return pmuk_counters_open_events(events->ev, events->n, target, opts, out);
 }
 
 /* ETW gives each PMC a counter of its own or refuses the set at open: no budget to
@@ -432,15 +422,13 @@ static uint64_t elapsed_ns(const struct pmu_counters *p)
 			  (double)p->freq.QuadPart);
 }
 
-int pmu_counters_enable(struct pmu_counters *p)
+int pmuk_counters_os_enable(struct pmu_counters *p)
 {
 	int err = 0;
 
-	if (!p)
-		return pmuk_fail(PMU_EINVAL, "no counters");
 	if (p->enabled)
 		return 0;
-	for (size_t i = 0; i < p->n && !err; i++)
+	for (size_t i = 0; i < p->nev && !err; i++)
 		err = read_raw(p, p->c[i].src, &p->c[i].base);
 	if (!err && p->pmc)
 		err = pmuk_etw_pmc_enable(p->pmc, 1);
@@ -451,16 +439,14 @@ int pmu_counters_enable(struct pmu_counters *p)
 	return 0;
 }
 
-int pmu_counters_disable(struct pmu_counters *p)
+int pmuk_counters_os_disable(struct pmu_counters *p)
 {
 	uint64_t v;
 	int err = 0;
 
-	if (!p)
-		return pmuk_fail(PMU_EINVAL, "no counters");
 	if (!p->enabled)
 		return 0;
-	for (size_t i = 0; i < p->n && !err; i++)
+	for (size_t i = 0; i < p->nev && !err; i++)
 		if (!(err = read_raw(p, p->c[i].src, &v)))
 			p->c[i].acc += v - p->c[i].base;
 	if (!err && p->pmc)
@@ -470,13 +456,11 @@ int pmu_counters_disable(struct pmu_counters *p)
 	return err;
 }
 
-int pmu_counters_reset(struct pmu_counters *p)
+int pmuk_counters_os_reset(struct pmu_counters *p)
 {
 	int err = 0;
 
-	if (!p)
-		return pmuk_fail(PMU_EINVAL, "no counters");
-	for (size_t i = 0; i < p->n && !err; i++) {
+	for (size_t i = 0; i < p->nev && !err; i++) {
 		p->c[i].acc = 0;
 		if (p->enabled)
 			err = read_raw(p, p->c[i].src, &p->c[i].base);
@@ -489,37 +473,17 @@ int pmu_counters_reset(struct pmu_counters *p)
 	return err;
 }
 
-size_t pmu_counters_event_count(const struct pmu_counters *p)
+const char *pmuk_counters_os_unsupported(const struct pmu_counters *p, size_t i)
 {
-	return p ? p->n : 0;
-}
-
-const char *pmu_counters_unsupported(const struct pmu_counters *p, size_t i)
-{
-	return p && i < p->n ? p->c[i].unsupported : NULL;
+	return p->c[i].unsupported;
 }
 
 /* Windows counts no groups: an event is only ever left out for its own reason. */
-int pmu_counters_left_with_group(const struct pmu_counters *p, size_t i)
+int pmuk_counters_os_left_with_group(const struct pmu_counters *p, size_t i)
 {
 	(void)p;
 	(void)i;
 	return 0;
-}
-
-const struct pmu_event *pmu_counters_event(const struct pmu_counters *p, size_t i)
-{
-	return p && i < p->n ? &p->c[i].ev : NULL;
-}
-
-size_t pmu_counters_cpu_count(const struct pmu_counters *p)
-{
-	return p ? p->ncpus : 0;
-}
-
-int pmu_counters_cpu(const struct pmu_counters *p, size_t i)
-{
-	return p && i < p->ncpus ? p->cpus[i] : -1;
 }
 
 /* Fills out[] for all targets (cpu_index -1) or one CPU of a CPU target. */
@@ -528,7 +492,7 @@ static int read_all(struct pmu_counters *p, int cpu_index, struct pmu_reading *o
 	uint64_t t = p->time_acc + (p->enabled ? elapsed_ns(p) : 0), v;
 	int err;
 
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->nev; i++) {
 		if (p->c[i].unsupported) {
 			pmuk_reading_set(&out[i], 0, 0, 0);
 			out[i].flags = PMU_READING_UNSUPPORTED;
@@ -550,70 +514,27 @@ static int read_all(struct pmu_counters *p, int cpu_index, struct pmu_reading *o
 	return 0;
 }
 
-int pmu_counters_read(struct pmu_counters *p, struct pmu_reading *out, size_t n)
+int pmuk_counters_os_read(struct pmu_counters *p, size_t index, struct pmu_reading *out)
 {
-	if (!p || !out || n < p->n)
-		return pmuk_fail(PMU_ERANGE, "pmu_counters_read needs room for %zu readings",
-				 p ? p->n : 0);
-	return read_all(p, -1, out);
+	return read_all(p, index == SIZE_MAX ? -1 : (int)index, out);
 }
 
-int pmu_counters_read_cpu(struct pmu_counters *p, size_t cpu_index, struct pmu_reading *out,
-			  size_t n)
-{
-	if (!p || !out || n < p->n)
-		return pmuk_fail(PMU_ERANGE, "pmu_counters_read_cpu needs room for %zu readings",
-				 p ? p->n : 0);
-	if (!p->ncpus)
-		return pmuk_fail(PMU_EINVAL, "these counters have no CPU target");
-	if (cpu_index >= p->ncpus)
-		return pmuk_fail(PMU_ERANGE, "CPU index %zu: the target has %zu CPUs", cpu_index,
-				 p->ncpus);
-	return read_all(p, (int)cpu_index, out);
-}
-
-void pmu_counters_close(struct pmu_counters *p)
+void pmuk_counters_os_close(struct pmu_counters *p)
 {
 	disable_tp_fn dis;
 
-	if (!p)
-		return;
 	if (p->hcp && (dis = (disable_tp_fn)(void (*)(void))pmuk_win_proc(L"kernel32.dll",
 									  "DisableThreadProfiling")))
 		dis(p->hcp);
 	pmuk_etw_pmc_close(p->pmc);
-	free(p->cpus);
+	free(p->unit);
 	if (p->thread && p->kind == PMU_TARGET_TID)
 		CloseHandle(p->thread);
 	if (p->proc && p->kind == PMU_TARGET_PID)
 		CloseHandle(p->proc);
-	for (size_t i = 0; p->c && i < p->n; i++)
+	for (size_t i = 0; p->c && i < p->nev; i++)
 		free(p->c[i].unsupported);
 	free(p->c);
+	free(p->ev);
 	free(p);
-}
-
-/* Windows counts a process or thread as a whole: there are no per-thread sets. */
-size_t pmu_counters_thread_count(const struct pmu_counters *p)
-{
-	(void)p;
-	return 0;
-}
-
-int pmu_counters_thread(const struct pmu_counters *p, size_t i)
-{
-	(void)p;
-	(void)i;
-	return -1;
-}
-
-int pmu_counters_read_thread(struct pmu_counters *p, size_t thread_index,
-			     struct pmu_reading *out, size_t n)
-{
-	(void)p;
-	(void)out;
-	(void)n;
-	return pmuk_fail(PMU_ENOTSUP, "pmu_counters_read_thread: index %zu: Windows counters "
-			 "are kept per process or thread as a whole, not per thread of a process",
-			 thread_index);
 }
