@@ -2,8 +2,7 @@
 /* A child held between fork and exec: it blocks reading a pipe until
  * pmu_command_start(), so counters can be attached first. An exec failure comes
  * back as the child's errno through a close-on-exec pipe (EOF means exec worked). */
-#include <pmukit/command.h>
-
+#include "core/command_int.h"
 #include "core/error.h"
 
 #include <errno.h>
@@ -17,11 +16,9 @@
 #include <unistd.h>
 
 struct pmu_command {
-	pid_t pid;
+	PMUK_COMMAND_HEAD /* first: pid, started, reaped (core/command_int.h) */
 	int go_fd;      /* our end: one byte releases the child; EOF tells it to quit */
 	int err_fd;     /* read end: the child's exec errno, or EOF */
-	int started;
-	int reaped;
 	int status;
 	char name[256];
 };
@@ -45,13 +42,13 @@ static void child(char *const argv[], int go, int err)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-int pmu_command_prepare(char *const argv[], struct pmu_command **out)
+PMUK_COMMAND_HEAD_CHECK(struct pmu_command);
+
+int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out)
 {
 	struct pmu_command *cmd;
 	int go[2], err[2];
 
-	if (!argv || !argv[0] || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_command_prepare needs argv with a command name");
 	cmd = calloc(1, sizeof(*cmd));
 	if (!cmd)
 		return pmuk_fail(PMU_ENOMEM, "out of memory preparing %s", argv[0]);
@@ -92,11 +89,6 @@ int pmu_command_prepare(char *const argv[], struct pmu_command **out)
 	return 0;
 }
 
-int pmu_command_pid(const struct pmu_command *cmd)
-{
-	return cmd ? (int)cmd->pid : -1;
-}
-
 static void reap(struct pmu_command *cmd)
 {
 	while (!cmd->reaped) {
@@ -107,14 +99,12 @@ static void reap(struct pmu_command *cmd)
 	}
 }
 
-int pmu_command_start(struct pmu_command *cmd)
+int pmuk_command_os_start(struct pmu_command *cmd)
 {
 	char c = 1;
 	ssize_t r;
 	int e;
 
-	if (!cmd || cmd->started)
-		return pmuk_fail(PMU_EINVAL, "pmu_command_start: command missing or started already");
 	cmd->started = 1;
 	do
 		r = send(cmd->go_fd, &c, 1, MSG_NOSIGNAL);
@@ -150,10 +140,8 @@ int pmu_command_start(struct pmu_command *cmd)
 	}
 }
 
-int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
+int pmuk_command_os_wait(struct pmu_command *cmd, int *wait_status)
 {
-	if (!cmd)
-		return pmuk_fail(PMU_EINVAL, "pmu_command_wait: NULL command");
 	if (!cmd->reaped) {
 		if (waitpid(cmd->pid, &cmd->status, 0) != cmd->pid) {
 			if (errno == EINTR)
@@ -168,10 +156,8 @@ int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
 	return 0;
 }
 
-void pmu_command_free(struct pmu_command *cmd)
+void pmuk_command_os_free(struct pmu_command *cmd)
 {
-	if (!cmd)
-		return;
 	if (cmd->go_fd >= 0)
 		close(cmd->go_fd); /* a held child reads EOF and exits */
 	if (cmd->err_fd >= 0)

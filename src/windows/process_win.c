@@ -2,6 +2,7 @@
 /* pmu_command_* on Windows: the child is created suspended, counters attach to it,
  * then its first thread is resumed. The wait status is the child's exit code. */
 #include "windows/win.h"
+#include "core/command_int.h"
 #include "core/error.h"
 
 #include <pmukit/command.h>
@@ -9,9 +10,11 @@
 #include <string.h>
 
 struct pmu_command {
+	PMUK_COMMAND_HEAD /* first: pid, started, reaped (core/command_int.h) */
 	PROCESS_INFORMATION pi;
-	int started, reaped;
 };
+
+PMUK_COMMAND_HEAD_CHECK(struct pmu_command);
 
 /* Appends arg quoted the way CommandLineToArgvW and the CRT split it again. */
 static size_t quote_arg(wchar_t *out, const wchar_t *arg)
@@ -98,17 +101,13 @@ fail:
 	return NULL;
 }
 
-int pmu_command_prepare(char *const argv[], struct pmu_command **out)
+int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out)
 {
 	STARTUPINFOW si = { .cb = sizeof(si) };
 	struct pmu_command *cmd;
 	wchar_t *line;
 	DWORD e;
 
-	if (!argv || !argv[0] || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_command_prepare needs a command and somewhere to "
-				 "store it");
-	*out = NULL;
 	cmd = calloc(1, sizeof(*cmd));
 	line = command_line(argv);
 	if (!cmd || !line) {
@@ -132,19 +131,13 @@ int pmu_command_prepare(char *const argv[], struct pmu_command **out)
 				 pmuk_win_strerror(e));
 	}
 	free(line);
+	cmd->pid = (int)cmd->pi.dwProcessId;
 	*out = cmd;
 	return 0;
 }
 
-int pmu_command_pid(const struct pmu_command *cmd)
+int pmuk_command_os_start(struct pmu_command *cmd)
 {
-	return cmd ? (int)cmd->pi.dwProcessId : -1;
-}
-
-int pmu_command_start(struct pmu_command *cmd)
-{
-	if (!cmd || cmd->started)
-		return pmuk_fail(PMU_EINVAL, "the command is not prepared, or already started");
 	if (ResumeThread(cmd->pi.hThread) == (DWORD)-1)
 		return pmuk_fail(PMU_EIO, "cannot start the command: ResumeThread failed: %s",
 				 pmuk_win_strerror(GetLastError()));
@@ -152,12 +145,10 @@ int pmu_command_start(struct pmu_command *cmd)
 	return 0;
 }
 
-int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
+int pmuk_command_os_wait(struct pmu_command *cmd, int *wait_status)
 {
 	DWORD code;
 
-	if (!cmd || !wait_status)
-		return pmuk_fail(PMU_EINVAL, "pmu_command_wait needs a command and a status");
 	if (WaitForSingleObject(cmd->pi.hProcess, INFINITE) != WAIT_OBJECT_0)
 		return pmuk_fail(PMU_EIO, "waiting for the command failed: %s",
 				 pmuk_win_strerror(GetLastError()));
@@ -165,7 +156,8 @@ int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
 		return pmuk_fail(PMU_EIO, "cannot read the command's exit code: %s",
 				 pmuk_win_strerror(GetLastError()));
 	cmd->reaped = 1;
-	*wait_status = (int)code;
+	if (wait_status)
+		*wait_status = (int)code;
 	return 0;
 }
 
@@ -175,10 +167,8 @@ HANDLE pmuk_command_handle(const struct pmu_command *cmd)
 	return cmd ? cmd->pi.hProcess : NULL;
 }
 
-void pmu_command_free(struct pmu_command *cmd)
+void pmuk_command_os_free(struct pmu_command *cmd)
 {
-	if (!cmd)
-		return;
 	if (!cmd->reaped && WaitForSingleObject(cmd->pi.hProcess, 0) == WAIT_TIMEOUT) {
 		TerminateProcess(cmd->pi.hProcess, 1);
 		WaitForSingleObject(cmd->pi.hProcess, 5000);

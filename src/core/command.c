@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit/command.h's front: the argument checks and the pid, once for every OS; the
+ * process work is the backend's (core/command_int.h). */
+#include "core/command_int.h"
+#include "core/error.h"
+
+static const struct pmuk_command_head *head(const struct pmu_command *cmd)
+{
+	return (const struct pmuk_command_head *)(const void *)cmd;
+}
+
+int pmu_command_prepare(char *const argv[], struct pmu_command **out)
+{
+	if (!argv || !argv[0] || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_prepare needs argv with a command name "
+				 "and somewhere to store the command");
+	*out = NULL;
+	return pmuk_command_os_prepare(argv, out);
+}
+
+int pmu_command_pid(const struct pmu_command *cmd)
+{
+	return cmd ? head(cmd)->pid : -1;
+}
+
+int pmu_command_start(struct pmu_command *cmd)
+{
+	if (!cmd || head(cmd)->started)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_start: command missing or started already");
+	return pmuk_command_os_start(cmd);
+}
+
+int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
+{
+	if (!cmd)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_wait: NULL command");
+	return pmuk_command_os_wait(cmd, wait_status);
+}
+
+void pmu_command_free(struct pmu_command *cmd)
+{
+	if (cmd)
+		pmuk_command_os_free(cmd);
+}
