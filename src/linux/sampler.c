@@ -38,8 +38,7 @@ struct sring {
 };
 
 struct pmu_sampler {
-	struct pmu_event *ev;
-	size_t nev;
+	PMUK_SAMPLER_HEAD /* first: ev, nev, st (core/sampler_int.h) */
 	struct pmuk_units units;
 	int *fd;               /* [unit * nev + event], -1 when not open */
 	uint64_t *id;          /* [unit * nev + event] kernel event ids */
@@ -49,7 +48,6 @@ struct pmu_sampler {
 	size_t pagesz, mapsz;
 	uint64_t *bounce;
 	struct pmuk_sample_fmt fmt;
-	struct pmu_sampler_stats st;
 	/* the read in progress */
 	size_t cur;
 	pmu_record_fn cb;
@@ -221,26 +219,6 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 	return 0;
 }
 
-static int check_opts(const struct pmu_sampler_opts *opts, struct pmu_sampler_opts *o)
-{
-	int err = PMUK_OPTS_LOAD(*o, opts, pmu_sampler_opts);
-
-	if (err < 0)
-		return err;
-	if (!o->use_freq && o->period == 0) {
-		o->use_freq = 1;
-		o->freq = 1000;
-	}
-	if (o->use_freq && o->freq == 0)
-		return pmuk_fail(PMU_EINVAL, "frequency sampling needs freq > 0 samples per second");
-	if (o->pages == 0)
-		o->pages = 64;
-	if ((o->pages & (o->pages - 1)) || o->pages > (1u << 20))
-		return pmuk_fail(PMU_EINVAL, "ring buffer pages must be a power of two up to 2^20 "
-				 "(got %u)", o->pages);
-	return 0;
-}
-
 static int alloc_arrays(struct pmu_sampler *s)
 {
 	size_t n = s->units.n;
@@ -261,20 +239,15 @@ static int alloc_arrays(struct pmu_sampler *s)
 	return 0;
 }
 
-int pmuk_sampler_open_events(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
-			     const struct pmu_sampler_opts *opts, struct pmu_sampler **out)
+PMUK_SAMPLER_HEAD_CHECK(struct pmu_sampler);
+
+int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			 const struct pmu_sampler_opts *o, struct pmu_sampler **out)
 {
-	struct pmu_sampler_opts o;
 	struct pmu_sampler *s;
 	size_t opened = 0;
 	int err;
 
-	if (!ev || n == 0 || !t || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_sampler_open needs events, a target and an out "
-				 "pointer");
-	*out = NULL;
-	if ((err = check_opts(opts, &o)) < 0)
-		return err;
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->ev = malloc(n * sizeof(*ev)))) {
 		free(s);
@@ -283,11 +256,11 @@ int pmuk_sampler_open_events(const struct pmu_event *ev, size_t n, const struct 
 	memcpy(s->ev, ev, n * sizeof(*ev));
 	s->nev = n;
 	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	s->mapsz = (1 + (size_t)o.pages) * s->pagesz;
+	s->mapsz = (1 + (size_t)o->pages) * s->pagesz;
 	if ((err = pmuk_target_units(t, &s->units)) < 0 || (err = alloc_arrays(s)) < 0)
 		goto fail;
 	for (size_t u = 0; u < s->units.n; u++) {
-		err = open_unit(s, u, &o);
+		err = open_unit(s, u, o);
 		if (err < 0)
 			goto fail;
 		if (err == 1)
@@ -300,21 +273,13 @@ int pmuk_sampler_open_events(const struct pmu_event *ev, size_t n, const struct 
 				t->pid);
 		goto fail;
 	}
-	if (!o.start_disabled && (err = pmu_sampler_enable(s)) < 0)
+	if (!o->start_disabled && (err = pmuk_sampler_os_enable(s)) < 0)
 		goto fail;
 	*out = s;
 	return 0;
 fail:
-	pmu_sampler_close(s);
+	pmuk_sampler_os_close(s);
 	return err;
-}
-
-int pmu_sampler_open(const struct pmu_event_list *events, const struct pmu_target *target,
-		     const struct pmu_sampler_opts *opts, struct pmu_sampler **out)
-{
-	if (!events || events->n == 0)
-		return pmuk_fail(PMU_EINVAL, "pmu_sampler_open needs a non-empty event list");
-	return pmuk_sampler_open_events(events->ev, events->n, target, opts, out);
 }
 
 static int ioctl_one(struct pmu_sampler *s, size_t i, unsigned long req, const char *what)
@@ -328,36 +293,30 @@ static int ioctl_one(struct pmu_sampler *s, size_t i, unsigned long req, const c
 /* Members before their leader: each group then starts as one when its leader is
  * enabled. A member enabled into a running group may never start its timer
  * (task-clock under a cpu-clock leader got no samples at all on Linux 6.18). */
-int pmu_sampler_enable(struct pmu_sampler *s)
+int pmuk_sampler_os_enable(struct pmu_sampler *s)
 {
 	int err = 0;
 
-	if (!s)
-		return pmuk_fail(PMU_EINVAL, "no sampler");
 	for (size_t i = s->units.n * s->nev; i-- > 0 && err == 0;)
 		err = ioctl_one(s, i, PERF_EVENT_IOC_ENABLE, "start");
 	return err;
 }
 
 /* Leaders first: disabling a leader stops its whole group at once. */
-int pmu_sampler_disable(struct pmu_sampler *s)
+int pmuk_sampler_os_disable(struct pmu_sampler *s)
 {
 	int err = 0;
 
-	if (!s)
-		return pmuk_fail(PMU_EINVAL, "no sampler");
 	for (size_t i = 0; i < s->units.n * s->nev && err == 0; i++)
 		err = ioctl_one(s, i, PERF_EVENT_IOC_DISABLE, "stop");
 	return err;
 }
 
-int pmu_sampler_poll(struct pmu_sampler *s, int timeout_ms)
+int pmuk_sampler_os_poll(struct pmu_sampler *s, int timeout_ms)
 {
 	size_t live = 0;
 	int n, ready = 0;
 
-	if (!s)
-		return pmuk_fail(PMU_EINVAL, "no sampler");
 	for (size_t u = 0; u < s->units.n; u++) {
 		int on = s->ring[u].map && !s->ring[u].hung;
 
@@ -484,12 +443,10 @@ static int report_lost(struct pmu_sampler *s, size_t u)
 	return ret;
 }
 
-int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
+int pmuk_sampler_os_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
 {
 	int err = 0, ret;
 
-	if (!s || !cb)
-		return pmuk_fail(PMU_EINVAL, "pmu_sampler_read needs a sampler and a callback");
 	s->cb = cb;
 	s->cbctx = ctx;
 	s->decode_err = 0;
@@ -514,27 +471,8 @@ int pmu_sampler_read(struct pmu_sampler *s, pmu_record_fn cb, void *ctx)
 	return err;
 }
 
-int pmu_sampler_stats(const struct pmu_sampler *s, struct pmu_sampler_stats *out, size_t size)
+void pmuk_sampler_os_close(struct pmu_sampler *s)
 {
-	if (!s)
-		return pmuk_fail(PMU_EINVAL, "pmu_sampler_stats needs a sampler and an output");
-	return PMUK_COPY_OUT(out, size, s->st, pmu_sampler_stats);
-}
-
-size_t pmu_sampler_event_count(const struct pmu_sampler *s)
-{
-	return s ? s->nev : 0;
-}
-
-const struct pmu_event *pmu_sampler_event(const struct pmu_sampler *s, size_t i)
-{
-	return s && i < s->nev ? &s->ev[i] : NULL;
-}
-
-void pmu_sampler_close(struct pmu_sampler *s)
-{
-	if (!s)
-		return;
 	for (size_t u = 0; s->fd && s->ring && u < s->units.n; u++)
 		close_unit(s, u);
 	pmuk_units_free(&s->units);
