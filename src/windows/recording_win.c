@@ -15,6 +15,7 @@
  * settings of the kernel: another profiling session sees them too. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/recording_int.h"
 #include "core/opts.h"
 #include "core/event_list.h"
 
@@ -26,9 +27,11 @@
 #define MIN_TIMER_100NS 1221u  /* the kernel's shortest profile interval, 0.1221 ms */
 
 struct pmu_recording {
+	PMUK_RECORDING_HEAD /* first: path (core/recording_int.h) */
 	struct pmuk_etw_session s;
-	char path[1024];
 };
+
+PMUK_RECORDING_HEAD_CHECK(struct pmu_recording);
 
 static int is_timer(const struct pmu_event *ev)
 {
@@ -150,23 +153,17 @@ static int preflight(const struct plan *p, const struct pmu_target *t,
 	return pmuk_etw_resolve(p->hw, p->nhw, resolved->ids);
 }
 
-int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_target *target,
-			const struct pmu_recording_opts *user_opts, struct pmu_recording **out)
+int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pmu_target *target,
+			    const struct pmu_recording_opts *opts, struct pmu_recording **out)
 {
-	struct pmu_recording_opts o;
-	const struct pmu_recording_opts *opts = &o; /* the library's copy from here on */
 	struct pmu_recording *r;
 	struct plan p;
 	ULONG base = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
 		     EVENT_TRACE_FLAG_IMAGE_LOAD, mask[8] = { 0 };
 	int err;
 
-	if ((err = PMUK_OPTS_LOAD(o, user_opts, pmu_recording_opts)) < 0)
-		return err;
-	if (!out || !o.path || !o.path[0])
-		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options with a path, "
-				 "and somewhere to store the recording");
-	*out = NULL;
+	if (!opts->path || !opts->path[0])
+		return pmuk_fail(PMU_EINVAL, "pmu_recording_start needs options with a path");
 	if ((err = plan(events, opts, &p)) || (err = preflight(&p, target, opts, &p)))
 		return err;
 	if (!pmuk_wine_version() && (err = pmuk_etw_profile_privilege()))
@@ -189,7 +186,7 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 		int created = r->s.running && !pmuk_wine_version();
 		WCHAR w[MAX_PATH * 2];
 
-		pmu_recording_close(r);
+		pmuk_recording_os_close(r);
 		if (created && MultiByteToWideChar(CP_UTF8, 0, opts->path, -1, w, MAX_PATH * 2))
 			DeleteFileW(w);  /* a session that never recorded */
 		return err;
@@ -198,39 +195,24 @@ int pmu_recording_start(const struct pmu_event_list *events, const struct pmu_ta
 	return 0;
 }
 
-int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, size_t size)
+int pmuk_recording_os_stop(struct pmu_recording *r, struct pmu_recording_stats *st)
 {
-	struct pmu_recording_stats s = { 0 };
 	WIN32_FILE_ATTRIBUTE_DATA a;
 	WCHAR w[MAX_PATH * 2];
-	int err;
+	int err = pmuk_etw_session_stop(&r->s);
 
-	if (!r)
-		return pmuk_fail(PMU_EINVAL, "no recording");
-	err = pmuk_etw_session_stop(&r->s);
-	if (st) {
-		s.events_lost = r->s.events_lost;
-		s.buffers_written = r->s.buffers_written;
-		s.buffers_lost = r->s.buffers_lost;
-		/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
-		if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
-		    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
-			s.bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
-		if (!err)
-			err = PMUK_COPY_OUT(st, size, s, pmu_recording_stats);
-	}
+	st->events_lost = r->s.events_lost;
+	st->buffers_written = r->s.buffers_written;
+	st->buffers_lost = r->s.buffers_lost;
+	/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
+	if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
+	    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
+		st->bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
 	return err;
 }
 
-const char *pmu_recording_path(const struct pmu_recording *r)
+void pmuk_recording_os_close(struct pmu_recording *r)
 {
-	return r ? r->path : NULL;
-}
-
-void pmu_recording_close(struct pmu_recording *r)
-{
-	if (!r)
-		return;
 	pmuk_etw_session_free(&r->s);
 	free(r);
 }
