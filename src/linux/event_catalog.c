@@ -5,6 +5,7 @@
 #include "linux/pmu_sysfs.h"
 #include "core/catalog.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/event_table.h"
 #include "core/sysroot.h"
 
@@ -273,16 +274,12 @@ static int info_cmp(const void *a, const void *b)
 	return x->kind == PMU_EVENT_TRACEPOINT || x->kind == PMU_EVENT_RAW ? strcmp(x->name, y->name) : 0;
 }
 
-int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
+int pmuk_os_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
 {
 	struct cat c = { .list.pattern = pattern };
 	size_t off = 0;
 	int ret;
 
-	if (!out || !n)
-		return pmuk_fail(PMU_EINVAL, "pmu_event_catalog needs an output array and count");
-	*out = NULL;
-	*n = 0;
 	if ((ret = pmuk_pmu_scan(&c.pmus, &c.npmus)))
 		return ret;
 	for (int i = 0; i < c.npmus; i++) {
@@ -318,9 +315,4 @@ int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *
 	*out = c.list.v;
 	*n = c.list.n;
 	return 0;
-}
-
-void pmu_event_catalog_free(struct pmu_event_info *info)
-{
-	free(info);
 }

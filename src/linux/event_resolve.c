@@ -6,6 +6,7 @@
 #include "linux/event_resolve.h"
 #include "linux/pmu_sysfs.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/event_list.h"
 #include "core/event_table.h"
 #include "core/suggest.h"
@@ -332,16 +333,13 @@ static int resolve_all(struct pmuk_rctx *c, const struct pmuk_ev_ast *a, struct 
 	return ret;
 }
 
-int pmu_event_parse(const char *spec, struct pmu_event_list **out)
+int pmuk_os_event_parse(const char *spec, struct pmu_event_list **out)
 {
 	struct pmuk_rctx c = { .spec = spec };
 	struct pmu_event_list *l = NULL;
 	struct pmuk_ev_ast a;
 	int ret;
 
-	if (!out)
-		return pmuk_fail(PMU_EINVAL, "pmu_event_parse needs somewhere to store the list");
-	*out = NULL;
 	ret = pmuk_ev_parse(spec, &a);
 	if (!ret)
 		ret = pmuk_expand_tracepoint_globs(&a, MAX_EVENTS);

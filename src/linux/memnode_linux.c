@@ -2,6 +2,7 @@
 /* Page -> NUMA node through move_pages(2) in query mode (nodes == NULL): the kernel
  * only reports where each page lives. Called directly: no libnuma needed for this. */
 #include "core/error.h"
+#include "core/os_int.h"
 
 #include <pmukit/topology.h>
 
@@ -11,15 +12,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes)
+int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes)
 {
 	int stack[64], *status = n <= 64 ? stack : malloc(n * sizeof(int));
 	long rc;
 
-	if (!addrs || !nodes)
-		return pmuk_fail(PMU_EINVAL, "pmu_memory_nodes needs address and node arrays");
-	if (n == 0)
-		return 0;
 	if (!status)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu page queries", n);
 	rc = syscall(SYS_move_pages, 0, (unsigned long)n, addrs, NULL, status, 0);

@@ -2,6 +2,7 @@
 /* Linux topology: picks the backend, and the sysfs passes both backends share. */
 #include "linux/topology_linux.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/sysroot.h"
 
 #include <dirent.h>
@@ -244,10 +245,8 @@ int pmuk_topo_linux_kinds(struct pmu_topology *t)
 	return err;
 }
 
-int pmu_topology_load(struct pmu_topology **out)
+int pmuk_os_topology_load(struct pmu_topology **out)
 {
-	if (!out)
-		return pmuk_fail(PMU_EINVAL, "pmu_topology_load needs somewhere to put the topology");
 #ifdef PMUKIT_HAVE_HWLOC
 	/* hwloc reads the real /sys; a sysroot (fixture tree) is read by the sysfs backend. */
 	if (!pmu_sysroot()[0]) {

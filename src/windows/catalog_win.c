@@ -5,6 +5,7 @@
 #include "windows/win.h"
 #include "core/catalog.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/event_table.h"
 
 #include <pmukit/counting.h>
@@ -54,14 +55,12 @@ static void add_sources(struct cat *c)
 	pmuk_clear_detail();
 }
 
-int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
+int pmuk_os_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n)
 {
 	struct cat c = { .list.pattern = pattern };
 	struct pmu_event_info *e;
 	char name[64];
 
-	if (!out || !n)
-		return pmuk_fail(PMU_EINVAL, "pmu_event_catalog needs somewhere to store the list");
 	for (size_t i = 0; i < pmuk_event_ndefs; i++) {
 		const struct pmuk_event_def *d = &pmuk_event_defs[i];
 
@@ -100,9 +99,4 @@ int pmu_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *
 	*out = c.list.v;
 	*n = c.list.n;
 	return 0;
-}
-
-void pmu_event_catalog_free(struct pmu_event_info *info)
-{
-	free(info);
 }

@@ -7,6 +7,7 @@
  * a system-global ProfileSource registration) and no tracepoints (ETW providers). */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/event_list.h"
 #include "core/event_parse.h"
 #include "core/event_table.h"
@@ -132,16 +133,13 @@ static int finish(const struct wctx *c, const struct pmuk_ev_term *t, struct pmu
 	return 0;
 }
 
-int pmu_event_parse(const char *spec, struct pmu_event_list **out)
+int pmuk_os_event_parse(const char *spec, struct pmu_event_list **out)
 {
 	struct wctx *c;
 	struct pmu_event_list *l = NULL;
 	struct pmuk_ev_ast a;
 	int ret, last_group = -1;
 
-	if (!out)
-		return pmuk_fail(PMU_EINVAL, "pmu_event_parse needs somewhere to store the list");
-	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return pmuk_fail(PMU_ENOMEM, "out of memory resolving the event list");

@@ -3,6 +3,7 @@
  * page's working-set attributes. Query only, like move_pages on Linux. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/os_int.h"
 
 #include <pmukit/topology.h>
 
@@ -10,14 +11,10 @@
 #include <windows.h>
 #include <psapi.h>
 
-int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes)
+int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes)
 {
 	PSAPI_WORKING_SET_EX_INFORMATION *info;
 
-	if (!addrs || !nodes)
-		return pmuk_fail(PMU_EINVAL, "pmu_memory_nodes needs address and node arrays");
-	if (n == 0)
-		return 0;
 	if (n > MAXDWORD / sizeof(*info))
 		return pmuk_fail(PMU_EINVAL, "%zu pages in one query; QueryWorkingSetEx takes at "
 				 "most %zu", n, (size_t)(MAXDWORD / sizeof(*info)));

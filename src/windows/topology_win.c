@@ -4,20 +4,18 @@
  * model with flat CPU ids group * 64 + bit. */
 #include "windows/win.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/glpi.h"
 
 #include <pmukit/topology.h>
 #include <stdlib.h>
 
-int pmu_topology_load(struct pmu_topology **out)
+int pmuk_os_topology_load(struct pmu_topology **out)
 {
 	DWORD len = 0;
 	void *buf = NULL;
 	int err, ok = 0;
 
-	if (!out)
-		return pmuk_fail(PMU_EINVAL, "pmu_topology_load needs somewhere to store it");
-	*out = NULL;
 	/* The size can grow between the calls (hot-added processors): retry a few times. */
 	for (int tries = 0; tries < 4; tries++) {
 		if ((ok = GetLogicalProcessorInformationEx(RelationAll, buf, &len)))

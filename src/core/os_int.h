@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-OS halves of small public entry points whose front (argument checks,
+ * clearing the outputs) is OS-neutral: src/core/os_front.c calls these, each OS
+ * defines them once (in src/linux/ and src/windows/). Arguments arrive checked and
+ * the outputs cleared. */
+#ifndef PMUK_CORE_OS_INT_H
+#define PMUK_CORE_OS_INT_H
+
+#include <stddef.h>
+
+#include <pmukit/events.h>
+#include <pmukit/topology.h>
+
+/* pmu_memory_nodes: n > 0, addrs and nodes set. */
+int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes);
+/* pmu_event_catalog: fills *out and *n (a malloc'd array pmu_event_catalog_free
+ * frees with free()). */
+int pmuk_os_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n);
+/* pmu_topology_load. */
+int pmuk_os_topology_load(struct pmu_topology **out);
+/* pmu_event_parse: resolves spec against this OS's event sources. */
+int pmuk_os_event_parse(const char *spec, struct pmu_event_list **out);
+
+#endif
