@@ -35,6 +35,18 @@ int pmu_topology_load(struct pmu_topology **out)
 	return pmuk_os_topology_load(out);
 }
 
+int pmu_device_lookup(const char *name, struct pmu_device *out)
+{
+	if (!name || !out)
+		return pmuk_fail(PMU_EINVAL, "pmu_device_lookup needs a name and an output");
+	return pmuk_os_device_lookup(name, out);
+}
+
+int pmu_device_core_list(struct pmu_device *out, int max)
+{
+	return pmuk_os_device_core_list(out, out && max > 0 ? max : 0);
+}
+
 int pmu_event_parse(const char *spec, struct pmu_event_list **out)
 {
 	if (!out)

@@ -18,6 +18,10 @@ int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes);
 int pmuk_os_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n);
 /* pmu_topology_load. */
 int pmuk_os_topology_load(struct pmu_topology **out);
+/* pmu_device_lookup: name and out set. */
+int pmuk_os_device_lookup(const char *name, struct pmu_device *out);
+/* pmu_device_core_list: out has room for max >= 0 devices (max 0 when out is NULL). */
+int pmuk_os_device_core_list(struct pmu_device *out, int max);
 /* pmu_event_parse: resolves spec against this OS's event sources. */
 int pmuk_os_event_parse(const char *spec, struct pmu_event_list **out);
 

@@ -2,6 +2,7 @@
 /* PMU devices as the kernel lists them under /sys/bus/event_source/devices. */
 #include "linux/pmu_sysfs.h"
 #include "core/error.h"
+#include "core/os_int.h"
 #include "core/sysroot.h"
 
 #include <dirent.h>
@@ -259,16 +260,14 @@ int pmuk_pmu_is_software(const char *name, uint32_t type)
 	return 0;
 }
 
-int pmu_device_lookup(const char *name, struct pmu_device *out)
+int pmuk_os_device_lookup(const char *name, struct pmu_device *out)
 {
-	if (!name || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_device_lookup needs a name and an output");
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") || pmu_read(name, out))
 		return pmuk_fail(PMU_ENOENT, "no PMU named '%s' in %s", name, DEVICES);
 	return 0;
 }
 
-int pmu_device_core_list(struct pmu_device *out, int max)
+int pmuk_os_device_core_list(struct pmu_device *out, int max)
 {
 	struct pmu_device *v;
 	int n, ret, cnt = 0;

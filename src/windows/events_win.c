@@ -194,12 +194,10 @@ static int core_device(struct pmu_device *d)
 	return 1;
 }
 
-int pmu_device_lookup(const char *name, struct pmu_device *out)
+int pmuk_os_device_lookup(const char *name, struct pmu_device *out)
 {
 	struct pmu_device d;
 
-	if (!name || !out)
-		return pmuk_fail(PMU_EINVAL, "pmu_device_lookup needs a name and a result");
 	if (!strcmp(name, "software")) {
 		memset(out, 0, sizeof(*out));
 		snprintf(out->name, sizeof(out->name), "software");
@@ -215,12 +213,12 @@ int pmu_device_lookup(const char *name, struct pmu_device *out)
 			 name);
 }
 
-int pmu_device_core_list(struct pmu_device *out, int max)
+int pmuk_os_device_core_list(struct pmu_device *out, int max)
 {
 	struct pmu_device d;
 	int n = core_device(&d);
 
-	if (n && out && max > 0)
+	if (n && max > 0)
 		out[0] = d;
 	return n;
 }
