@@ -37,6 +37,16 @@ int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
 	return pmuk_command_os_wait(cmd, wait_status);
 }
 
+int pmu_command_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_status)
+{
+	if (!cmd)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_wait_timeout: NULL command");
+	if (timeout_ms < -1)
+		return pmuk_fail(PMU_EINVAL, "pmu_command_wait_timeout: timeout %d ms (want -1 "
+				 "for none, or >= 0)", timeout_ms);
+	return pmuk_command_os_wait_timeout(cmd, timeout_ms, wait_status);
+}
+
 void pmu_command_free(struct pmu_command *cmd)
 {
 	if (cmd)

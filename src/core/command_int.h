@@ -28,6 +28,8 @@ struct pmuk_command_head {
 int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out);
 int pmuk_command_os_start(struct pmu_command *cmd);
 int pmuk_command_os_wait(struct pmu_command *cmd, int *wait_status);
+/* 1 exited (reaped, *wait_status set if non-NULL), 0 timed out; timeout_ms >= -1. */
+int pmuk_command_os_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_status);
 void pmuk_command_os_free(struct pmu_command *cmd);
 
 #endif

@@ -7,11 +7,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,6 +159,71 @@ int pmuk_command_os_wait(struct pmu_command *cmd, int *wait_status)
 	if (wait_status)
 		*wait_status = cmd->status;
 	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A pidfd (Linux 5.3) becomes readable when the child exits; without one, poll the
+ * child with WNOHANG every few milliseconds. Either way the child is reaped here. */
+int pmuk_command_os_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_status)
+{
+	int64_t end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int fd = -1;
+
+#ifdef SYS_pidfd_open
+	if (!cmd->reaped)
+		fd = (int)syscall(SYS_pidfd_open, cmd->pid, 0);
+#endif
+	while (!cmd->reaped) {
+		pid_t r = waitpid(cmd->pid, &cmd->status, WNOHANG);
+		int64_t left = end < 0 ? -1 : end - now_ms();
+		int wait;
+
+		if (r == cmd->pid) {
+			cmd->reaped = 1;
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			int e = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return pmuk_fail(PMU_EIO, "waiting for %s (pid %d): %s", cmd->name, cmd->pid,
+					 strerror(e));
+		}
+		if (end >= 0 && left <= 0) {
+			if (fd >= 0)
+				close(fd);
+			return 0;
+		}
+		wait = left < 0 || left > INT_MAX ? -1 : (int)left;
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (poll(&p, 1, wait) < 0 && errno == EINTR) {
+				close(fd);
+				return pmuk_fail(PMU_EIO, "interrupted");
+			}
+		} else {
+			struct timespec ts = { 0, 5 * 1000000L };
+
+			if (wait >= 0 && wait < 5)
+				ts.tv_nsec = wait * 1000000L;
+			if (nanosleep(&ts, NULL) < 0 && errno == EINTR)
+				return pmuk_fail(PMU_EIO, "interrupted");
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (wait_status)
+		*wait_status = cmd->status;
+	return 1;
 }
 
 void pmuk_command_os_free(struct pmu_command *cmd)

@@ -161,6 +161,21 @@ int pmuk_command_os_wait(struct pmu_command *cmd, int *wait_status)
 	return 0;
 }
 
+int pmuk_command_os_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_status)
+{
+	DWORD r = WaitForSingleObject(cmd->pi.hProcess, timeout_ms < 0 ? INFINITE :
+				      (DWORD)timeout_ms);
+	int err;
+
+	if (r == WAIT_TIMEOUT)
+		return 0;
+	if (r != WAIT_OBJECT_0)
+		return pmuk_fail(PMU_EIO, "waiting for the command failed: %s",
+				 pmuk_win_strerror(GetLastError()));
+	err = pmuk_command_os_wait(cmd, wait_status); /* returns at once: it has exited */
+	return err < 0 ? err : 1;
+}
+
 /* The process handle, for the Windows tool's wait loop (process_win.h). */
 HANDLE pmuk_command_handle(const struct pmu_command *cmd)
 {

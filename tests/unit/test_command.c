@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -40,6 +41,38 @@ static void test_exit_status(void **state)
 	status = 0;
 	assert_int_equal(pmu_command_wait(cmd, &status), 0);
 	assert_int_equal(WEXITSTATUS(status), 7);
+	pmu_command_free(cmd);
+}
+
+/* A timed wait: 0 while the child runs, 1 with its status once it exited, and the
+ * same again after that. */
+static void test_wait_timeout(void **state)
+{
+	char *argv[] = { "sh", "-c", "sleep 1; exit 5", NULL };
+	struct pmu_command *cmd;
+	struct timespec t0, t1;
+	int status = 0;
+	double ms;
+
+	(void)state;
+	assert_int_equal(pmu_command_wait_timeout(NULL, 0, &status), PMU_EINVAL);
+	assert_int_equal(pmu_command_prepare(argv, &cmd), 0);
+	assert_int_equal(pmu_command_wait_timeout(cmd, -2, &status), PMU_EINVAL);
+	assert_int_equal(pmu_command_start(cmd), 0);
+	assert_int_equal(pmu_command_wait_timeout(cmd, 0, &status), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(pmu_command_wait_timeout(cmd, 50, &status), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	assert_true(ms >= 45 && ms < 900);
+	assert_int_equal(pmu_command_wait_timeout(cmd, 10000, &status), 1);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 5);
+	status = 0;
+	assert_int_equal(pmu_command_wait_timeout(cmd, 0, &status), 1);
+	assert_int_equal(WEXITSTATUS(status), 5);
+	assert_int_equal(pmu_command_wait(cmd, &status), 0);
+	assert_int_equal(WEXITSTATUS(status), 5);
 	pmu_command_free(cmd);
 }
 
@@ -198,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_signal_status),
+		cmocka_unit_test(test_wait_timeout),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_not_executable),
 		cmocka_unit_test(test_free_unstarted),

@@ -1,5 +1,6 @@
 # Wine smoke part (sourced by smoke.sh): region markers through pmukit.dll
-# (count_regions.exe), and pmu_sampler_* saying why Windows has no live sampling.
+# (count_regions.exe), pmu_sampler_* saying why Windows has no live sampling, and
+# pmu_command_wait_timeout (count_command.exe).
 if run count_regions count_regions.exe "$OUT/regions.json" && grep -q '^failures: 0' "$OUT/count_regions.out" &&
 	grep -q '^inner .* task-clock' "$OUT/count_regions.out" && python3 -c '
 import json, sys
@@ -23,4 +24,12 @@ for t in threads:
 	pass "count_regions (regions on two threads through pmukit.dll, text and JSON)"
 else
 	fail count_regions "see $OUT/count_regions.* and $OUT/regions.json"
+fi
+
+# pmu_command_wait_timeout through pmukit.dll (count_command.exe runs exit_with.exe).
+if run count_command count_command.exe "$BUILD/exit_with.exe" &&
+	grep -q '^wait_timeout: ok' "$OUT/count_command.out"; then
+	pass "count_command (pmu_command_wait_timeout: 0 while running, 1 and exit 3 after)"
+else
+	fail count_command "see $OUT/count_command.*"
 fi
