@@ -211,42 +211,10 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* getopt_long's '?' for a prefix of several long options (--per): says which, 1. */
-static int ambiguous(const char *arg)
-{
-	size_t len = strcspn(arg, "="), n = 0;
-
-	for (const struct option *o = longopts; o->name; o++)
-		n += !strncmp(o->name, arg, len);
-	if (n < 2)
-		return 0;
-	fprintf(stderr, "pmukit stat: option '--%.*s' is ambiguous; it could be", (int)len, arg);
-	for (const struct option *o = longopts; o->name; o++)
-		if (!strncmp(o->name, arg, len))
-			fprintf(stderr, " --%s", o->name);
-	fputc('\n', stderr);
-	return 1;
-}
-
-/* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
- * optopt is 0 for an unknown long option, the option's letter otherwise. */
+/* The verb's words for a bad option, then where to look. */
 static int bad_option(char **argv, int opt)
 {
-	const char *arg = argv[optind - 1];
-	int is_long = !strncmp(arg, "--", 2);
-
-	if (opt == ':')
-		fprintf(stderr, "pmukit stat: option '%s' needs an argument\n",
-			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
-	else if (!optopt && is_long && ambiguous(arg + 2))
-		;
-	else if (!optopt)
-		fprintf(stderr, "pmukit stat: unknown option '%s'\n", arg);
-	else if (is_long && strchr(arg, '='))
-		fprintf(stderr, "pmukit stat: option '%.*s' takes no argument\n",
-			(int)(strchr(arg, '=') - arg), arg);
-	else
-		fprintf(stderr, "pmukit stat: unknown option '-%c'\n", optopt);
+	tool_bad_option(argv, opt, longopts);
 	fprintf(stderr, "pmukit stat: 'pmukit stat --help' lists the options\n");
 	return 2;
 }
