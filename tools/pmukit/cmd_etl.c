@@ -4,6 +4,7 @@
 #include "etl_print.h"
 #include "core/num.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pmukit/etl.h>
@@ -316,17 +317,18 @@ struct etl_args {
 	struct dump_filter flt;
 };
 
-/* --provider, --opcode or --limit with its value v; 0 or the exit status. */
-static int filter_option(const char *a, const char *v, struct dump_filter *flt)
+/* --provider ('P'), --opcode ('O') or --limit ('L') with its value v; 0 or the
+ * exit status. */
+static int filter_option(int opt, const char *v, struct dump_filter *flt)
 {
 	uint64_t n;
 	long op;
 
-	if (!strcmp(a, "--provider")) {
+	if (opt == 'P') {
 		if (pmu_guid_parse(v, &flt->provider) && pmu_etl_provider_lookup(v, &flt->provider))
 			return tool_error("etl", v, PMU_ENOENT);
 		flt->by_provider = 1;
-	} else if (!strcmp(a, "--opcode")) {
+	} else if (opt == 'O') {
 		if (pmuk_parse_long(v, 0, 0, 255, &op)) {
 			fprintf(stderr, "pmukit etl: --opcode is a number from 0 to 255, not '%s'\n", v);
 			return 2;
@@ -343,39 +345,46 @@ static int filter_option(const char *a, const char *v, struct dump_filter *flt)
 	return 0;
 }
 
-/* Options go before or after the subcommand and FILE; -1 to go on, else the
- * exit status. */
+static const struct option longopts[] = {
+	{ "provider", required_argument, NULL, 'P' },
+	{ "opcode", required_argument, NULL, 'O' },
+	{ "limit", required_argument, NULL, 'L' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options go before or after the subcommand and FILE (getopt_long permutes);
+ * -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct etl_args *o)
 {
-	int rc;
+	int opt, rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--json")) {
+		} else if (opt == 'j') {
 			o->json = 1;
-		} else if (!strcmp(a, "--provider") || !strcmp(a, "--opcode") ||
-			   !strcmp(a, "--limit")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "pmukit etl: %s needs a value\n", a);
-				return 2;
-			}
-			if ((rc = filter_option(a, argv[++i], &o->flt)))
+		} else if (opt == 'P' || opt == 'O' || opt == 'L') {
+			if ((rc = filter_option(opt, optarg, &o->flt)))
 				return rc;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "pmukit etl: unknown option '%s'\n", a);
-			usage(stderr);
-			return 2;
-		} else if (!o->sub) {
-			o->sub = a;
-		} else if (!o->path) {
-			o->path = a;
 		} else {
-			fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", a);
+			tool_bad_option(argv, opt, longopts);
+			if (opt == '?')	/* a missing value needs no usage text */
+				usage(stderr);
 			return 2;
 		}
+	}
+	if (optind < argc)
+		o->sub = argv[optind++];
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", argv[optind]);
+		return 2;
 	}
 	return -1;
 }
