@@ -374,73 +374,53 @@ static int keep_reasons(struct run *r)
 	return 0;
 }
 
-static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
+/* The command prepared (its pid the target) and the counters' options for one run;
+ * 0 or the exit status. */
+static int prepare(struct run *r, struct pmu_target *target, struct pmu_counters_opts *opts)
 {
 	struct stat_config *cfg = r->cfg;
-	/* as perf stat: what this host cannot count is shown <not supported>, even
-	 * when that is every event */
-	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
-		 .allow_empty = 1, .user_fallback = 1);
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
-	struct pmu_target target = cfg->target;
-	sigset_t set, old;
-	int err, rc = 0;
+	int err;
 
-	r->exit_status = -1;
-	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
-	 * leave no status to wait for: take the default for the run. */
-	sigaction(SIGCHLD, &dfl, &old_chld);
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &r->cmd);
-		if (err) {
-			sigaction(SIGCHLD, &old_chld, NULL);
+		if (err)
 			return tool_error("stat", "preparing the command", err);
+		if (target->kind != PMU_TARGET_CPUS) {
+			target->kind = PMU_TARGET_PID;
+			target->pid = pmu_command_pid(r->cmd);
+			opts->inherit = 1;
+			opts->enable_on_exec = 1;
 		}
-		if (target.kind != PMU_TARGET_CPUS) {
-			target.kind = PMU_TARGET_PID;
-			target.pid = pmu_command_pid(r->cmd);
-			opts.inherit = 1;
-			opts.enable_on_exec = 1;
-		}
-	} else if (target.kind == PMU_TARGET_PID) {
-		opts.inherit = 1;
+	} else if (target->kind == PMU_TARGET_PID) {
+		opts->inherit = 1;
 	}
 	/* -D: opened disabled, enabled once the delay has passed. Else counting starts
 	 * with the clock (below), not at open: the time taken to set up the rows
 	 * (--per-core reads the topology) is not the command's. */
 	if (cfg->delay_ms > 0) {
-		opts.enable_on_exec = 0;
-		opts.start_disabled = 1;
+		opts->enable_on_exec = 0;
+		opts->start_disabled = 1;
 	} else {
-		opts.start_disabled = !opts.enable_on_exec;
+		opts->start_disabled = !opts->enable_on_exec;
 	}
-	/* Blocked after the fork: the command starts with the caller's signal mask. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	if (stop_signo) {
-		/* ^C while the command was forked: it is not started (-1: no run;
-		 * stat_run takes the signal as one between runs) */
-		rc = -1;
-		goto out;
-	}
+	return 0;
+}
 
-	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
-	if (err) {
-		rc = tool_error("stat", "opening counters", err);
-		goto out;
-	}
+/* Opens the counters and their rows; the first run also allocates the readings and
+ * keeps the events. 0 or the exit status. */
+static int open_counters(struct run *r, const struct pmu_event_list *list,
+			 const struct pmu_target *target, const struct pmu_counters_opts *opts)
+{
+	int err = pmu_counters_open(list, target, opts, &r->counters);
+
+	if (err)
+		return tool_error("stat", "opening counters", err);
 	stat_aggr_free(r->aggr);
-	if (stat_aggr_open(cfg, r->counters, &r->aggr)) {
-		rc = 1;
-		goto out;
-	}
+	if (stat_aggr_open(r->cfg, r->counters, &r->aggr))
+		return 1;
 	if (r->events && stat_aggr_rows(r->aggr) != r->nrow) {
 		fprintf(stderr, "pmukit stat: the CPUs counted changed between runs\n");
-		rc = 1;
-		goto out;
+		return 1;
 	}
 	r->nrow = stat_aggr_rows(r->aggr);
 	r->n = pmu_counters_event_count(r->counters);
@@ -452,20 +432,25 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		r->prev = calloc(slots, sizeof(*r->prev));
 		r->delta = calloc(slots, sizeof(*r->delta));
 		if (!r->events || !r->cur || !r->prev || !r->delta ||
-		    keep_reasons(r)) {
-			rc = tool_error("stat", "allocating", PMU_ENOMEM);
-			goto out;
-		}
+		    keep_reasons(r))
+			return tool_error("stat", "allocating", PMU_ENOMEM);
 		note_user_fallback(r, list);
 		for (size_t i = 0; i < r->n; i++)
 			r->events[i] = *pmu_counters_event(r->counters, i);
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
-	if (opts.start_disabled && cfg->delay_ms <= 0 &&
-	    (err = pmu_counters_enable(r->counters))) {
-		rc = tool_error("stat", "enabling counters", err);
-		goto out;
-	}
+	return 0;
+}
+
+/* Starts the clock, the command and (without -D) the counting; 0 or the exit status. */
+static int start(struct run *r, const struct pmu_counters_opts *opts)
+{
+	struct stat_config *cfg = r->cfg;
+	int err;
+
+	if (opts->start_disabled && cfg->delay_ms <= 0 &&
+	    (err = pmu_counters_enable(r->counters)))
+		return tool_error("stat", "enabling counters", err);
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
@@ -473,8 +458,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			/* the sentence names the command and the cause ("command not
 			 * found"), as shells and perf-like tools say it */
 			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
-			rc = err == PMU_ENOENT ? 127 : 126;
-			goto out;
+			return err == PMU_ENOENT ? 127 : 126;
 		}
 	}
 	/* once the command runs: one that cannot start gets no -I header either */
@@ -483,21 +467,60 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	r->timed_out = 0;
 	r->deadline = 0;
 	r->enable_at = cfg->delay_ms > 0 ? now_ns() + (double)cfg->delay_ms * 1e6 : 0;
-	if (!r->enable_at && (rc = start_counting(r, 0)))
-		goto out;
-	rc = wait_loop(r, &set);
+	return r->enable_at ? 0 : start_counting(r, 0);
+}
+
+/* Waits for the end of the run, stops the counting and reads the counts; 0 or the
+ * exit status. */
+static int finish(struct run *r, const sigset_t *set, double *elapsed)
+{
+	int err, rc = wait_loop(r, set);
+
 	*elapsed = now_ns() - r->t0;
 	/* stopped with the clock: every row is read over the same time as the total */
 	if (!rc && (err = pmu_counters_disable(r->counters)))
 		rc = tool_error("stat", "disabling counters", err);
 	/* -I: the last, partial interval too (perf prints it; a command shorter than
 	 * one interval would show nothing), in every format */
-	if (!rc && cfg->interval_ms > 0 && !ticks_done(r))
+	if (!rc && r->cfg->interval_ms > 0 && !ticks_done(r))
 		rc = interval_tick(r);
 	else if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
 	set_duration(r, r->cur, *elapsed);
-out:
+	return rc;
+}
+
+static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
+{
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
+	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
+		 .allow_empty = 1, .user_fallback = 1);
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
+	struct pmu_target target = r->cfg->target;
+	sigset_t set, old;
+	int rc;
+
+	r->exit_status = -1;
+	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
+	 * leave no status to wait for: take the default for the run. */
+	sigaction(SIGCHLD, &dfl, &old_chld);
+	if ((rc = prepare(r, &target, &opts))) {
+		sigaction(SIGCHLD, &old_chld, NULL);
+		return rc;
+	}
+	/* Blocked after the fork: the command starts with the caller's signal mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	/* ^C while the command was forked: it is not started (-1: no run; stat_run
+	 * takes the signal as one between runs) */
+	if (stop_signo)
+		rc = -1;
+	else if (!(rc = open_counters(r, list, &target, &opts)) && !(rc = start(r, &opts)))
+		rc = finish(r, &set, elapsed);
 	pmu_counters_close(r->counters);
 	r->counters = NULL;
 	if (r->cmd)
