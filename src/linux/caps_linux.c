@@ -240,14 +240,13 @@ static void core_pmu_list(const struct pmuk_caps_sys *s, char *buf, size_t size)
 	}
 }
 
-static void judge_counting(struct pmuk_caps_judge *j)
+/* What counting rests on: the core PMUs, their counters, who else holds them. */
+static void counting_facts(struct pmuk_caps_judge *j, const char *cores)
 {
 	const struct pmuk_caps_sys *s = j->s;
 	const struct pmuk_caps_live *l = j->l;
 	struct pmu_caps *c = j->c;
-	char cores[256];
 
-	core_pmu_list(s, cores, sizeof(cores));
 	pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 		       "core_pmus", s->ncore > 1 ? "hybrid CPU: one core PMU per core type; "
 		       "an event opens on one type" : "CPU core PMUs in /sys/bus/event_source/devices",
@@ -286,8 +285,15 @@ static void judge_counting(struct pmuk_caps_judge *j)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "perf_event_holders_hidden", "processes whose fds this user "
 			       "cannot read, so their perf_event use is unknown", "%d", s->hidden_procs);
-	if (j->perf_blocked)
-		return;
+}
+
+/* Hardware counting, software only, or hardware present but failing to open. */
+static void counting_verdict(struct pmuk_caps_judge *j, const char *cores)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+
 	if (!s->ncore) {
 		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
 			      PMU_CAP_LIMITED, "%s; software counters only (task-clock, "
@@ -309,9 +315,14 @@ static void judge_counting(struct pmuk_caps_judge *j)
 			      PMU_CAP_AVAILABLE, "hardware and software counters on %s%s",
 			      cores, s->ncore > 1 ? " (hybrid: an event counts on one core type)" : "");
 	}
-	paranoid_limits(j, 1);
-	if (!s->ncore)
-		return;
+}
+
+/* What takes counters away or makes reads cost a system call. */
+static void counting_limits(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
 	if (s->nmi_watchdog == 1 && j->x86) {
 		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
 				"one counter is taken by the NMI watchdog");
@@ -336,6 +347,20 @@ static void judge_counting(struct pmuk_caps_judge *j)
 				"(kernel.perf_user_access=0), so every read is a system call");
 		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING, "sysctl kernel.perf_user_access=1");
 	}
+}
+
+static void judge_counting(struct pmuk_caps_judge *j)
+{
+	char cores[256];
+
+	core_pmu_list(j->s, cores, sizeof(cores));
+	counting_facts(j, cores);
+	if (j->perf_blocked)
+		return;
+	counting_verdict(j, cores);
+	paranoid_limits(j, 1);
+	if (j->s->ncore)
+		counting_limits(j);
 }
 
 static void judge_sampling(struct pmuk_caps_judge *j)
