@@ -219,15 +219,12 @@ static int bad_option(char **argv, int opt)
 	return 2;
 }
 
-/* One option of the command line; 0 to go on, else parse_args' result. */
-static int take_option(struct stat_config *cfg, int opt, char **argv, int *targets,
-		       const char **output, const char **format)
+/* -a, -C, -p and -t: what is counted; *targets counts them (-a with -C is one). */
+static int take_target(struct stat_config *cfg, int opt, int *targets)
 {
 	size_t ncpus;
-	long v;
 
 	switch (opt) {
-	case 'e': return add_events(cfg, optarg);
 	case 'a':
 		/* as perf: -a with -C counts the CPUs of -C (one target) */
 		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
@@ -248,8 +245,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		cfg->target.ncpus = ncpus;
 		cfg->cpu_list = optarg;
 		return 0;
-	case 'p':
-	case 't':
+	default:	/* -p, -t */
 		cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
 		if (parse_ids(optarg, cfg) < 0) {
 			fprintf(stderr, "pmukit stat: bad %s list '%s' (expected e.g. 123 or "
@@ -259,6 +255,22 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		}
 		(*targets)++;
 		return 0;
+	}
+}
+
+/* One option of the command line; 0 to go on, else parse_args' result. */
+static int take_option(struct stat_config *cfg, int opt, char **argv, int *targets,
+		       const char **output, const char **format)
+{
+	long v;
+
+	switch (opt) {
+	case 'e': return add_events(cfg, optarg);
+	case 'a':
+	case 'C':
+	case 'p':
+	case 't':
+		return take_target(cfg, opt, targets);
 	case 'I':
 	case 5:
 	case 6:
