@@ -235,6 +235,34 @@ static int on_time(struct run *r, long *period_ns, double *next)
 	return target_gone(r) ? 2 : 0;
 }
 
+/* After a SIGCHLD: 1 once the command has exited (its exit status taken), 0 when
+ * it only stopped or continued, -1 when it was lost. */
+static int reaped(struct run *r)
+{
+	siginfo_t si;
+	int status;
+
+	/* SIGCHLD also comes when the child stops or continues: only reap (and block
+	 * in waitpid) once it has exited. */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
+		   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
+		fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
+			pmu_command_pid(r->cmd), strerror(errno));
+		return -1;
+	}
+	if (si.si_pid == 0 || pmu_command_wait(r->cmd, &status))
+		return 0;
+	r->exit_status = exit_code(status);
+	/* a command that ignored the signal and ended on its own was counted whole */
+	if (WIFEXITED(status))
+		r->interrupted = 0;
+	/* stopped by --timeout, as asked: perf exits 0 then */
+	if (r->timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+		r->exit_status = 0;
+	return 1;
+}
+
 /* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, the
  * attached task's exit or --timeout, printing -I intervals on the way. Signals
  * are blocked. */
@@ -267,31 +295,10 @@ static int wait_loop(struct run *r, const sigset_t *set)
 			continue;
 		}
 		if (sig == SIGCHLD && r->cmd) {
-			int status;
+			int done = reaped(r);
 
-			/* SIGCHLD also comes when the child stops or continues: only reap
-			 * (and block in waitpid) once it has exited. */
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
-				   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
-				fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
-					pmu_command_pid(r->cmd), strerror(errno));
-				return 1;
-			}
-			if (si.si_pid == 0)
-				continue;
-			if (pmu_command_wait(r->cmd, &status) == 0) {
-				r->exit_status = exit_code(status);
-				/* a command that ignored the signal and ended on its own
-				 * was counted whole */
-				if (WIFEXITED(status))
-					r->interrupted = 0;
-				/* stopped by --timeout, as asked: perf exits 0 then */
-				if (r->timed_out && WIFSIGNALED(status) &&
-				    WTERMSIG(status) == SIGTERM)
-					r->exit_status = 0;
-				return 0;
-			}
+			if (done)
+				return done < 0;
 			continue;
 		}
 		if (sig == SIGINT || sig == SIGTERM) {
@@ -531,16 +538,69 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	return rc;
 }
 
+/* -r: every row's readings of the runs so far, for their mean and spread. */
+struct repeat {
+	struct pmuk_runs *runs_of;
+	struct pmu_reading *mean;
+	double *stderr_pct;
+	size_t slots;
+	int runs;
+	double elapsed_sum;
+};
+
+/* Adds the run just measured; 0 or the exit status. */
+static int repeat_add(struct repeat *rep, const struct run *r)
+{
+	if (!rep->runs_of) {
+		/* every row's readings, not only the aggregate's */
+		rep->slots = (r->nrow + 1) * r->n;
+		rep->runs_of = calloc(rep->slots, sizeof(*rep->runs_of));
+		rep->mean = calloc(rep->slots, sizeof(*rep->mean));
+		rep->stderr_pct = calloc(rep->slots, sizeof(*rep->stderr_pct));
+		if (!rep->runs_of || !rep->mean || !rep->stderr_pct)
+			return tool_error("stat", "allocating", PMU_ENOMEM);
+	}
+	for (size_t i = 0; i < rep->slots; i++)
+		pmuk_runs_add(&rep->runs_of[i], &r->cur[i]);
+	return 0;
+}
+
+/* The runs' mean with its spread; or the one run's counts (-I printed its own). */
+static void print_total(struct run *r, struct repeat *rep, double elapsed)
+{
+	if (rep->runs > 1) {
+		for (size_t i = 0; i < rep->slots; i++)
+			pmuk_runs_mean(&rep->runs_of[i], &rep->mean[i], &rep->stderr_pct[i]);
+		print_readings(r, rep->mean, -1, rep->elapsed_sum / rep->runs, rep->runs,
+			       rep->stderr_pct);
+	} else if (rep->runs == 1 && r->cfg->interval_ms <= 0) {
+		print_readings(r, r->cur, -1, elapsed, 1, NULL);
+	}
+}
+
+static void free_run(struct run *r, struct repeat *rep)
+{
+	free(rep->runs_of);
+	free(rep->mean);
+	free(rep->stderr_pct);
+	for (size_t i = 0; r->why && i < r->n; i++)
+		free(r->why[i]);
+	free(r->why);
+	free(r->grouped);
+	free(r->events);
+	free(r->cur);
+	free(r->prev);
+	free(r->delta);
+	stat_aggr_free(r->aggr);
+}
+
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
 	struct run r = { .cfg = cfg, .note = note };
-	struct pmuk_runs *runs_of = NULL;
-	struct pmu_reading *mean = NULL;
+	struct repeat rep = { 0 };
 	struct sigaction old_stop[2];
-	double *stderr_pct = NULL;
-	double elapsed = 0, elapsed_sum = 0;
-	int rc = 0, runs = 0, between;
-	size_t slots = 0;
+	double elapsed = 0;
+	int rc = 0, between;
 
 	catch_stop_signals(old_stop);
 	for (int k = 1; k <= cfg->repeat && !r.signo && !stop_signo; k++) {
@@ -551,31 +611,13 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		}
 		if (rc)
 			break;
-		runs = k;
-		elapsed_sum += elapsed;
-		if (cfg->repeat == 1)
+		rep.runs = k;
+		rep.elapsed_sum += elapsed;
+		if (cfg->repeat == 1 || (rc = repeat_add(&rep, &r)))
 			break;
-		if (!runs_of) {
-			/* every row's readings, not only the aggregate's */
-			slots = (r.nrow + 1) * r.n;
-			runs_of = calloc(slots, sizeof(*runs_of));
-			mean = calloc(slots, sizeof(*mean));
-			stderr_pct = calloc(slots, sizeof(*stderr_pct));
-			if (!runs_of || !mean || !stderr_pct) {
-				rc = tool_error("stat", "allocating", PMU_ENOMEM);
-				break;
-			}
-		}
-		for (size_t i = 0; i < slots; i++)
-			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
-	if (runs > 1 && !rc) {
-		for (size_t i = 0; i < slots; i++)
-			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
-		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
-	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
-		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
-	}
+	if (!rc)
+		print_total(&r, &rep, elapsed);
 	/* caught between runs: the runs so far were whole, but the repeat was cut */
 	between = !r.signo && stop_signo;
 	if (between)
@@ -585,19 +627,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = r.exit_status;
 	/* no command to pass a status on, or none to blame for the stop: end as perf
 	 * does, by the signal (130 for ^C) */
-	if (!rc && (!cfg->argv || !runs || between) && r.signo)
+	if (!rc && (!cfg->argv || !rep.runs || between) && r.signo)
 		rc = 128 + r.signo;
-	free(runs_of);
-	free(mean);
-	free(stderr_pct);
-	for (size_t i = 0; r.why && i < r.n; i++)
-		free(r.why[i]);
-	free(r.why);
-	free(r.grouped);
-	free(r.events);
-	free(r.cur);
-	free(r.prev);
-	free(r.delta);
-	stat_aggr_free(r.aggr);
+	free_run(&r, &rep);
 	return rc;
 }
