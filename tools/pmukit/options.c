@@ -31,17 +31,20 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 {
 	const char *verb = argv[0], *arg = argv[optind - 1];
 	int is_long = !strncmp(arg, "--", 2);
+	const char *eq = is_long ? strchr(arg, '=') : NULL;
 
-	if (opt == ':')
+	/* a value given to a flag (--json=1): glibc says '?' with optopt set,
+	 * mingw-w64's BSD getopt_long ':'; both read the same here */
+	if (eq && (opt == ':' || optopt))
+		fprintf(stderr, "pmukit %s: option '%.*s' takes no argument\n", verb,
+			(int)(eq - arg), arg);
+	else if (opt == ':')
 		fprintf(stderr, "pmukit %s: option '%s' needs an argument\n", verb,
 			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
 	else if (!optopt && is_long && ambiguous(verb, arg + 2, longopts))
 		;
 	else if (!optopt)
 		fprintf(stderr, "pmukit %s: unknown option '%s'\n", verb, arg);
-	else if (is_long && strchr(arg, '='))
-		fprintf(stderr, "pmukit %s: option '%.*s' takes no argument\n", verb,
-			(int)(strchr(arg, '=') - arg), arg);
 	else
 		fprintf(stderr, "pmukit %s: unknown option '-%c'\n", verb, optopt);
 	return 2;
