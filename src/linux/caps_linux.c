@@ -363,7 +363,8 @@ static void judge_counting(struct pmuk_caps_judge *j)
 		counting_limits(j);
 }
 
-static void judge_sampling(struct pmuk_caps_judge *j)
+/* What sampling rests on: the kernel's rate and memory limits, the cpu-clock probe. */
+static void sampling_facts(struct pmuk_caps_judge *j)
 {
 	const struct pmuk_caps_sys *s = j->s;
 	const struct pmuk_caps_live *l = j->l;
@@ -390,8 +391,16 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			       "cpu-clock samples with call chains arrived in the ring buffer"
 			       : "the ring buffer mapped, but no sample arrived within 50 ms", "%s",
 			       l->sw_sample_err ? pmuk_caps_errno_name(l->sw_sample_err) : "ok");
-	if (j->perf_blocked)
-		return;
+}
+
+/* Ring-buffer sampling failing, timer only, or hardware overflow too; 0 when it
+ * failed (nothing more to say), else 1. */
+static int sampling_verdict(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+
 	if (l->sw_sample_err > 0) {
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
 			      PMU_CAP_UNAVAILABLE, "cpu-clock sampling through the ring buffer "
@@ -402,7 +411,7 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 				 "map smaller rings, or raise kernel.perf_event_mlock_kb or "
 				 "RLIMIT_MEMLOCK (ulimit -l)" : "check dmesg and the seccomp/LSM "
 				 "policy of this process");
-		return;
+		return 0;
 	}
 	if (!s->ncore) {
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
@@ -425,6 +434,17 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			      PMU_CAP_AVAILABLE, "hardware overflow and timer sampling with "
 			      "call stacks through the perf ring buffer");
 	}
+	return 1;
+}
+
+static void judge_sampling(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
+	sampling_facts(j);
+	if (j->perf_blocked || !sampling_verdict(j))
+		return;
 	paranoid_limits(j, 2);
 	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000) {
 		pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
