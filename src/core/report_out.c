@@ -186,14 +186,9 @@ static void thread_times(FILE *f, const struct pmu_report *r, const struct pmu_r
 		fprintf(f, " %12s %9s", "-", "-");
 }
 
-int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit)
+/* The totals, what is missing, and the events of the recording, as # lines. */
+static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_sort by)
 {
-	struct pmu_report_row w;
-	size_t n = rows_shown(r, by, limit);
-	int err = ensure(r, by);
-
-	if (err)
-		return err;
 	fprintf(f, "# samples: %" PRIu64 ", period: %" PRIu64 ", lost: %" PRIu64, r->sum.samples,
 		r->sum.period, r->sum.lost);
 	if (r->sum.lost_buffers || r->sum.lost_bytes)
@@ -213,6 +208,11 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
 	fprintf(f, "#\n");
+}
+
+/* The table's heading: its columns depend on the sort key. */
+static void text_heading(const struct pmu_report *r, FILE *f, enum pmu_report_sort by)
+{
 	switch (by) {
 	case PMU_REPORT_SYM:
 		fprintf(f, "# %8s %9s  %-24s %s\n", "Overhead", "Samples", "Module", "Symbol");
@@ -233,28 +233,45 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 	default:
 		fprintf(f, "# %8s %9s  %s\n", "Overhead", "Samples", "CPU");
 	}
-	for (size_t i = 0; i < n && !(err = pmu_report_row(r, by, i, &w)); i++) {
-		fprintf(f, "  %7.2f%% %9" PRIu64, w.percent, w.samples);
-		if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
-			const char *m = w.module;
-			for (const char *p = m; *p; p++)
-				if (*p == '/' || *p == '\\')
-					m = p + 1;
-			fprintf(f, "  %-24s %s\n", *m ? m : "[unknown]",
-				by == PMU_REPORT_SYM ? w.name : w.build_id);
-		} else if (by == PMU_REPORT_CPU) {
-			fprintf(f, "  %" PRId32 "\n", w.cpu);
-		} else {
-			thread_times(f, r, &w);
-			fprintf(f, " %7" PRId32, w.pid);
-			if (by == PMU_REPORT_TID)
-				fprintf(f, " %7" PRId32 "  %-24s", w.tid, w.name);
-			fprintf(f, "  %-24s", w.process);
-			for (uint32_t k = 0; k < w.nr_pmc; k++)
-				fprintf(f, " %16" PRIu64, w.pmc[k]);
-			fputc('\n', f);
-		}
+}
+
+static void text_row(const struct pmu_report *r, FILE *f, enum pmu_report_sort by,
+		     const struct pmu_report_row *w)
+{
+	fprintf(f, "  %7.2f%% %9" PRIu64, w->percent, w->samples);
+	if (by == PMU_REPORT_SYM || by == PMU_REPORT_MODULE) {
+		const char *m = w->module;
+		for (const char *p = m; *p; p++)
+			if (*p == '/' || *p == '\\')
+				m = p + 1;
+		fprintf(f, "  %-24s %s\n", *m ? m : "[unknown]",
+			by == PMU_REPORT_SYM ? w->name : w->build_id);
+	} else if (by == PMU_REPORT_CPU) {
+		fprintf(f, "  %" PRId32 "\n", w->cpu);
+	} else {
+		thread_times(f, r, w);
+		fprintf(f, " %7" PRId32, w->pid);
+		if (by == PMU_REPORT_TID)
+			fprintf(f, " %7" PRId32 "  %-24s", w->tid, w->name);
+		fprintf(f, "  %-24s", w->process);
+		for (uint32_t k = 0; k < w->nr_pmc; k++)
+			fprintf(f, " %16" PRIu64, w->pmc[k]);
+		fputc('\n', f);
 	}
+}
+
+int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit)
+{
+	struct pmu_report_row w;
+	size_t n = rows_shown(r, by, limit);
+	int err = ensure(r, by);
+
+	if (err)
+		return err;
+	text_summary(r, f, by);
+	text_heading(r, f, by);
+	for (size_t i = 0; i < n && !(err = pmu_report_row(r, by, i, &w)); i++)
+		text_row(r, f, by, &w);
 	return err;
 }
 

@@ -146,21 +146,43 @@ static int ext_items(struct pmu_etl_event *ev, const uint8_t *p, size_t n, size_
 	return 0;
 }
 
-int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev)
+/* The fixed header's size for each header type. */
+static size_t header_size(unsigned type)
 {
-	const uint8_t *b = s->data;
-	size_t pos = s->pos, left;
-	const char *what = NULL;
-	size_t hdr = 0, size;
+	switch (type) {
+	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64: return ETL_SYSTEM_HDR;
+	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64: return ETL_COMPACT_HDR;
+	case ETL_HDR_PERFINFO32: case ETL_HDR_PERFINFO64: return ETL_PERFINFO_HDR;
+	case ETL_HDR_FULL32: case ETL_HDR_FULL64: return ETL_FULL_HDR;
+	case ETL_HDR_INSTANCE32: case ETL_HDR_INSTANCE64: return ETL_INSTANCE_HDR;
+	case ETL_HDR_EVENT32: case ETL_HDR_EVENT64: return ETL_EVENT_HDR;
+	default: return ETL_OTHER_HDR;
+	}
+}
 
-	if (pos + 4 > s->end)
-		return 0;
-	const uint8_t *p = b + pos;
-	uint32_t marker = le32(p);
-	if (marker == ETL_MARKER_END)
+static int is_32bit_header(unsigned type)
+{
+	return type == ETL_HDR_SYSTEM32 || type == ETL_HDR_COMPACT32 ||
+	       type == ETL_HDR_PERFINFO32 || type == ETL_HDR_FULL32 ||
+	       type == ETL_HDR_INSTANCE32 || type == ETL_HDR_EVENT32;
+}
+
+/* Fills ev from the record's start (s->pos) and checks its size; 0 (the rest of the
+ * buffer skipped, a problem said) when there is no record to read. *size and *hdr:
+ * the record's size and its fixed header's. */
+static int record_start(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev,
+			size_t *size, size_t *hdr)
+{
+	size_t pos = s->pos, left;
+	const uint8_t *p = s->data + pos;
+	uint32_t marker;
+	unsigned type;
+	int kernel;
+
+	if (pos + 4 > s->end || (marker = le32(p)) == ETL_MARKER_END)
 		return 0;
 	left = s->end - pos;
-	unsigned type = p[2];
+	type = p[2];
 	if (!(p[3] & ETL_MARKER_TRACE_HEADER) || !type || type > ETL_HDR_MAX || !header_names[type]) {
 		pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: marker "
 				 "0x%08x is not a trace header (flag 0x80, known header type "
@@ -178,106 +200,140 @@ int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_et
 	ev->offset = s->buf_off;
 	ev->record_offset = (uint32_t)pos;
 	ev->pid = ev->tid = PMU_ETL_NO_ID;
-	switch (type) {
-	case ETL_HDR_SYSTEM32: case ETL_HDR_SYSTEM64: hdr = ETL_SYSTEM_HDR; break;
-	case ETL_HDR_COMPACT32: case ETL_HDR_COMPACT64: hdr = ETL_COMPACT_HDR; break;
-	case ETL_HDR_PERFINFO32: case ETL_HDR_PERFINFO64: hdr = ETL_PERFINFO_HDR; break;
-	case ETL_HDR_FULL32: case ETL_HDR_FULL64: hdr = ETL_FULL_HDR; break;
-	case ETL_HDR_INSTANCE32: case ETL_HDR_INSTANCE64: hdr = ETL_INSTANCE_HDR; break;
-	case ETL_HDR_EVENT32: case ETL_HDR_EVENT64: hdr = ETL_EVENT_HDR; break;
-	default: hdr = ETL_OTHER_HDR; break;
-	}
-	int kernel = type <= ETL_HDR_COMPACT64 || type == ETL_HDR_PERFINFO32 ||
-		     type == ETL_HDR_PERFINFO64;
-	size = kernel ? (left >= 6 ? le16(p + 4) : 0) : (marker & 0xFFFF);
-	if (size < hdr || size > left || left < hdr) {
-		what = size > left ? "runs past the end of the buffer's data" : "is smaller than its header";
+	*hdr = header_size(type);
+	kernel = type <= ETL_HDR_COMPACT64 || type == ETL_HDR_PERFINFO32 ||
+		 type == ETL_HDR_PERFINFO64;
+	*size = kernel ? (left >= 6 ? le16(p + 4) : 0) : (marker & 0xFFFF);
+	if (*size < *hdr || *size > left || left < *hdr) {
 		pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: size %zu %s "
 				 "(%s header of %zu bytes, %zu bytes left); skipped them",
-				 s->buf_index, (unsigned long long)s->buf_off, pos, size, what,
-				 header_names[type], hdr, left);
+				 s->buf_index, (unsigned long long)s->buf_off, pos, *size,
+				 *size > left ? "runs past the end of the buffer's data" :
+				 "is smaller than its header", header_names[type], *hdr, left);
 		s->pos = s->end;
 		return 0;
 	}
-	ev->pointer_size = (type == ETL_HDR_SYSTEM32 || type == ETL_HDR_COMPACT32 ||
-			    type == ETL_HDR_PERFINFO32 || type == ETL_HDR_FULL32 ||
-			    type == ETL_HDR_INSTANCE32 || type == ETL_HDR_EVENT32) ? 4 : 8;
-	if (kernel) {
-		uint16_t ver = le16(p);
-		size_t extra = ((ver & ETL_VER_PEBS_INDEX) ? 8 : 0) +
-			       8 * ((ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK);
-		kernel_fields(ev, p, ver);
-		if (type <= ETL_HDR_COMPACT64) {	/* SYSTEM and COMPACT have TID/PID */
-			ev->tid = le32(p + 8);
-			ev->pid = le32(p + 12);
-			ev->raw_time = le64(p + 16);
-		} else {
-			ev->raw_time = le64(p + 8);
-		}
-		if (hdr + extra > size) {
-			pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at +0x%zx: "
-					 "version word 0x%04x announces %zu bytes of PEBS/PMC items, "
-					 "more than the %zu-byte record holds", s->buf_index,
-					 (unsigned long long)s->buf_off, pos, ver, extra, size);
-			s->pos = s->end;
+	ev->pointer_size = is_32bit_header(type) ? 4 : 8;
+	return 1;
+}
+
+/* SYSTEM, COMPACT and PERFINFO headers: ids, time and the PEBS/PMC items the
+ * version word announces (*hdr grows by them); 0 when they do not fit. */
+static int kernel_header(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev,
+			 size_t size, size_t *hdr)
+{
+	const uint8_t *p = s->data + s->pos, *x;
+	uint16_t ver = le16(p);
+	size_t extra = ((ver & ETL_VER_PEBS_INDEX) ? 8 : 0) +
+		       8 * ((ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK);
+
+	kernel_fields(ev, p, ver);
+	if (ev->header_type <= ETL_HDR_COMPACT64) {	/* SYSTEM and COMPACT have TID/PID */
+		ev->tid = le32(p + 8);
+		ev->pid = le32(p + 12);
+		ev->raw_time = le64(p + 16);
+	} else {
+		ev->raw_time = le64(p + 8);
+	}
+	if (*hdr + extra > size) {
+		pmuk_etl_problem(r, s->end - s->pos, "buffer %u at offset 0x%llx, record at "
+				 "+0x%zx: version word 0x%04x announces %zu bytes of PEBS/PMC "
+				 "items, more than the %zu-byte record holds", s->buf_index,
+				 (unsigned long long)s->buf_off, s->pos, ver, extra, size);
+		s->pos = s->end;
+		return 0;
+	}
+	x = p + *hdr;
+	if (ver & ETL_VER_PEBS_INDEX) {
+		ev->has_pebs = 1;
+		ev->pebs_index = le64(x);
+		x += 8;
+	}
+	ev->n_pmc = (ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK;
+	for (unsigned i = 0; i < ev->n_pmc; i++)
+		ev->pmc[i] = le64(x + 8 * i);
+	*hdr += extra;
+	return 1;
+}
+
+/* EVENT_HEADER's fields and extended data items (*hdr grows by them); 0 when the
+ * items do not fit. */
+static int event_header(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev,
+			size_t size, size_t *hdr)
+{
+	const uint8_t *p = s->data + s->pos;
+	size_t used;
+
+	ev->kind = PMU_ETL_EVENT;
+	ev->flags = le16(p + 4);
+	ev->id = le16(p + 40);
+	ev->version = p[42];
+	ev->level = p[44];
+	ev->opcode = p[45];
+	ev->task = le16(p + 46);
+	ev->keywords = le64(p + 48);
+	if (ev->flags & ETL_EH_32_BIT_HEADER)
+		ev->pointer_size = 4;
+	else if (ev->flags & ETL_EH_64_BIT_HEADER)
+		ev->pointer_size = 8;
+	if (!(ev->flags & ETL_EH_EXTENDED_INFO))
+		return 1;
+	if (ext_items(ev, p + *hdr, size - *hdr, &used)) {
+		pmuk_etl_problem(r, s->end - s->pos, "buffer %u at offset 0x%llx, record at "
+				 "+0x%zx: EVENT_HEADER extended data items do not fit the "
+				 "%zu-byte record", s->buf_index, (unsigned long long)s->buf_off,
+				 s->pos, size);
+		s->pos = s->end;
+		return 0;
+	}
+	*hdr += used;
+	return 1;
+}
+
+/* The headers of providers (FULL, INSTANCE, EVENT): ids, time, the provider GUID. */
+static int provider_header(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev,
+			   size_t size, size_t *hdr)
+{
+	const uint8_t *p = s->data + s->pos;
+	unsigned type = ev->header_type;
+
+	ev->tid = le32(p + 8);
+	ev->pid = le32(p + 12);
+	ev->raw_time = le64(p + 16);
+	pmuk_guid_load(&ev->provider, p + 24);
+	if (type == ETL_HDR_EVENT32 || type == ETL_HDR_EVENT64)
+		return event_header(r, s, ev, size, hdr);
+	ev->kind = type == ETL_HDR_FULL32 || type == ETL_HDR_FULL64 ? PMU_ETL_FULL :
+		   PMU_ETL_INSTANCE;
+	ev->opcode = p[4];
+	ev->level = p[5];
+	ev->version = le16(p + 6);
+	return 1;
+}
+
+int pmuk_etl_parse_record(struct pmu_etl *r, struct etl_stream *s, struct pmu_etl_event *ev)
+{
+	const uint8_t *p = s->data + s->pos;
+	size_t size, hdr;
+	unsigned type;
+
+	if (!record_start(r, s, ev, &size, &hdr))
+		return 0;
+	type = ev->header_type;
+	if (type <= ETL_HDR_COMPACT64 || type == ETL_HDR_PERFINFO32 || type == ETL_HDR_PERFINFO64) {
+		if (!kernel_header(r, s, ev, size, &hdr))
 			return 0;
-		}
-		const uint8_t *x = p + hdr;
-		if (ver & ETL_VER_PEBS_INDEX) {
-			ev->has_pebs = 1;
-			ev->pebs_index = le64(x);
-			x += 8;
-		}
-		ev->n_pmc = (ver >> ETL_VER_PMC_SHIFT) & ETL_VER_PMC_MASK;
-		for (unsigned i = 0; i < ev->n_pmc; i++)
-			ev->pmc[i] = le64(x + 8 * i);
-		hdr += extra;
 	} else if (type == ETL_HDR_MESSAGE) {
 		ev->kind = PMU_ETL_MESSAGE;
 		ev->id = le16(p + 4);
 	} else if (type == ETL_HDR_ERROR) {
 		ev->kind = PMU_ETL_OTHER;
-	} else {
-		ev->tid = le32(p + 8);
-		ev->pid = le32(p + 12);
-		ev->raw_time = le64(p + 16);
-		pmuk_guid_load(&ev->provider, p + 24);
-		if (type == ETL_HDR_EVENT32 || type == ETL_HDR_EVENT64) {
-			ev->kind = PMU_ETL_EVENT;
-			ev->flags = le16(p + 4);
-			ev->id = le16(p + 40);
-			ev->version = p[42];
-			ev->level = p[44];
-			ev->opcode = p[45];
-			ev->task = le16(p + 46);
-			ev->keywords = le64(p + 48);
-			if (ev->flags & ETL_EH_32_BIT_HEADER)
-				ev->pointer_size = 4;
-			else if (ev->flags & ETL_EH_64_BIT_HEADER)
-				ev->pointer_size = 8;
-			if (ev->flags & ETL_EH_EXTENDED_INFO) {
-				size_t used;
-				if (ext_items(ev, p + hdr, size - hdr, &used)) {
-					pmuk_etl_problem(r, left, "buffer %u at offset 0x%llx, record at "
-							 "+0x%zx: EVENT_HEADER extended data items do "
-							 "not fit the %zu-byte record", s->buf_index,
-							 (unsigned long long)s->buf_off, pos, size);
-					s->pos = s->end;
-					return 0;
-				}
-				hdr += used;
-			}
-		} else {
-			ev->kind = type == ETL_HDR_FULL32 || type == ETL_HDR_FULL64 ? PMU_ETL_FULL :
-				   PMU_ETL_INSTANCE;
-			ev->opcode = p[4];
-			ev->level = p[5];
-			ev->version = le16(p + 6);
-		}
+	} else if (!provider_header(r, s, ev, size, &hdr)) {
+		return 0;
 	}
 	ev->payload = p + hdr;
 	ev->payload_size = size - hdr;
 	ev->time_ns = pmu_etl_time_ns(r, ev->raw_time);
-	s->pos = pos + ((size + 7) & ~(size_t)7);
+	s->pos += (size + 7) & ~(size_t)7;
 	return 1;
 }

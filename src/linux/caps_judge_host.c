@@ -10,24 +10,9 @@
 #include <elfutils/libdwfl.h>
 #endif
 
-void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
+/* User-space symbols: what this build's ELF/DWARF reader resolves. */
+static void user_symbols(struct pmu_caps *c)
 {
-	const struct pmuk_caps_sys *s = j->s;
-	struct pmu_caps *c = j->c;
-
-	if (s->kptr_restrict >= 0)
-		pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS, "kptr_restrict", s->kptr_restrict == 0 ?
-			       "kernel addresses shown when perf_event_paranoid<=1 or with CAP_SYSLOG"
-			       : s->kptr_restrict == 1 ? "kernel addresses shown only with CAP_SYSLOG"
-			       : "kernel addresses hidden from everyone", "%d", s->kptr_restrict);
-	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
-		       "kallsyms", "/proc/kallsyms as this process reads it", "%s",
-		       s->kallsyms < 0 ? "unreadable" : s->kallsyms ? "addresses shown"
-		       : "addresses hidden (zeros)");
-	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
-		       "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
-		       "matches samples to the right vmlinux", "%s",
-		       s->kernel_build_id[0] ? s->kernel_build_id : "unreadable");
 #ifdef PMUKIT_HAVE_DW
 	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
 		       "symbolizer", "reads ELF/DWARF of live processes (/proc/PID/maps) "
@@ -54,6 +39,11 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 		      "functions or lines");
 	pmuk_caps_remedy(c, PMU_CONCERN_SYMBOLS, "rebuild with libdw-dev (elfutils) installed");
 #endif
+}
+
+/* Kernel symbols: /proc/kallsyms and the kernel's build-id. */
+static void kernel_symbols(const struct pmuk_caps_sys *s, struct pmu_caps *c)
+{
 	if (s->kallsyms == 1)
 		pmuk_caps_note(c, PMU_CONCERN_SYMBOLS,
 			       "kernel symbols resolve through /proc/kallsyms "
@@ -79,6 +69,28 @@ void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
 				 "linked without --build-id has no note to read: match its vmlinux "
 				 "by release instead");
 	}
+}
+
+void pmuk_caps_judge_symbols(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
+	if (s->kptr_restrict >= 0)
+		pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS, "kptr_restrict", s->kptr_restrict == 0 ?
+			       "kernel addresses shown when perf_event_paranoid<=1 or with CAP_SYSLOG"
+			       : s->kptr_restrict == 1 ? "kernel addresses shown only with CAP_SYSLOG"
+			       : "kernel addresses hidden from everyone", "%d", s->kptr_restrict);
+	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
+		       "kallsyms", "/proc/kallsyms as this process reads it", "%s",
+		       s->kallsyms < 0 ? "unreadable" : s->kallsyms ? "addresses shown"
+		       : "addresses hidden (zeros)");
+	pmuk_caps_fact(c, PMU_CONCERN_SYMBOLS,
+		       "kernel_build_id", "NT_GNU_BUILD_ID note of /sys/kernel/notes: "
+		       "matches samples to the right vmlinux", "%s",
+		       s->kernel_build_id[0] ? s->kernel_build_id : "unreadable");
+	user_symbols(c);
+	kernel_symbols(s, c);
 }
 
 void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)

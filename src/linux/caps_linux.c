@@ -240,14 +240,13 @@ static void core_pmu_list(const struct pmuk_caps_sys *s, char *buf, size_t size)
 	}
 }
 
-static void judge_counting(struct pmuk_caps_judge *j)
+/* What counting rests on: the core PMUs, their counters, who else holds them. */
+static void counting_facts(struct pmuk_caps_judge *j, const char *cores)
 {
 	const struct pmuk_caps_sys *s = j->s;
 	const struct pmuk_caps_live *l = j->l;
 	struct pmu_caps *c = j->c;
-	char cores[256];
 
-	core_pmu_list(s, cores, sizeof(cores));
 	pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 		       "core_pmus", s->ncore > 1 ? "hybrid CPU: one core PMU per core type; "
 		       "an event opens on one type" : "CPU core PMUs in /sys/bus/event_source/devices",
@@ -286,8 +285,15 @@ static void judge_counting(struct pmuk_caps_judge *j)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "perf_event_holders_hidden", "processes whose fds this user "
 			       "cannot read, so their perf_event use is unknown", "%d", s->hidden_procs);
-	if (j->perf_blocked)
-		return;
+}
+
+/* Hardware counting, software only, or hardware present but failing to open. */
+static void counting_verdict(struct pmuk_caps_judge *j, const char *cores)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+
 	if (!s->ncore) {
 		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
 			      PMU_CAP_LIMITED, "%s; software counters only (task-clock, "
@@ -309,9 +315,14 @@ static void judge_counting(struct pmuk_caps_judge *j)
 			      PMU_CAP_AVAILABLE, "hardware and software counters on %s%s",
 			      cores, s->ncore > 1 ? " (hybrid: an event counts on one core type)" : "");
 	}
-	paranoid_limits(j, 1);
-	if (!s->ncore)
-		return;
+}
+
+/* What takes counters away or makes reads cost a system call. */
+static void counting_limits(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
 	if (s->nmi_watchdog == 1 && j->x86) {
 		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
 				"one counter is taken by the NMI watchdog");
@@ -338,7 +349,22 @@ static void judge_counting(struct pmuk_caps_judge *j)
 	}
 }
 
-static void judge_sampling(struct pmuk_caps_judge *j)
+static void judge_counting(struct pmuk_caps_judge *j)
+{
+	char cores[256];
+
+	core_pmu_list(j->s, cores, sizeof(cores));
+	counting_facts(j, cores);
+	if (j->perf_blocked)
+		return;
+	counting_verdict(j, cores);
+	paranoid_limits(j, 1);
+	if (j->s->ncore)
+		counting_limits(j);
+}
+
+/* What sampling rests on: the kernel's rate and memory limits, the cpu-clock probe. */
+static void sampling_facts(struct pmuk_caps_judge *j)
 {
 	const struct pmuk_caps_sys *s = j->s;
 	const struct pmuk_caps_live *l = j->l;
@@ -365,8 +391,16 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			       "cpu-clock samples with call chains arrived in the ring buffer"
 			       : "the ring buffer mapped, but no sample arrived within 50 ms", "%s",
 			       l->sw_sample_err ? pmuk_caps_errno_name(l->sw_sample_err) : "ok");
-	if (j->perf_blocked)
-		return;
+}
+
+/* Ring-buffer sampling failing, timer only, or hardware overflow too; 0 when it
+ * failed (nothing more to say), else 1. */
+static int sampling_verdict(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+
 	if (l->sw_sample_err > 0) {
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
 			      PMU_CAP_UNAVAILABLE, "cpu-clock sampling through the ring buffer "
@@ -377,7 +411,7 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 				 "map smaller rings, or raise kernel.perf_event_mlock_kb or "
 				 "RLIMIT_MEMLOCK (ulimit -l)" : "check dmesg and the seccomp/LSM "
 				 "policy of this process");
-		return;
+		return 0;
 	}
 	if (!s->ncore) {
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
@@ -400,6 +434,17 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 			      PMU_CAP_AVAILABLE, "hardware overflow and timer sampling with "
 			      "call stacks through the perf ring buffer");
 	}
+	return 1;
+}
+
+static void judge_sampling(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+
+	sampling_facts(j);
+	if (j->perf_blocked || !sampling_verdict(j))
+		return;
 	paranoid_limits(j, 2);
 	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000) {
 		pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
@@ -411,13 +456,13 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 	}
 }
 
-static void judge_precise(struct pmuk_caps_judge *j)
+/* What precise sampling rests on: the advertised and probed precise_ip, branch
+ * stacks, the PMUs that sample data addresses. */
+static void precise_facts(struct pmuk_caps_judge *j)
 {
 	const struct pmuk_caps_sys *s = j->s;
 	const struct pmuk_caps_live *l = j->l;
 	struct pmu_caps *c = j->c;
-	char surf[256] = "";
-	int precise, branch, datasrc;
 
 	if (s->max_precise >= 0)
 		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
@@ -442,6 +487,79 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		       s->have_spe ? "arm_spe " : "", s->have_ibs_op ? "ibs_op " : "",
 		       s->have_intel_pt ? "intel_pt " : "",
 		       s->have_spe || s->have_ibs_op || s->have_intel_pt ? "" : "none");
+}
+
+/* The surfaces this PMU offers, listed in surf ("PEBS, IBS, ..., " with a trailing
+ * ", "; "" when none): *precise, *branch and *datasrc say which kinds. */
+static void precise_surfaces(struct pmuk_caps_judge *j, char *surf, size_t size, int *precise,
+			     int *branch, int *datasrc)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	int intel = !strcmp(s->vendor, "GenuineIntel");
+
+	/* Only x86 core PMUs (PEBS, IBS) act on precise_ip; arm_pmu accepts and ignores it. */
+	*precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
+	if (*precise && !j->x86) {
+		pmuk_caps_fact(j->c, PMU_CONCERN_PRECISE,
+			       "precise_ip_ignored", "the kernel accepts precise_ip on this "
+			       "architecture's core PMU without reducing skid", "%s", l->arch);
+		*precise = 0;
+	}
+	*branch = l->branch_err != PMUK_NOT_PROBED ? l->branch_err == 0 : s->lbr_depth > 0;
+	*datasrc = s->have_spe || s->have_ibs_op || (*precise && intel);
+	surf[0] = '\0';
+	if (*precise && intel)
+		strcat(surf, "PEBS, ");
+	if (s->have_ibs_op)
+		strcat(surf, "IBS, ");
+	if (s->have_spe)
+		strcat(surf, "SPE, ");
+	if (*precise)
+		snprintf(surf + strlen(surf), size - strlen(surf), "precise_ip up to %d, ",
+			 l->precise_max != PMUK_NOT_PROBED ? l->precise_max : s->max_precise);
+	if (*branch)
+		strcat(surf, "branch stack, ");
+}
+
+/* What an available precise concern still lacks, and the privilege it needs. */
+static void precise_limits(struct pmuk_caps_judge *j, int precise, int branch, int datasrc)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+	int skid = !precise && !s->have_ibs_op && !s->have_spe;
+
+	if (!datasrc)
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
+				"no data-source surface (PEBS, IBS or SPE): no data addresses "
+				"or memory levels");
+	if (!branch)
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "no branch stack");
+	if (skid)
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "sample IPs carry skid");
+	if (!datasrc || !branch || skid)
+		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
+				 "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
+				 "through; run on bare metal" : "none in software: what is missing "
+				 "is a feature of this CPU's PMU");
+	if (!j->priv && s->paranoid >= 2) {
+		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
+				"perf_event_paranoid=%d: physical data addresses and kernel "
+				"samples need CAP_PERFMON", s->paranoid);
+		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
+				 "run as root or grant CAP_PERFMON, or sysctl "
+				 "kernel.perf_event_paranoid=1");
+	}
+}
+
+static void judge_precise(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	struct pmu_caps *c = j->c;
+	char surf[256];
+	int precise, branch, datasrc;
+
+	precise_facts(j);
 	if (j->perf_blocked)
 		return;
 	if (!s->ncore) {
@@ -451,27 +569,7 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		pmu_remedy(j, 3);
 		return;
 	}
-	/* Only x86 core PMUs (PEBS, IBS) act on precise_ip; arm_pmu accepts and ignores it. */
-	precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
-	if (precise && !j->x86) {
-		pmuk_caps_fact(c, PMU_CONCERN_PRECISE,
-			       "precise_ip_ignored", "the kernel accepts precise_ip on this "
-			       "architecture's core PMU without reducing skid", "%s", l->arch);
-		precise = 0;
-	}
-	branch = l->branch_err != PMUK_NOT_PROBED ? l->branch_err == 0 : s->lbr_depth > 0;
-	datasrc = s->have_spe || s->have_ibs_op || (precise && !strcmp(s->vendor, "GenuineIntel"));
-	if (precise && !strcmp(s->vendor, "GenuineIntel"))
-		strcat(surf, "PEBS, ");
-	if (s->have_ibs_op)
-		strcat(surf, "IBS, ");
-	if (s->have_spe)
-		strcat(surf, "SPE, ");
-	if (precise)
-		snprintf(surf + strlen(surf), sizeof(surf) - strlen(surf), "precise_ip up to %d, ",
-			 l->precise_max != PMUK_NOT_PROBED ? l->precise_max : s->max_precise);
-	if (branch)
-		strcat(surf, "branch stack, ");
+	precise_surfaces(j, surf, sizeof(surf), &precise, &branch, &datasrc);
 	if (!surf[0]) {
 		pmuk_caps_set(c, PMU_CONCERN_PRECISE,
 			      PMU_CAP_UNAVAILABLE, "the %s PMU offers neither precise sampling "
@@ -487,27 +585,7 @@ static void judge_precise(struct pmuk_caps_judge *j)
 	}
 	surf[strlen(surf) - 2] = '\0';
 	pmuk_caps_set(c, PMU_CONCERN_PRECISE, PMU_CAP_AVAILABLE, "%s", surf);
-	if (!datasrc)
-		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
-				"no data-source surface (PEBS, IBS or SPE): no data addresses "
-				"or memory levels");
-	if (!branch)
-		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "no branch stack");
-	if (!precise && !s->have_ibs_op && !s->have_spe)
-		pmuk_caps_limit(c, PMU_CONCERN_PRECISE, "sample IPs carry skid");
-	if (!datasrc || !branch || (!precise && !s->have_ibs_op && !s->have_spe))
-		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
-				 "%s", j->vm ? "virtual PMUs rarely pass PEBS, LBR or SPE "
-				 "through; run on bare metal" : "none in software: what is missing "
-				 "is a feature of this CPU's PMU");
-	if (!j->priv && s->paranoid >= 2) {
-		pmuk_caps_limit(c, PMU_CONCERN_PRECISE,
-				"perf_event_paranoid=%d: physical data addresses and kernel "
-				"samples need CAP_PERFMON", s->paranoid);
-		pmuk_caps_remedy(c, PMU_CONCERN_PRECISE,
-				 "run as root or grant CAP_PERFMON, or sysctl "
-				 "kernel.perf_event_paranoid=1");
-	}
+	precise_limits(j, precise, branch, datasrc);
 }
 
 int pmuk_caps_build(const struct pmuk_caps_sys *s, const struct pmuk_caps_live *l,

@@ -105,19 +105,18 @@ static void suggest_names(struct pmuk_rctx *c, const char *word, char *buf, size
 	pmuk_suggest_format(&s, buf, n);
 }
 
-/* A name that is not pmu/.../: generic, cache, raw, tracepoint, libpfm4 or sysfs alias. */
-static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out)
+/* A generic (hardware or software), cache or raw event name: 1 when t is one,
+ * its candidates in out. */
+static int builtin_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out)
 {
 	const struct pmuk_event_def *d;
 	struct pmuk_cand *k;
-	char head[PMUK_EV_TEXT_MAX], hint[512], pfm_err[512];
 	uint64_t config;
-	int looks_tp = 0, ret, pfm_ret;
 
 	if ((d = pmuk_event_find(t->text))) {
 		if (d->kind == PMU_EVENT_HARDWARE) {
 			per_core(c, t->text, PERF_TYPE_HARDWARE, d->config, out);
-			return 0;
+			return 1;
 		}
 		k = &out->v[out->n++];
 		memset(k, 0, sizeof(*k));
@@ -125,16 +124,48 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 		strcpy(k->ev.pmu, "software");
 		k->ev.type = PERF_TYPE_SOFTWARE;
 		k->ev.config = d->config;
-		return 0;
+		return 1;
 	}
 	if (!pmuk_cache_parse(t->text, &config)) {
 		per_core(c, t->text, PERF_TYPE_HW_CACHE, config, out);
-		return 0;
+		return 1;
 	}
 	if (pmuk_event_raw(t->text, &config)) {
 		per_core(c, t->text, PERF_TYPE_RAW, config, out);
-		return 0;
+		return 1;
 	}
+	return 0;
+}
+
+/* No source knows the name: the error says why, as near as it can guess
+ * (looks_tp: what pmuk_resolve_tracepoint made of a sys:name). */
+static int unknown_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, int looks_tp)
+{
+	char hint[512];
+
+	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
+		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
+				 "tracepoint, %s", t->text, t->pos,
+				 looks_tp == 2 ? pmuk_tracefs_hint() : PMUK_TRACEFS_PERM_HINT);
+	if (looks_tp == 1) /* the subsystem exists, the event does not */
+		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
+				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
+				 (int)(strchr(t->text, ':') - t->text), t->text);
+	suggest_names(c, t->text, hint, sizeof(hint));
+	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s", t->text, t->pos, hint,
+			 hint[0] ? "" : " (see 'pmukit list')");
+}
+
+/* A name that is not pmu/.../: generic, cache, raw, tracepoint, libpfm4 or sysfs alias. */
+static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cands *out)
+{
+	struct pmuk_cand *k;
+	char head[PMUK_EV_TEXT_MAX], pfm_err[512];
+	uint64_t config;
+	int looks_tp = 0, ret, pfm_ret;
+
+	if (builtin_name(c, t, out))
+		return 0;
 	/* "cycles:x": a known event followed by something that is not a modifier. */
 	snprintf(head, sizeof(head), "%s", t->text);
 	if (strchr(head, ':')) {
@@ -173,17 +204,7 @@ static int resolve_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 		return ret;
 	if (pfm_ret != PMU_ENOENT)
 		return pmuk_fail(pfm_ret, "%s", pfm_err);
-	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
-		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
-				 "tracepoint, %s", t->text, t->pos,
-				 looks_tp == 2 ? pmuk_tracefs_hint() : PMUK_TRACEFS_PERM_HINT);
-	if (looks_tp == 1) /* the subsystem exists, the event does not */
-		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
-				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
-				 (int)(strchr(t->text, ':') - t->text), t->text);
-	suggest_names(c, t->text, hint, sizeof(hint));
-	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s", t->text, t->pos, hint,
-			 hint[0] ? "" : " (see 'pmukit list')");
+	return unknown_name(c, t, looks_tp);
 }
 
 /* Applies the term's (and its group's) modifiers and completes the name. Privilege

@@ -128,7 +128,7 @@ for bad in -1 1x " 2" 99999999999999999999999; do
 	check "--limit '$bad': usage error naming it" test $? -eq 2 -a -n "$(grep -- "--limit is a number of rows (0: all), not '$bad'" "$tmp/err")"
 done
 "$PMUKIT" report "$F" --limit >/dev/null 2>"$tmp/err"
-check "--limit without a value: said" grep -q "a value is missing after '--limit'" "$tmp/err"
+check "--limit without a value: said" grep -qx "pmukit report: option '--limit' needs an argument" "$tmp/err"
 "$PMUKIT" report "$F" "$F" >/dev/null 2>"$tmp/err"
 check "two recordings: said" grep -q "one recording only" "$tmp/err"
 finish

@@ -49,4 +49,35 @@ if command -v perf >/dev/null && perf stat -x, -e "$spec" true >/dev/null 2>&1; 
 else
 	echo "# perf stat cannot count $spec here: the comparison with perf is left out"
 fi
+
+# 4. every verb parses its options with getopt_long and says what is wrong in the
+# same words: the verb named, exit status 2.
+K=$tmp/x.etl	# the options are judged before the file is opened
+bad_opt() {	# bad_opt 'EXPECTED FIRST LINE' VERB ARGS...
+	local want=$1; shift
+	"$PMUKIT" "$@" >/dev/null 2>"$tmp/opt.err"
+	local rc=$?
+	check "pmukit $*: exit 2, '$want' ($(head -1 "$tmp/opt.err"))" \
+		bash -c '[ "$1" -eq 2 ] && [ "$(head -1 "$2")" = "$3" ]' _ "$rc" "$tmp/opt.err" "$want"
+}
+for verb in stat list caps topo etl report cpustat record addr2line; do
+	bad_opt "pmukit $verb: unknown option '--bogus'" $verb --bogus
+	[ $verb = record ] || bad_opt "pmukit $verb: option '--json' takes no argument" $verb --json=1
+done
+bad_opt "pmukit record: option '--lbr' takes no argument" record --lbr=1
+for verb in stat list caps topo etl report cpustat addr2line; do
+	bad_opt "pmukit $verb: unknown option '-Z'" $verb -Z
+done
+bad_opt "pmukit record: unknown option '-Z'" record -o "$tmp/r.etl" -Z -- true
+bad_opt "pmukit stat: option '-e' needs an argument" stat -e
+bad_opt "pmukit record: option '-e' needs an argument" record -o "$tmp/r.etl" -e
+bad_opt "pmukit addr2line: option '-e' needs an argument" addr2line -e
+bad_opt "pmukit cpustat: option '-i' needs an argument" cpustat -i
+bad_opt "pmukit report: option '--limit' needs an argument" report "$K" --limit
+bad_opt "pmukit etl: option '--opcode' needs an argument" etl dump "$K" --opcode
+bad_opt "pmukit list: option '--windows-model' needs an argument" list --windows-model
+bad_opt "pmukit list: option '--win' is ambiguous; it could be --windows-profile-source --windows-model" list --win x
+bad_opt "pmukit addr2line: option '--b' is ambiguous; it could be --base --build-id" addr2line -e "$PMUKIT" --b 0 1
+# ... and a unique prefix is the option, as getopt_long takes it
+check "pmukit caps --js: JSON" bash -c '"$1" caps --js | grep -q "^{"' _ "$PMUKIT"
 finish

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+struct option;
+
 /* One function per verb, each in its own cmd_<verb>.c. argv[0] is the verb.
  * A verb returns the process exit status. */
 int cmd_stat(int argc, char **argv);
@@ -19,6 +21,13 @@ int cmd_record(int argc, char **argv);
 /* For verbs whose only options are --json and --help: -1 to go on (with *json
  * set), else the exit status to return (0 after --help, 2 after a bad option). */
 int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json);
+
+/* Options: every verb calls getopt_long with opterr 0 and a shortopts string that
+ * starts with ':' (after any '+'); on its '?' or ':' this says what was wrong in
+ * the same words for every verb ("pmukit VERB: unknown option '--x'", "option '-e'
+ * needs an argument", an ambiguous prefix and what it could be) and returns 2. The
+ * verb then shows its usage or a hint. argv[0] is the verb. */
+int tool_bad_option(char **argv, int opt, const struct option *longopts);
 
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);

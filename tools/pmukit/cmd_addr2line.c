@@ -172,98 +172,124 @@ static int one(struct pmu_symbolizer *s, const char *arg, struct pmuk_json *j)
 	return err != 0;
 }
 
-int cmd_addr2line(int argc, char **argv)
+struct a2l_args {
+	struct pmu_symbolizer_opts *o;
+	const char *exe;
+	uint64_t base;
+	uint8_t id[20], idn;
+	int pid, json;
+};
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' }, { "exe", required_argument, NULL, 'e' },
+	{ "base", required_argument, NULL, 'b' }, { "no-inline", no_argument, NULL, 's' },
+	{ "build-id", required_argument, NULL, 'B' },
+	{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option with its value optarg; 0 to go on, else the exit status. */
+static int take_option(int opt, char **argv, struct a2l_args *a)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' }, { "exe", required_argument, NULL, 'e' },
-		{ "base", required_argument, NULL, 'b' }, { "no-inline", no_argument, NULL, 's' },
-		{ "build-id", required_argument, NULL, 'B' },
-		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	PMU_OPTS(pmu_symbolizer_opts, o);
-	struct pmuk_json json, *j = NULL;
-	struct pmu_symbolizer *s;
-	const char *exe = NULL;
-	uint64_t base = 0;
-	uint8_t id[20];
-	uint8_t idn = 0;
-	int opt, pid = -1, bad = 0, err, cut;
-	char word[64];
 	long v;
 
-	while ((opt = getopt_long(argc, argv, "p:e:sjh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (pmuk_parse_long(optarg, 10, 0, INT_MAX, &v)) {
-				fprintf(stderr, "pmukit addr2line: -p '%s' is not a process id "
-					"(0 to %d)\n", optarg, INT_MAX);
-				return 2;
-			}
-			pid = (int)v;
-			break;
-		case 'e':
-			exe = optarg;
-			break;
-		case 'b':
-			if (parse_addr(optarg, &base)) {
-				fprintf(stderr, "pmukit addr2line: --base '%s' is not a hex "
-					"address\n", optarg);
-				return 2;
-			}
-			break;
-		case 'B':
-			if (parse_hex_bytes(optarg, id, &idn)) {
-				fprintf(stderr, "pmukit addr2line: --build-id '%s' is not 1 to 20 "
-					"hex bytes\n", optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			o.no_inline = 1;
-			break;
-		case 'j':
-			j = &json;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
+	switch (opt) {
+	case 'p':
+		if (pmuk_parse_long(optarg, 10, 0, INT_MAX, &v)) {
+			fprintf(stderr, "pmukit addr2line: -p '%s' is not a process id "
+				"(0 to %d)\n", optarg, INT_MAX);
 			return 2;
 		}
+		a->pid = (int)v;
+		return 0;
+	case 'e':
+		a->exe = optarg;
+		return 0;
+	case 'b':
+		if (parse_addr(optarg, &a->base)) {
+			fprintf(stderr, "pmukit addr2line: --base '%s' is not a hex address\n",
+				optarg);
+			return 2;
+		}
+		return 0;
+	case 'B':
+		if (parse_hex_bytes(optarg, a->id, &a->idn)) {
+			fprintf(stderr, "pmukit addr2line: --build-id '%s' is not 1 to 20 hex "
+				"bytes\n", optarg);
+			return 2;
+		}
+		return 0;
+	case 's':
+		a->o->no_inline = 1;
+		return 0;
+	case 'j':
+		a->json = 1;
+		return 0;
+	default:
+		tool_bad_option(argv, opt, longopts);
+		usage(stderr);
+		return 2;
 	}
-	if ((pid >= 0) == (exe != NULL)) {
+}
+
+/* Options go before or after the addresses (getopt_long permutes); -1 to go on,
+ * else the exit status. */
+static int parse_args(int argc, char **argv, struct a2l_args *a)
+{
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":p:e:sjh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if ((rc = take_option(opt, argv, a)))
+			return rc;
+	}
+	if ((a->pid >= 0) == (a->exe != NULL)) {
 		fprintf(stderr, "pmukit addr2line: give either -p PID or -e FILE\n");
 		usage(stderr);
 		return 2;
 	}
-	o.pid = pid > 0 ? pid : 0;
-	o.offline = exe != NULL;
-	if ((err = pmu_symbolizer_open(&o, &s)))
-		return tool_error("addr2line", exe ? "opening a symbolizer" :
-				  "reading the process's modules", err);
-	if (exe) {
-		PMU_OPTS(pmu_symbolizer_module, m, .path = exe, .start = base,
-			 .build_id = id, .build_id_size = idn);
+	return -1;
+}
 
-		m.build_id_kind = idn && is_pe(exe);   /* PMU_BUILD_ID_PDB : _BYTES */
+/* -e FILE: the one module, loaded at --base; 0 or the exit status (after closing s).
+ * A FILE that cannot be read is said, and each address then says it is unknown. */
+static int add_exe(struct pmu_symbolizer *s, const struct a2l_args *a)
+{
+	PMU_OPTS(pmu_symbolizer_module, m, .path = a->exe, .start = a->base,
+		 .build_id = a->id, .build_id_size = a->idn);
+	int err;
 
-		err = pmu_symbolizer_add_module(s, &m);
-		if (err == PMU_EINVAL || err == PMU_ENOMEM) {
-			pmu_symbolizer_close(s);
-			return tool_error("addr2line", exe, err);
-		}
-		if (err)
-			fprintf(stderr, "pmukit addr2line: %s: %s\n", exe, pmu_error_detail());
+	m.build_id_kind = a->idn && is_pe(a->exe);   /* PMU_BUILD_ID_PDB : _BYTES */
+
+	err = pmu_symbolizer_add_module(s, &m);
+	if (err == PMU_EINVAL || err == PMU_ENOMEM) {
+		pmu_symbolizer_close(s);
+		return tool_error("addr2line", a->exe, err);
 	}
+	if (err)
+		fprintf(stderr, "pmukit addr2line: %s: %s\n", a->exe, pmu_error_detail());
+	return 0;
+}
+
+/* The addresses of argv, or of stdin when there are none; 1 when one lies in no
+ * module. */
+static int resolve_all(struct pmu_symbolizer *s, int argc, char **argv, struct pmuk_json *j)
+{
+	char word[64];
+	int bad = 0, cut;
+
 	if (j) {
 		pmuk_json_init(j, stdout, 1);
 		pmuk_json_obj_begin(j, NULL);
 		pmuk_json_arr_begin(j, "addresses");
 	}
-	if (optind < argc) {
-		for (int i = optind; i < argc; i++)
+	if (argc > 0) {
+		for (int i = 0; i < argc; i++)
 			bad |= one(s, argv[i], j);
 	} else {
 		while (read_word(stdin, word, sizeof(word), &cut)) {
@@ -277,6 +303,27 @@ int cmd_addr2line(int argc, char **argv)
 		pmuk_json_obj_end(j);
 		pmuk_json_finish(j);
 	}
+	return bad;
+}
+
+int cmd_addr2line(int argc, char **argv)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o);
+	struct a2l_args a = { .o = &o, .pid = -1 };
+	struct pmuk_json json;
+	struct pmu_symbolizer *s;
+	int err, bad;
+
+	if ((err = parse_args(argc, argv, &a)) >= 0)
+		return err;
+	o.pid = a.pid > 0 ? a.pid : 0;
+	o.offline = a.exe != NULL;
+	if ((err = pmu_symbolizer_open(&o, &s)))
+		return tool_error("addr2line", a.exe ? "opening a symbolizer" :
+				  "reading the process's modules", err);
+	if (a.exe && (err = add_exe(s, &a)))
+		return err;
+	bad = resolve_all(s, argc - optind, argv + optind, a.json ? &json : NULL);
 	pmu_symbolizer_close(s);
 	if (fflush(stdout))
 		return tool_error("addr2line", "writing the output", PMU_EIO);

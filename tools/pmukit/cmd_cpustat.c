@@ -7,6 +7,7 @@
 
 #include <pmukit/pmukit.h>
 #include <pmukit/oscounters.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,35 +273,61 @@ static int print(struct pmu_cpustat *s, double interval, int json)
 	return text_idle(s, elapsed);
 }
 
+static const struct option longopts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "ntqsi", no_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -1 to go on, else the exit status (0 after --help, 2 after a bad option). */
+static int parse_args(int argc, char **argv, double *interval, int *json,
+		      struct pmu_cpustat_opts *opts)
+{
+	char *end;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+		if (opt == 'i') {
+			*interval = strtod(optarg, &end);
+			if (*end || !(*interval >= 0.001 && *interval <= 3600)) {
+				fprintf(stderr, "pmukit cpustat: interval '%s' is not a number of "
+					"seconds from 0.001 to 3600\n", optarg);
+				return 2;
+			}
+		} else if (opt == 'j') {
+			*json = 1;
+		} else if (opt == 'n') {
+			opts->windows_ntqsi = 1;
+		} else if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			tool_bad_option(argv, opt, longopts);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {	/* cpustat takes no operands */
+		fprintf(stderr, "pmukit cpustat: unknown option '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
 int cmd_cpustat(int argc, char **argv)
 {
 	PMU_OPTS(pmu_cpustat_opts, opts);
 	struct pmu_cpustat *s;
 	double interval = 1, ran;
 	int json = 0, err;
-	char *end;
 
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-i") || !strcmp(argv[i], "--interval")) && i + 1 < argc) {
-			interval = strtod(argv[++i], &end);
-			if (*end || !(interval >= 0.001 && interval <= 3600)) {
-				fprintf(stderr, "pmukit cpustat: interval '%s' is not a number of "
-					"seconds from 0.001 to 3600\n", argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--ntqsi")) {
-			opts.windows_ntqsi = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "pmukit cpustat: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		}
-	}
+	if ((err = parse_args(argc, argv, &interval, &json, &opts)) >= 0)
+		return err;
 	warn_below_tick(interval);
 	if ((err = pmu_cpustat_open(&opts, &s)))
 		return tool_error("cpustat", "opening the OS CPU-time counters", err);

@@ -4,6 +4,7 @@
 #include "etl_print.h"
 #include "core/num.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pmukit/etl.h>
@@ -65,97 +66,124 @@ static double rel_s(const struct pmu_etl_header *h, int64_t ns)
 	return ((double)ns - (double)h->start_ns) / 1e9;
 }
 
+/* The header and the counts of `etl info --json`; the table follows. */
+static void info_json_header(struct pmuk_json *j, const char *path,
+			     const struct pmu_etl_header *h, const struct pmu_etl_stats *st)
+{
+	char v[32];
+
+	pmuk_json_str(j, "file", path);
+	snprintf(v, sizeof(v), "%u.%u", h->os_major, h->os_minor);
+	pmuk_json_str(j, "os_version", v);
+	pmuk_json_uint(j, "os_build", h->os_build);
+	pmuk_json_uint(j, "pointer_size", h->pointer_size);
+	pmuk_json_uint(j, "cpus", h->cpus);
+	pmuk_json_uint(j, "clock_type", h->clock_type);
+	pmuk_json_uint(j, "tick_frequency", h->tick_freq);
+	pmuk_json_uint(j, "timer_resolution_100ns", h->timer_resolution);
+	pmuk_json_int(j, "start_ns", h->start_ns);
+	pmuk_json_int(j, "end_ns", h->end_ns);
+	pmuk_json_uint(j, "buffer_size", h->buffer_size);
+	pmuk_json_uint(j, "buffers_written", h->buffers_written);
+	pmuk_json_bool(j, "compressed", h->compressed);
+	pmuk_json_str(j, "logger_name", h->logger_name);
+	pmuk_json_uint(j, "events", st->events);
+	pmuk_json_uint(j, "lost_events", h->events_lost);
+	pmuk_json_uint(j, "lost_buffers", h->buffers_lost);
+	pmuk_json_uint(j, "buffers_flagged_lost", st->events_lost_flagged);
+	pmuk_json_uint(j, "buffers", st->buffers);
+	pmuk_json_uint(j, "problems", st->problems);
+	pmuk_json_uint(j, "bytes_skipped", st->bytes_skipped);
+	pmuk_json_uint(j, "bytes_padding", st->bytes_padding);
+}
+
+static void info_json(struct pmu_etl *r, const char *path, const struct pmu_etl_stats *st)
+{
+	size_t n = pmu_etl_stat_count(r);
+	struct pmu_etl_stat s;
+	struct pmuk_json j;
+	char g[40];
+
+	pmuk_json_init(&j, stdout, 1);
+	pmuk_json_obj_begin(&j, NULL);
+	info_json_header(&j, path, pmu_etl_header(r), st);
+	pmuk_json_arr_begin(&j, "by_provider");
+	for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
+		const char *name = pmu_etl_provider_name(&s.provider);
+		pmu_guid_format(&s.provider, g, sizeof(g));
+		pmuk_json_obj_begin(&j, NULL);
+		pmuk_json_str(&j, "provider", g);
+		pmuk_json_str(&j, "name", name);
+		pmuk_json_str(&j, "kind", etl_kind_name(s.kind));
+		pmuk_json_uint(&j, "id", s.id);
+		pmuk_json_uint(&j, "opcode", s.opcode);
+		pmuk_json_uint(&j, "version", s.version);
+		pmuk_json_uint(&j, "count", s.count);
+		pmuk_json_obj_end(&j);
+	}
+	pmuk_json_arr_end(&j);
+	pmuk_json_obj_end(&j);
+	pmuk_json_finish(&j);
+}
+
+static void info_text_header(const char *path, const struct pmu_etl_header *h,
+			     const struct pmu_etl_stats *st)
+{
+	printf("file:            %s\n", path);
+	printf("os:              %u.%u build %u (log layout %u.%u)\n", h->os_major, h->os_minor,
+	       h->os_build, h->layout_major, h->layout_minor);
+	printf("pointer size:    %u\n", h->pointer_size);
+	printf("cpus:            %u\n", h->cpus);
+	printf("clock:           type %u, %" PRIu64 " ticks/s, timer resolution %.4f ms\n",
+	       h->clock_type, h->tick_freq, h->timer_resolution / 1e4);
+	printf("logger:          %s\n", h->logger_name);
+	printf("duration:        %.6f s\n", h->end_ns ? rel_s(h, h->end_ns) : 0.0);
+	printf("buffers:         %" PRIu64 " of %u bytes%s\n", st->buffers, h->buffer_size,
+	       h->compressed ? " (compressed)" : "");
+	printf("events:          %" PRIu64 "\n", st->events);
+	printf("lost:            %u events, %u buffers", h->events_lost, h->buffers_lost);
+	if (st->events_lost_flagged)
+		printf("; %" PRIu64 " buffers flagged as following lost events",
+		       st->events_lost_flagged);
+	printf("\n");
+	if (st->problems)
+		printf("corrupt:         %" PRIu64 " problems, %" PRIu64 " bytes skipped\n",
+		       st->problems, st->bytes_skipped);
+	if (st->bytes_padding)
+		printf("padding:         %" PRIu64 " bytes of zeros after the last buffer "
+		       "(a preallocated file)\n", st->bytes_padding);
+}
+
+static void info_text(struct pmu_etl *r, const char *path, const struct pmu_etl_stats *st)
+{
+	size_t n = pmu_etl_stat_count(r);
+	struct pmu_etl_stat s;
+	char g[40];
+
+	info_text_header(path, pmu_etl_header(r), st);
+	printf("\n%-38s %-20s %-8s %5s %6s %4s %9s\n", "provider", "name", "kind", "id",
+	       "opcode", "ver", "count");
+	for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
+		const char *name = pmu_etl_provider_name(&s.provider);
+		pmu_guid_format(&s.provider, g, sizeof(g));
+		printf("%-38s %-20s %-8s %5u %6u %4u %9" PRIu64 "\n", g, name ? name : "",
+		       etl_kind_name(s.kind), s.id, s.opcode, s.version, s.count);
+	}
+}
+
 static int info(const char *path, int json)
 {
 	struct pmu_etl *r = NULL;
 	struct pmu_etl_stats st;
-	struct pmu_etl_stat s;
-	char g[40];
 	int rc;
 
 	if ((rc = open_trace(path, PMU_ETL_ORDER_FILE, &r)) || (rc = drain(r, path)))
 		goto out;
-	const struct pmu_etl_header *h = pmu_etl_header(r);
 	pmu_etl_stats(r, &st, sizeof(st));
-	size_t n = pmu_etl_stat_count(r);
-	if (json) {
-		struct pmuk_json j;
-		pmuk_json_init(&j, stdout, 1);
-		pmuk_json_obj_begin(&j, NULL);
-		pmuk_json_str(&j, "file", path);
-		char v[32];
-		snprintf(v, sizeof(v), "%u.%u", h->os_major, h->os_minor);
-		pmuk_json_str(&j, "os_version", v);
-		pmuk_json_uint(&j, "os_build", h->os_build);
-		pmuk_json_uint(&j, "pointer_size", h->pointer_size);
-		pmuk_json_uint(&j, "cpus", h->cpus);
-		pmuk_json_uint(&j, "clock_type", h->clock_type);
-		pmuk_json_uint(&j, "tick_frequency", h->tick_freq);
-		pmuk_json_uint(&j, "timer_resolution_100ns", h->timer_resolution);
-		pmuk_json_int(&j, "start_ns", h->start_ns);
-		pmuk_json_int(&j, "end_ns", h->end_ns);
-		pmuk_json_uint(&j, "buffer_size", h->buffer_size);
-		pmuk_json_uint(&j, "buffers_written", h->buffers_written);
-		pmuk_json_bool(&j, "compressed", h->compressed);
-		pmuk_json_str(&j, "logger_name", h->logger_name);
-		pmuk_json_uint(&j, "events", st.events);
-		pmuk_json_uint(&j, "lost_events", h->events_lost);
-		pmuk_json_uint(&j, "lost_buffers", h->buffers_lost);
-		pmuk_json_uint(&j, "buffers_flagged_lost", st.events_lost_flagged);
-		pmuk_json_uint(&j, "buffers", st.buffers);
-		pmuk_json_uint(&j, "problems", st.problems);
-		pmuk_json_uint(&j, "bytes_skipped", st.bytes_skipped);
-		pmuk_json_uint(&j, "bytes_padding", st.bytes_padding);
-		pmuk_json_arr_begin(&j, "by_provider");
-		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
-			const char *name = pmu_etl_provider_name(&s.provider);
-			pmu_guid_format(&s.provider, g, sizeof(g));
-			pmuk_json_obj_begin(&j, NULL);
-			pmuk_json_str(&j, "provider", g);
-			pmuk_json_str(&j, "name", name);
-			pmuk_json_str(&j, "kind", etl_kind_name(s.kind));
-			pmuk_json_uint(&j, "id", s.id);
-			pmuk_json_uint(&j, "opcode", s.opcode);
-			pmuk_json_uint(&j, "version", s.version);
-			pmuk_json_uint(&j, "count", s.count);
-			pmuk_json_obj_end(&j);
-		}
-		pmuk_json_arr_end(&j);
-		pmuk_json_obj_end(&j);
-		pmuk_json_finish(&j);
-	} else {
-		printf("file:            %s\n", path);
-		printf("os:              %u.%u build %u (log layout %u.%u)\n", h->os_major, h->os_minor,
-		       h->os_build, h->layout_major, h->layout_minor);
-		printf("pointer size:    %u\n", h->pointer_size);
-		printf("cpus:            %u\n", h->cpus);
-		printf("clock:           type %u, %" PRIu64 " ticks/s, timer resolution %.4f ms\n",
-		       h->clock_type, h->tick_freq, h->timer_resolution / 1e4);
-		printf("logger:          %s\n", h->logger_name);
-		printf("duration:        %.6f s\n", h->end_ns ? rel_s(h, h->end_ns) : 0.0);
-		printf("buffers:         %" PRIu64 " of %u bytes%s\n", st.buffers, h->buffer_size,
-		       h->compressed ? " (compressed)" : "");
-		printf("events:          %" PRIu64 "\n", st.events);
-		printf("lost:            %u events, %u buffers", h->events_lost, h->buffers_lost);
-		if (st.events_lost_flagged)
-			printf("; %" PRIu64 " buffers flagged as following lost events",
-			       st.events_lost_flagged);
-		printf("\n");
-		if (st.problems)
-			printf("corrupt:         %" PRIu64 " problems, %" PRIu64 " bytes skipped\n",
-			       st.problems, st.bytes_skipped);
-		if (st.bytes_padding)
-			printf("padding:         %" PRIu64 " bytes of zeros after the last buffer "
-			       "(a preallocated file)\n", st.bytes_padding);
-		printf("\n%-38s %-20s %-8s %5s %6s %4s %9s\n", "provider", "name", "kind", "id",
-		       "opcode", "ver", "count");
-		for (size_t i = 0; i < n && !pmu_etl_stat_at(r, i, &s); i++) {
-			const char *name = pmu_etl_provider_name(&s.provider);
-			pmu_guid_format(&s.provider, g, sizeof(g));
-			printf("%-38s %-20s %-8s %5u %6u %4u %9" PRIu64 "\n", g, name ? name : "",
-			       etl_kind_name(s.kind), s.id, s.opcode, s.version, s.count);
-		}
-	}
+	if (json)
+		info_json(r, path, &st);
+	else
+		info_text(r, path, &st);
 out:
 	if (r && !rc)
 		summary_problems(r);
@@ -316,17 +344,18 @@ struct etl_args {
 	struct dump_filter flt;
 };
 
-/* --provider, --opcode or --limit with its value v; 0 or the exit status. */
-static int filter_option(const char *a, const char *v, struct dump_filter *flt)
+/* --provider ('P'), --opcode ('O') or --limit ('L') with its value v; 0 or the
+ * exit status. */
+static int filter_option(int opt, const char *v, struct dump_filter *flt)
 {
 	uint64_t n;
 	long op;
 
-	if (!strcmp(a, "--provider")) {
+	if (opt == 'P') {
 		if (pmu_guid_parse(v, &flt->provider) && pmu_etl_provider_lookup(v, &flt->provider))
 			return tool_error("etl", v, PMU_ENOENT);
 		flt->by_provider = 1;
-	} else if (!strcmp(a, "--opcode")) {
+	} else if (opt == 'O') {
 		if (pmuk_parse_long(v, 0, 0, 255, &op)) {
 			fprintf(stderr, "pmukit etl: --opcode is a number from 0 to 255, not '%s'\n", v);
 			return 2;
@@ -343,39 +372,46 @@ static int filter_option(const char *a, const char *v, struct dump_filter *flt)
 	return 0;
 }
 
-/* Options go before or after the subcommand and FILE; -1 to go on, else the
- * exit status. */
+static const struct option longopts[] = {
+	{ "provider", required_argument, NULL, 'P' },
+	{ "opcode", required_argument, NULL, 'O' },
+	{ "limit", required_argument, NULL, 'L' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options go before or after the subcommand and FILE (getopt_long permutes);
+ * -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct etl_args *o)
 {
-	int rc;
+	int opt, rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--json")) {
+		} else if (opt == 'j') {
 			o->json = 1;
-		} else if (!strcmp(a, "--provider") || !strcmp(a, "--opcode") ||
-			   !strcmp(a, "--limit")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "pmukit etl: %s needs a value\n", a);
-				return 2;
-			}
-			if ((rc = filter_option(a, argv[++i], &o->flt)))
+		} else if (opt == 'P' || opt == 'O' || opt == 'L') {
+			if ((rc = filter_option(opt, optarg, &o->flt)))
 				return rc;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "pmukit etl: unknown option '%s'\n", a);
-			usage(stderr);
-			return 2;
-		} else if (!o->sub) {
-			o->sub = a;
-		} else if (!o->path) {
-			o->path = a;
 		} else {
-			fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", a);
+			tool_bad_option(argv, opt, longopts);
+			if (opt == '?')	/* a missing value needs no usage text */
+				usage(stderr);
 			return 2;
 		}
+	}
+	if (optind < argc)
+		o->sub = argv[optind++];
+	if (optind < argc)
+		o->path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "pmukit etl: one FILE only ('%s' is extra)\n", argv[optind]);
+		return 2;
 	}
 	return -1;
 }

@@ -5,6 +5,7 @@
 #include "core/wprp.h"
 
 #include <pmukit/pmukit.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,54 +171,75 @@ static int print_profile_source(const char *event, const char *model)
 	return 0;
 }
 
-int cmd_list(int argc, char **argv)
-{
-	const char *pattern = NULL, *wps = NULL, *model = NULL;
-	struct pmu_event_info *v;
-	int json = 0, ret, kind;
-	size_t n;
+struct list_args {
+	const char *pattern, *wps, *model;
+	int json;
+};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+static const struct option longopts[] = {
+	{ "windows-profile-source", required_argument, NULL, 'w' },
+	{ "windows-model", required_argument, NULL, 'm' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -1 to go on, else the exit status (0 after --help, 2 after a bad option). */
+static int parse_args(int argc, char **argv, struct list_args *a)
+{
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'w') {
+			a->wps = optarg;
+		} else if (opt == 'm') {
+			a->model = optarg;
+		} else if (opt == 'j') {
+			a->json = 1;
+		} else if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--windows-profile-source") ||
-			   !strcmp(argv[i], "--windows-model")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "pmukit list: %s needs a value\n", argv[i]);
-				usage(stderr);
-				return 2;
-			}
-			if (!strcmp(argv[i], "--windows-model"))
-				model = argv[++i];
-			else
-				wps = argv[++i];
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "pmukit list: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		} else if (pattern) {
-			fprintf(stderr, "pmukit list: only one PATTERN may be given ('%s', '%s')\n",
-				pattern, argv[i]);
-			usage(stderr);
-			return 2;
 		} else {
-			pattern = argv[i];
+			tool_bad_option(argv, opt, longopts);
+			usage(stderr);
+			return 2;
 		}
 	}
-	if (wps)
-		return print_profile_source(wps, model);
-	if (model) {
+	if (optind < argc)
+		a->pattern = argv[optind];
+	if (optind + 1 < argc) {
+		fprintf(stderr, "pmukit list: only one PATTERN may be given ('%s', '%s')\n",
+			argv[optind], argv[optind + 1]);
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct list_args a = { 0 };
+	struct pmu_event_info *v;
+	const char *pattern;
+	int ret, kind;
+	size_t n;
+
+	if ((ret = parse_args(argc, argv, &a)) >= 0)
+		return ret;
+	pattern = a.pattern;
+	if (a.wps)
+		return print_profile_source(a.wps, a.model);
+	if (a.model) {
 		fprintf(stderr, "pmukit list: --windows-model goes with --windows-profile-source\n");
 		return 2;
 	}
 	if (absent_why(pattern)) {
 		/* --json stays JSON for its reader: no events, the sentence on stderr */
-		if (json)
+		if (a.json)
 			print_json(NULL, 0);
-		fprintf(json ? stderr : stdout, "no '%s' events: %s\n", pattern,
+		fprintf(a.json ? stderr : stdout, "no '%s' events: %s\n", pattern,
 			absent_why(pattern));
 		return tool_flush_stdout("list", "the list");
 	}
@@ -227,7 +249,7 @@ int cmd_list(int argc, char **argv)
 		return tool_error("list", "listing events", ret);
 	if (kind >= 0)
 		n = keep_kind(v, n, kind);
-	if (json)
+	if (a.json)
 		print_json(v, n);
 	else if (!n)
 		printf("no event matches '%s'\n", pattern ? pattern : "");

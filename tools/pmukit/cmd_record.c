@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "core/num.h"
 
+#include <getopt.h>
 #include <pmukit/pmukit.h>
 #include <pmukit/recording.h>
 #include <stdio.h>
@@ -84,6 +85,78 @@ static int run(char **argv, struct pmu_recording *r, int *status)
 	return 0;
 }
 
+static const struct option longopts[] = {
+	{ "lbr", no_argument, NULL, 'L' },
+	{ "switch", no_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option; 0 to go on, else the exit status. */
+static int take_option(int opt, char **argv, struct pmu_recording_opts *o, const char **spec)
+{
+	switch (opt) {
+	case 'o':
+		o->path = optarg;
+		return 0;
+	case 'e':
+		*spec = optarg;
+		return 0;
+	case 'F':
+	case 'c':
+		return positive(opt == 'F' ? "-F" : "-c", optarg, opt == 'F' ? &o->freq :
+				&o->period) ? 2 : 0;
+	case 'g':
+		o->callchain = 1;
+		return 0;
+	case 'L':
+		o->branches = 1;
+		return 0;
+	case 'S':
+		o->context_switch = 1;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		tool_bad_option(argv, opt, longopts);
+		usage(stderr);
+		return 2;
+	}
+}
+
+/* Options up to '--', then the command: *cmd its index in argv. -1 to go on,
+ * else the exit status. */
+static int parse_args(int argc, char **argv, struct pmu_recording_opts *o,
+		      const char **spec, int *cmd)
+{
+	const char *last_value = NULL;
+	int opt, rc, dashes;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gh", longopts, NULL)) != -1) {
+		if ((rc = take_option(opt, argv, o, spec)) || opt == 'h')
+			return rc;
+		last_value = optarg;
+	}
+	/* getopt stops after '--' or at the first operand, which must not come before '--' */
+	dashes = optind > 1 && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_value;
+	if (!dashes && optind < argc) {
+		fprintf(stderr, "pmukit record: bad option '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!o->path || optind >= argc) {
+		fprintf(stderr, "pmukit record: %s\n", o->path ? "no command after '--'"
+			: "no output file (-o FILE)");
+		usage(stderr);
+		return 2;
+	}
+	*cmd = optind;
+	return -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	PMU_OPTS(pmu_recording_opts, o);
@@ -92,40 +165,10 @@ int cmd_record(int argc, char **argv)
 	struct pmu_event_list *events = NULL;
 	struct pmu_recording *r;
 	const char *spec = NULL;
-	int i, err, status = 0;
+	int cmd, err, status = 0;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "-o") && v) {
-			o.path = argv[++i];
-		} else if (!strcmp(a, "-e") && v) {
-			spec = argv[++i];
-		} else if ((!strcmp(a, "-F") || !strcmp(a, "-c")) && v) {
-			if (positive(a, argv[++i], a[1] == 'F' ? &o.freq : &o.period))
-				return 2;
-		} else if (!strcmp(a, "-g")) {
-			o.callchain = 1;
-		} else if (!strcmp(a, "--lbr")) {
-			o.branches = 1;
-		} else if (!strcmp(a, "--switch")) {
-			o.context_switch = 1;
-		} else {
-			fprintf(stderr, "pmukit record: bad option '%s'%s\n", a,
-				v ? "" : " (or its value is missing)");
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!o.path || i + 1 >= argc) {
-		fprintf(stderr, "pmukit record: %s\n", o.path ? "no command after '--'"
-			: "no output file (-o FILE)");
-		usage(stderr);
-		return 2;
-	}
+	if ((err = parse_args(argc, argv, &o, &spec, &cmd)) >= 0)
+		return err;
 	if (spec && (err = pmu_event_parse(spec, &events)))
 		return tool_error("record", "parsing the events", err);
 #ifdef _WIN32
@@ -135,7 +178,7 @@ int cmd_record(int argc, char **argv)
 	pmu_event_list_free(events);
 	if (err)
 		return tool_error("record", "starting the recording", err);
-	if ((err = run(argv + i + 1, r, &status)))
+	if ((err = run(argv + cmd, r, &status)))
 		return err;
 	err = pmu_recording_stop(r, &st, sizeof(st));
 	pmu_recording_close(r);

@@ -6,6 +6,7 @@
 #include "core/num.h"
 #include "formats/etl_records.h"
 
+#include <getopt.h>
 #include <pmukit/error.h>
 #include <pmukit/report.h>
 #include <stdint.h>
@@ -101,81 +102,117 @@ out:
 	return rc;
 }
 
-static int takes_value(const char *o)
+struct report_args {
+	const char *path;
+	enum pmu_report_sort sort;
+	enum format fmt;
+	size_t limit;
+	int json;
+};
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "sort", required_argument, NULL, 'S' },
+	{ "format", required_argument, NULL, 'F' },
+	{ "limit", required_argument, NULL, 'L' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --sort, --format or --limit with its value v; 0 or the exit status. */
+static int value_option(int opt, const char *v, struct report_args *a)
 {
-	return !strcmp(o, "-i") || !strcmp(o, "--input") || !strcmp(o, "--sort") ||
-	       !strcmp(o, "--format") || !strcmp(o, "--limit");
+	uint64_t n;
+
+	if (opt == 'S') {
+		if (pmu_report_sort_parse(v, &a->sort))
+			return tool_error("report", "--sort", PMU_EINVAL), 2;
+	} else if (opt == 'F') {
+		if (!strcmp(v, "text"))
+			a->fmt = FMT_TEXT;
+		else if (!strcmp(v, "collapsed"))
+			a->fmt = FMT_COLLAPSED;
+		else if (!strcmp(v, "perf-script"))
+			a->fmt = FMT_SCRIPT;
+		else {
+			fprintf(stderr, "pmukit report: --format is text, collapsed or "
+					"perf-script, not '%s'\n", v);
+			return 2;
+		}
+	} else {
+		if (pmuk_parse_u64(v, 10, &n) || n > SIZE_MAX) {
+			fprintf(stderr, "pmukit report: --limit is a number of rows (0: all), "
+				"not '%s'\n", v);
+			return 2;
+		}
+		a->limit = (size_t)n;
+	}
+	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* The recording comes with -i or, as perf report takes it, alone; -1 to go on,
+ * else the exit status. */
+static int parse_args(int argc, char **argv, struct report_args *a)
 {
-	const char *path = NULL;
-	enum pmu_report_sort sort = PMU_REPORT_SYM;
-	enum format fmt = FMT_TEXT;
-	size_t limit = 40;
-	uint64_t n;
-	int json = 0;
+	int opt, rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(o, "--json")) {
-			json = 1;
-		} else if (v && (!strcmp(o, "-i") || !strcmp(o, "--input"))) {
-			path = argv[++i];
-		} else if (v && !strcmp(o, "--sort")) {
-			if (pmu_report_sort_parse(argv[++i], &sort))
-				return tool_error("report", "--sort", PMU_EINVAL), 2;
-		} else if (v && !strcmp(o, "--format")) {
-			v = argv[++i];
-			if (!strcmp(v, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(v, "collapsed"))
-				fmt = FMT_COLLAPSED;
-			else if (!strcmp(v, "perf-script"))
-				fmt = FMT_SCRIPT;
-			else {
-				fprintf(stderr, "pmukit report: --format is text, collapsed or "
-						"perf-script, not '%s'\n", v);
-				return 2;
-			}
-		} else if (v && !strcmp(o, "--limit")) {
-			if (pmuk_parse_u64(argv[++i], 10, &n) || n > SIZE_MAX) {
-				fprintf(stderr, "pmukit report: --limit is a number of rows (0: all), "
-					"not '%s'\n", argv[i]);
-				return 2;
-			}
-			limit = (size_t)n;
-		} else if (o[0] != '-' && !path) {
-			path = o;	/* perf report takes the file without -i too */
+		} else if (opt == 'j') {
+			a->json = 1;
+		} else if (opt == 'i') {
+			a->path = optarg;
+		} else if (opt == 'S' || opt == 'F' || opt == 'L') {
+			if ((rc = value_option(opt, optarg, a)))
+				return rc;
 		} else {
-			fprintf(stderr, "pmukit report: %s '%s'\n", o[0] != '-' ?
-				"one recording only: extra" : takes_value(o) ? "a value is missing "
-				"after" : "unknown option", o);
+			tool_bad_option(argv, opt, longopts);
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (optind < argc && !a->path && strcmp(argv[optind], "-"))
+		a->path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "pmukit report: %s '%s'\n", strcmp(argv[optind], "-") ?
+			"one recording only: extra" : "unknown option", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .sort = PMU_REPORT_SYM, .fmt = FMT_TEXT, .limit = 40 };
+	int rc = parse_args(argc, argv, &a);
+	const char *path = a.path;
+
+	if (rc >= 0)
+		return rc;
 	if (!path) {
 		fprintf(stderr, "pmukit report: which recording? (-i FILE)\n");
 		usage(stderr);
 		return 2;
 	}
-	if (json && fmt != FMT_TEXT) {
+	if (a.json && a.fmt != FMT_TEXT) {
 		fprintf(stderr, "pmukit report: --json goes with --format text only\n");
 		return 2;
 	}
 	switch (sniff(path)) {
 	case 0:
-		return run(path, sort, json, fmt, limit);
+		return run(path, a.sort, a.json, a.fmt, a.limit);
 	case 1:
 		fprintf(stderr, "pmukit report: %s: a perf.data file; pmukit reads only .etl "
 				"recordings so far (perf.data reading comes later)\n", path);
 		return 1;
 	case -2:
-		return run(path, sort, json, fmt, limit);	/* says why it cannot be opened */
+		return run(path, a.sort, a.json, a.fmt, a.limit);	/* says why it cannot be opened */
 	default:
 		fprintf(stderr, "pmukit report: %s: not an .etl file (perf.data reading comes "
 				"later)\n", path);

@@ -211,55 +211,20 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* getopt_long's '?' for a prefix of several long options (--per): says which, 1. */
-static int ambiguous(const char *arg)
-{
-	size_t len = strcspn(arg, "="), n = 0;
-
-	for (const struct option *o = longopts; o->name; o++)
-		n += !strncmp(o->name, arg, len);
-	if (n < 2)
-		return 0;
-	fprintf(stderr, "pmukit stat: option '--%.*s' is ambiguous; it could be", (int)len, arg);
-	for (const struct option *o = longopts; o->name; o++)
-		if (!strncmp(o->name, arg, len))
-			fprintf(stderr, " --%s", o->name);
-	fputc('\n', stderr);
-	return 1;
-}
-
-/* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
- * optopt is 0 for an unknown long option, the option's letter otherwise. */
+/* The verb's words for a bad option, then where to look. */
 static int bad_option(char **argv, int opt)
 {
-	const char *arg = argv[optind - 1];
-	int is_long = !strncmp(arg, "--", 2);
-
-	if (opt == ':')
-		fprintf(stderr, "pmukit stat: option '%s' needs an argument\n",
-			is_long ? arg : (char[]){ '-', (char)optopt, 0 });
-	else if (!optopt && is_long && ambiguous(arg + 2))
-		;
-	else if (!optopt)
-		fprintf(stderr, "pmukit stat: unknown option '%s'\n", arg);
-	else if (is_long && strchr(arg, '='))
-		fprintf(stderr, "pmukit stat: option '%.*s' takes no argument\n",
-			(int)(strchr(arg, '=') - arg), arg);
-	else
-		fprintf(stderr, "pmukit stat: unknown option '-%c'\n", optopt);
+	tool_bad_option(argv, opt, longopts);
 	fprintf(stderr, "pmukit stat: 'pmukit stat --help' lists the options\n");
 	return 2;
 }
 
-/* One option of the command line; 0 to go on, else parse_args' result. */
-static int take_option(struct stat_config *cfg, int opt, char **argv, int *targets,
-		       const char **output, const char **format)
+/* -a, -C, -p and -t: what is counted; *targets counts them (-a with -C is one). */
+static int take_target(struct stat_config *cfg, int opt, int *targets)
 {
 	size_t ncpus;
-	long v;
 
 	switch (opt) {
-	case 'e': return add_events(cfg, optarg);
 	case 'a':
 		/* as perf: -a with -C counts the CPUs of -C (one target) */
 		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
@@ -280,8 +245,7 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		cfg->target.ncpus = ncpus;
 		cfg->cpu_list = optarg;
 		return 0;
-	case 'p':
-	case 't':
+	default:	/* -p, -t */
 		cfg->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
 		if (parse_ids(optarg, cfg) < 0) {
 			fprintf(stderr, "pmukit stat: bad %s list '%s' (expected e.g. 123 or "
@@ -291,6 +255,22 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 		}
 		(*targets)++;
 		return 0;
+	}
+}
+
+/* One option of the command line; 0 to go on, else parse_args' result. */
+static int take_option(struct stat_config *cfg, int opt, char **argv, int *targets,
+		       const char **output, const char **format)
+{
+	long v;
+
+	switch (opt) {
+	case 'e': return add_events(cfg, optarg);
+	case 'a':
+	case 'C':
+	case 'p':
+	case 't':
+		return take_target(cfg, opt, targets);
 	case 'I':
 	case 5:
 	case 6:

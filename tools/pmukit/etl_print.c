@@ -74,23 +74,13 @@ static void frames(struct etl_out *o, const uint64_t *f, unsigned n)
 		fputc(']', o->f);
 }
 
-/* Each decoder is tried; exactly one accepts a given event, or none. */
-static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+/* Thread, thread name and process events; 1 when ev is one of them. */
+static int task_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 {
 	union {
 		struct pmu_etl_thread_ev t;
 		struct pmu_etl_thread_name_ev tn;
 		struct pmu_etl_process_ev p;
-		struct pmu_etl_image_ev i;
-		struct pmu_etl_imageid_ev id;
-		struct pmu_etl_cswitch_ev cs;
-		struct pmu_etl_readythread_ev rt;
-		struct pmu_etl_sample_ev s;
-		struct pmu_etl_pmc_sample_ev ps;
-		struct pmu_etl_pmc_counters_ev pc;
-		struct pmu_etl_stack_ev sw;
-		struct pmu_etl_stack_key_ev sk;
-		struct pmu_etl_lbr_ev lbr;
 	} u;
 
 	if (!pmu_etl_decode_thread(ev, &u.t)) {
@@ -110,28 +100,56 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_i(o, "exit_status", u.p.exit_status);
 		kv_s(o, "image", u.p.image);
 		kv_s(o, "command_line", u.p.command_line);
-	} else if (!pmu_etl_decode_image(ev, &u.i)) {
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Image load/unload and image identity (RSDS: the PDB) events; 1 when ev is one. */
+static int image_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	union {
+		struct pmu_etl_image_ev i;
+		struct pmu_etl_imageid_ev id;
+	} u;
+	char g[40];
+
+	if (!pmu_etl_decode_image(ev, &u.i)) {
 		kv_x(o, "base", u.i.base);
 		kv_x(o, "size", u.i.size);
 		kv_u(o, "process_id", u.i.pid);
 		kv_x(o, "checksum", u.i.checksum);
 		kv_x(o, "time_date_stamp", u.i.time_date_stamp);
 		kv_s(o, "file_name", u.i.file_name);
-	} else if (!pmu_etl_decode_imageid_rsds(ev, &u.id)) {
-		char g[40];
-		kv_x(o, "image_base", u.id.image_base);
-		kv_u(o, "process_id", u.id.pid);
-		if (u.id.opcode == 36) {
-			pmu_guid_format(&u.id.pdb_guid, g, sizeof(g));
-			kv_s(o, "pdb_guid", g);
-			kv_u(o, "pdb_age", u.id.pdb_age);
-			kv_s(o, "pdb_file", u.id.file_name);
-		} else {
-			kv_x(o, "image_size", u.id.image_size);
-			kv_x(o, "time_date_stamp", u.id.time_date_stamp);
-			kv_s(o, "file_name", u.id.file_name);
-		}
-	} else if (!pmu_etl_decode_cswitch(ev, &u.cs)) {
+		return 1;
+	}
+	if (pmu_etl_decode_imageid_rsds(ev, &u.id))
+		return 0;
+	kv_x(o, "image_base", u.id.image_base);
+	kv_u(o, "process_id", u.id.pid);
+	if (u.id.opcode == 36) {
+		pmu_guid_format(&u.id.pdb_guid, g, sizeof(g));
+		kv_s(o, "pdb_guid", g);
+		kv_u(o, "pdb_age", u.id.pdb_age);
+		kv_s(o, "pdb_file", u.id.file_name);
+	} else {
+		kv_x(o, "image_size", u.id.image_size);
+		kv_x(o, "time_date_stamp", u.id.time_date_stamp);
+		kv_s(o, "file_name", u.id.file_name);
+	}
+	return 1;
+}
+
+/* Context switches and ready-thread events; 1 when ev is one of them. */
+static int sched_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	union {
+		struct pmu_etl_cswitch_ev cs;
+		struct pmu_etl_readythread_ev rt;
+	} u;
+
+	if (!pmu_etl_decode_cswitch(ev, &u.cs)) {
 		kv_u(o, "new_thread_id", u.cs.new_tid);
 		kv_u(o, "old_thread_id", u.cs.old_tid);
 		kv_i(o, "new_priority", u.cs.new_priority);
@@ -143,7 +161,23 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_u(o, "thread_id", u.rt.tid);
 		kv_i(o, "adjust_reason", u.rt.adjust_reason);
 		kv_i(o, "adjust_increment", u.rt.adjust_increment);
-	} else if (!pmu_etl_decode_sampled_profile(ev, &u.s)) {
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Timer and PMC samples and the PMC counter names; 1 when ev is one of them. */
+static int sample_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	union {
+		struct pmu_etl_sample_ev s;
+		struct pmu_etl_pmc_sample_ev ps;
+		struct pmu_etl_pmc_counters_ev pc;
+	} u;
+	char k[24];
+
+	if (!pmu_etl_decode_sampled_profile(ev, &u.s)) {
 		kv_x(o, "ip", u.s.ip);
 		kv_u(o, "thread_id", u.s.tid);
 		kv_u(o, "count", u.s.count);
@@ -157,11 +191,26 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 	} else if (!pmu_etl_decode_pmc_counters(ev, &u.pc)) {
 		kv_u(o, "counter_count", u.pc.count);
 		for (unsigned i = 0; i < u.pc.count && i < PMU_ETL_MAX_COUNTERS; i++) {
-			char k[24];
 			snprintf(k, sizeof(k), "counter%u", i);
 			kv_s(o, k, u.pc.names[i]);
 		}
-	} else if (!pmu_etl_decode_stackwalk(ev, &u.sw)) {
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Stack walks, stack keys and LBR branches; 1 when ev is one of them. */
+static int stack_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	union {
+		struct pmu_etl_stack_ev sw;
+		struct pmu_etl_stack_key_ev sk;
+		struct pmu_etl_lbr_ev lbr;
+	} u;
+	char k[24];
+
+	if (!pmu_etl_decode_stackwalk(ev, &u.sw)) {
 		kv_u(o, "event_time", u.sw.event_time);
 		kv_u(o, "stack_process", u.sw.pid);
 		kv_u(o, "stack_thread", u.sw.tid);
@@ -180,15 +229,27 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_x(o, "filters", u.lbr.filters);
 		kv_u(o, "branches", u.lbr.n);
 		for (unsigned i = 0; i < u.lbr.n && i < 4; i++) {
-			char k[24];
 			snprintf(k, sizeof(k), "from%u", i);
 			kv_x(o, k, u.lbr.branch[i].from);
 			snprintf(k, sizeof(k), "to%u", i);
 			kv_x(o, k, u.lbr.branch[i].to);
 		}
+	} else {
+		return 0;
 	}
+	return 1;
+}
+
+/* Each decoder is tried, in this order; exactly one accepts a given event, or none.
+ * Then the PMC values the record's header carried. */
+static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	char k[16];
+
+	if (!task_fields(o, ev) && !image_fields(o, ev) && !sched_fields(o, ev) &&
+	    !sample_fields(o, ev))
+		stack_fields(o, ev);
 	for (unsigned i = 0; i < ev->n_pmc; i++) {
-		char k[16];
 		snprintf(k, sizeof(k), "pmc%u", i);
 		kv_u(o, k, ev->pmc[i]);
 	}

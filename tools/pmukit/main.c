@@ -4,6 +4,7 @@
 
 #include <pmukit/pmukit.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #ifndef _WIN32
@@ -57,18 +58,32 @@ int tool_flush_stdout(const char *verb, const char *what)
 
 int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
 {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
 	*json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'j') {
 			*json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (opt == 'h') {
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "pmukit %s: unknown option '%s'\n", argv[0], argv[i]);
+			tool_bad_option(argv, opt, longopts);
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (optind < argc) {	/* these verbs take no operands */
+		fprintf(stderr, "pmukit %s: unknown option '%s'\n", argv[0], argv[optind]);
+		usage(stderr);
+		return 2;
 	}
 	return -1;
 }

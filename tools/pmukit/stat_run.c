@@ -235,6 +235,34 @@ static int on_time(struct run *r, long *period_ns, double *next)
 	return target_gone(r) ? 2 : 0;
 }
 
+/* After a SIGCHLD: 1 once the command has exited (its exit status taken), 0 when
+ * it only stopped or continued, -1 when it was lost. */
+static int reaped(struct run *r)
+{
+	siginfo_t si;
+	int status;
+
+	/* SIGCHLD also comes when the child stops or continues: only reap (and block
+	 * in waitpid) once it has exited. */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
+		   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
+		fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
+			pmu_command_pid(r->cmd), strerror(errno));
+		return -1;
+	}
+	if (si.si_pid == 0 || pmu_command_wait(r->cmd, &status))
+		return 0;
+	r->exit_status = exit_code(status);
+	/* a command that ignored the signal and ended on its own was counted whole */
+	if (WIFEXITED(status))
+		r->interrupted = 0;
+	/* stopped by --timeout, as asked: perf exits 0 then */
+	if (r->timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+		r->exit_status = 0;
+	return 1;
+}
+
 /* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, the
  * attached task's exit or --timeout, printing -I intervals on the way. Signals
  * are blocked. */
@@ -267,31 +295,10 @@ static int wait_loop(struct run *r, const sigset_t *set)
 			continue;
 		}
 		if (sig == SIGCHLD && r->cmd) {
-			int status;
+			int done = reaped(r);
 
-			/* SIGCHLD also comes when the child stops or continues: only reap
-			 * (and block in waitpid) once it has exited. */
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
-				   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
-				fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
-					pmu_command_pid(r->cmd), strerror(errno));
-				return 1;
-			}
-			if (si.si_pid == 0)
-				continue;
-			if (pmu_command_wait(r->cmd, &status) == 0) {
-				r->exit_status = exit_code(status);
-				/* a command that ignored the signal and ended on its own
-				 * was counted whole */
-				if (WIFEXITED(status))
-					r->interrupted = 0;
-				/* stopped by --timeout, as asked: perf exits 0 then */
-				if (r->timed_out && WIFSIGNALED(status) &&
-				    WTERMSIG(status) == SIGTERM)
-					r->exit_status = 0;
-				return 0;
-			}
+			if (done)
+				return done < 0;
 			continue;
 		}
 		if (sig == SIGINT || sig == SIGTERM) {
@@ -374,73 +381,53 @@ static int keep_reasons(struct run *r)
 	return 0;
 }
 
-static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
+/* The command prepared (its pid the target) and the counters' options for one run;
+ * 0 or the exit status. */
+static int prepare(struct run *r, struct pmu_target *target, struct pmu_counters_opts *opts)
 {
 	struct stat_config *cfg = r->cfg;
-	/* as perf stat: what this host cannot count is shown <not supported>, even
-	 * when that is every event */
-	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
-		 .allow_empty = 1, .user_fallback = 1);
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
-	struct pmu_target target = cfg->target;
-	sigset_t set, old;
-	int err, rc = 0;
+	int err;
 
-	r->exit_status = -1;
-	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
-	 * leave no status to wait for: take the default for the run. */
-	sigaction(SIGCHLD, &dfl, &old_chld);
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &r->cmd);
-		if (err) {
-			sigaction(SIGCHLD, &old_chld, NULL);
+		if (err)
 			return tool_error("stat", "preparing the command", err);
+		if (target->kind != PMU_TARGET_CPUS) {
+			target->kind = PMU_TARGET_PID;
+			target->pid = pmu_command_pid(r->cmd);
+			opts->inherit = 1;
+			opts->enable_on_exec = 1;
 		}
-		if (target.kind != PMU_TARGET_CPUS) {
-			target.kind = PMU_TARGET_PID;
-			target.pid = pmu_command_pid(r->cmd);
-			opts.inherit = 1;
-			opts.enable_on_exec = 1;
-		}
-	} else if (target.kind == PMU_TARGET_PID) {
-		opts.inherit = 1;
+	} else if (target->kind == PMU_TARGET_PID) {
+		opts->inherit = 1;
 	}
 	/* -D: opened disabled, enabled once the delay has passed. Else counting starts
 	 * with the clock (below), not at open: the time taken to set up the rows
 	 * (--per-core reads the topology) is not the command's. */
 	if (cfg->delay_ms > 0) {
-		opts.enable_on_exec = 0;
-		opts.start_disabled = 1;
+		opts->enable_on_exec = 0;
+		opts->start_disabled = 1;
 	} else {
-		opts.start_disabled = !opts.enable_on_exec;
+		opts->start_disabled = !opts->enable_on_exec;
 	}
-	/* Blocked after the fork: the command starts with the caller's signal mask. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	if (stop_signo) {
-		/* ^C while the command was forked: it is not started (-1: no run;
-		 * stat_run takes the signal as one between runs) */
-		rc = -1;
-		goto out;
-	}
+	return 0;
+}
 
-	err = pmu_counters_open((struct pmu_event_list *)list, &target, &opts, &r->counters);
-	if (err) {
-		rc = tool_error("stat", "opening counters", err);
-		goto out;
-	}
+/* Opens the counters and their rows; the first run also allocates the readings and
+ * keeps the events. 0 or the exit status. */
+static int open_counters(struct run *r, const struct pmu_event_list *list,
+			 const struct pmu_target *target, const struct pmu_counters_opts *opts)
+{
+	int err = pmu_counters_open(list, target, opts, &r->counters);
+
+	if (err)
+		return tool_error("stat", "opening counters", err);
 	stat_aggr_free(r->aggr);
-	if (stat_aggr_open(cfg, r->counters, &r->aggr)) {
-		rc = 1;
-		goto out;
-	}
+	if (stat_aggr_open(r->cfg, r->counters, &r->aggr))
+		return 1;
 	if (r->events && stat_aggr_rows(r->aggr) != r->nrow) {
 		fprintf(stderr, "pmukit stat: the CPUs counted changed between runs\n");
-		rc = 1;
-		goto out;
+		return 1;
 	}
 	r->nrow = stat_aggr_rows(r->aggr);
 	r->n = pmu_counters_event_count(r->counters);
@@ -452,20 +439,25 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		r->prev = calloc(slots, sizeof(*r->prev));
 		r->delta = calloc(slots, sizeof(*r->delta));
 		if (!r->events || !r->cur || !r->prev || !r->delta ||
-		    keep_reasons(r)) {
-			rc = tool_error("stat", "allocating", PMU_ENOMEM);
-			goto out;
-		}
+		    keep_reasons(r))
+			return tool_error("stat", "allocating", PMU_ENOMEM);
 		note_user_fallback(r, list);
 		for (size_t i = 0; i < r->n; i++)
 			r->events[i] = *pmu_counters_event(r->counters, i);
 	}
 	memset(r->prev, 0, (r->nrow + 1) * r->n * sizeof(*r->prev));
-	if (opts.start_disabled && cfg->delay_ms <= 0 &&
-	    (err = pmu_counters_enable(r->counters))) {
-		rc = tool_error("stat", "enabling counters", err);
-		goto out;
-	}
+	return 0;
+}
+
+/* Starts the clock, the command and (without -D) the counting; 0 or the exit status. */
+static int start(struct run *r, const struct pmu_counters_opts *opts)
+{
+	struct stat_config *cfg = r->cfg;
+	int err;
+
+	if (opts->start_disabled && cfg->delay_ms <= 0 &&
+	    (err = pmu_counters_enable(r->counters)))
+		return tool_error("stat", "enabling counters", err);
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
@@ -473,8 +465,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 			/* the sentence names the command and the cause ("command not
 			 * found"), as shells and perf-like tools say it */
 			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
-			rc = err == PMU_ENOENT ? 127 : 126;
-			goto out;
+			return err == PMU_ENOENT ? 127 : 126;
 		}
 	}
 	/* once the command runs: one that cannot start gets no -I header either */
@@ -483,21 +474,60 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	r->timed_out = 0;
 	r->deadline = 0;
 	r->enable_at = cfg->delay_ms > 0 ? now_ns() + (double)cfg->delay_ms * 1e6 : 0;
-	if (!r->enable_at && (rc = start_counting(r, 0)))
-		goto out;
-	rc = wait_loop(r, &set);
+	return r->enable_at ? 0 : start_counting(r, 0);
+}
+
+/* Waits for the end of the run, stops the counting and reads the counts; 0 or the
+ * exit status. */
+static int finish(struct run *r, const sigset_t *set, double *elapsed)
+{
+	int err, rc = wait_loop(r, set);
+
 	*elapsed = now_ns() - r->t0;
 	/* stopped with the clock: every row is read over the same time as the total */
 	if (!rc && (err = pmu_counters_disable(r->counters)))
 		rc = tool_error("stat", "disabling counters", err);
 	/* -I: the last, partial interval too (perf prints it; a command shorter than
 	 * one interval would show nothing), in every format */
-	if (!rc && cfg->interval_ms > 0 && !ticks_done(r))
+	if (!rc && r->cfg->interval_ms > 0 && !ticks_done(r))
 		rc = interval_tick(r);
 	else if (!rc && (err = read_all(r, r->cur)))
 		rc = tool_error("stat", "reading counters", err);
 	set_duration(r, r->cur, *elapsed);
-out:
+	return rc;
+}
+
+static int measure(struct run *r, const struct pmu_event_list *list, double *elapsed)
+{
+	/* as perf stat: what this host cannot count is shown <not supported>, even
+	 * when that is every event */
+	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
+		 .allow_empty = 1, .user_fallback = 1);
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
+	struct pmu_target target = r->cfg->target;
+	sigset_t set, old;
+	int rc;
+
+	r->exit_status = -1;
+	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
+	 * leave no status to wait for: take the default for the run. */
+	sigaction(SIGCHLD, &dfl, &old_chld);
+	if ((rc = prepare(r, &target, &opts))) {
+		sigaction(SIGCHLD, &old_chld, NULL);
+		return rc;
+	}
+	/* Blocked after the fork: the command starts with the caller's signal mask. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	/* ^C while the command was forked: it is not started (-1: no run; stat_run
+	 * takes the signal as one between runs) */
+	if (stop_signo)
+		rc = -1;
+	else if (!(rc = open_counters(r, list, &target, &opts)) && !(rc = start(r, &opts)))
+		rc = finish(r, &set, elapsed);
 	pmu_counters_close(r->counters);
 	r->counters = NULL;
 	if (r->cmd)
@@ -508,16 +538,69 @@ out:
 	return rc;
 }
 
+/* -r: every row's readings of the runs so far, for their mean and spread. */
+struct repeat {
+	struct pmuk_runs *runs_of;
+	struct pmu_reading *mean;
+	double *stderr_pct;
+	size_t slots;
+	int runs;
+	double elapsed_sum;
+};
+
+/* Adds the run just measured; 0 or the exit status. */
+static int repeat_add(struct repeat *rep, const struct run *r)
+{
+	if (!rep->runs_of) {
+		/* every row's readings, not only the aggregate's */
+		rep->slots = (r->nrow + 1) * r->n;
+		rep->runs_of = calloc(rep->slots, sizeof(*rep->runs_of));
+		rep->mean = calloc(rep->slots, sizeof(*rep->mean));
+		rep->stderr_pct = calloc(rep->slots, sizeof(*rep->stderr_pct));
+		if (!rep->runs_of || !rep->mean || !rep->stderr_pct)
+			return tool_error("stat", "allocating", PMU_ENOMEM);
+	}
+	for (size_t i = 0; i < rep->slots; i++)
+		pmuk_runs_add(&rep->runs_of[i], &r->cur[i]);
+	return 0;
+}
+
+/* The runs' mean with its spread; or the one run's counts (-I printed its own). */
+static void print_total(struct run *r, struct repeat *rep, double elapsed)
+{
+	if (rep->runs > 1) {
+		for (size_t i = 0; i < rep->slots; i++)
+			pmuk_runs_mean(&rep->runs_of[i], &rep->mean[i], &rep->stderr_pct[i]);
+		print_readings(r, rep->mean, -1, rep->elapsed_sum / rep->runs, rep->runs,
+			       rep->stderr_pct);
+	} else if (rep->runs == 1 && r->cfg->interval_ms <= 0) {
+		print_readings(r, r->cur, -1, elapsed, 1, NULL);
+	}
+}
+
+static void free_run(struct run *r, struct repeat *rep)
+{
+	free(rep->runs_of);
+	free(rep->mean);
+	free(rep->stderr_pct);
+	for (size_t i = 0; r->why && i < r->n; i++)
+		free(r->why[i]);
+	free(r->why);
+	free(r->grouped);
+	free(r->events);
+	free(r->cur);
+	free(r->prev);
+	free(r->delta);
+	stat_aggr_free(r->aggr);
+}
+
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note)
 {
 	struct run r = { .cfg = cfg, .note = note };
-	struct pmuk_runs *runs_of = NULL;
-	struct pmu_reading *mean = NULL;
+	struct repeat rep = { 0 };
 	struct sigaction old_stop[2];
-	double *stderr_pct = NULL;
-	double elapsed = 0, elapsed_sum = 0;
-	int rc = 0, runs = 0, between;
-	size_t slots = 0;
+	double elapsed = 0;
+	int rc = 0, between;
 
 	catch_stop_signals(old_stop);
 	for (int k = 1; k <= cfg->repeat && !r.signo && !stop_signo; k++) {
@@ -528,31 +611,13 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		}
 		if (rc)
 			break;
-		runs = k;
-		elapsed_sum += elapsed;
-		if (cfg->repeat == 1)
+		rep.runs = k;
+		rep.elapsed_sum += elapsed;
+		if (cfg->repeat == 1 || (rc = repeat_add(&rep, &r)))
 			break;
-		if (!runs_of) {
-			/* every row's readings, not only the aggregate's */
-			slots = (r.nrow + 1) * r.n;
-			runs_of = calloc(slots, sizeof(*runs_of));
-			mean = calloc(slots, sizeof(*mean));
-			stderr_pct = calloc(slots, sizeof(*stderr_pct));
-			if (!runs_of || !mean || !stderr_pct) {
-				rc = tool_error("stat", "allocating", PMU_ENOMEM);
-				break;
-			}
-		}
-		for (size_t i = 0; i < slots; i++)
-			pmuk_runs_add(&runs_of[i], &r.cur[i]);
 	}
-	if (runs > 1 && !rc) {
-		for (size_t i = 0; i < slots; i++)
-			pmuk_runs_mean(&runs_of[i], &mean[i], &stderr_pct[i]);
-		print_readings(&r, mean, -1, elapsed_sum / runs, runs, stderr_pct);
-	} else if (runs == 1 && !rc && cfg->interval_ms <= 0) {
-		print_readings(&r, r.cur, -1, elapsed, 1, NULL);
-	}
+	if (!rc)
+		print_total(&r, &rep, elapsed);
 	/* caught between runs: the runs so far were whole, but the repeat was cut */
 	between = !r.signo && stop_signo;
 	if (between)
@@ -562,19 +627,8 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 		rc = r.exit_status;
 	/* no command to pass a status on, or none to blame for the stop: end as perf
 	 * does, by the signal (130 for ^C) */
-	if (!rc && (!cfg->argv || !runs || between) && r.signo)
+	if (!rc && (!cfg->argv || !rep.runs || between) && r.signo)
 		rc = 128 + r.signo;
-	free(runs_of);
-	free(mean);
-	free(stderr_pct);
-	for (size_t i = 0; r.why && i < r.n; i++)
-		free(r.why[i]);
-	free(r.why);
-	free(r.grouped);
-	free(r.events);
-	free(r.cur);
-	free(r.prev);
-	free(r.delta);
-	stat_aggr_free(r.aggr);
+	free_run(&r, &rep);
 	return rc;
 }
