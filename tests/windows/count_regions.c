@@ -11,19 +11,10 @@
 #include <string.h>
 #include <windows.h>
 
+#include "thread_cpu.h"
+
 #define CALLS 4
 #define SPIN_MS 40
-
-static double cpu_ms(void)
-{
-	FILETIME a, b, k, u;
-	ULARGE_INTEGER kk, uu;
-
-	GetThreadTimes(GetCurrentThread(), &a, &b, &k, &u);
-	kk.LowPart = k.dwLowDateTime, kk.HighPart = k.dwHighDateTime;
-	uu.LowPart = u.dwLowDateTime, uu.HighPart = u.dwHighDateTime;
-	return (double)(kk.QuadPart + uu.QuadPart) / 1e4;
-}
 
 static void spin(double ms)
 {

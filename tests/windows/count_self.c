@@ -10,16 +10,7 @@
 #include <string.h>
 #include <windows.h>
 
-static double cpu_ms(void)
-{
-	FILETIME a, b, k, u;
-	ULARGE_INTEGER kk, uu;
-
-	GetThreadTimes(GetCurrentThread(), &a, &b, &k, &u);
-	kk.LowPart = k.dwLowDateTime, kk.HighPart = k.dwHighDateTime;
-	uu.LowPart = u.dwLowDateTime, uu.HighPart = u.dwHighDateTime;
-	return (double)(kk.QuadPart + uu.QuadPart) / 1e4;
-}
+#include "thread_cpu.h"
 
 static int count(const char *spec)
 {
