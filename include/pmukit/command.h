@@ -19,6 +19,8 @@ int pmu_command_start(struct pmu_command *cmd);
 /* Waits for the child; *wait_status is the raw wait status. Returns PMU_EIO with
  * errno EINTR semantics (detail "interrupted") when a signal arrives first. */
 int pmu_command_wait(struct pmu_command *cmd, int *wait_status);
+/* Both waits return PMU_EINVAL for a command not started (held before exec, it
+ * would never exit). */
 /* Waits up to timeout_ms (-1: forever) for the child to exit. Returns 1 once it has
  * exited (*wait_status as for pmu_command_wait, if wait_status is not NULL), 0 when
  * the time ran out first, or PMU_EIO (detail "interrupted") when a signal arrived

@@ -24,7 +24,8 @@ struct pmu_guid {
 #define PMU_GUID_STRLEN 37
 
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case hex) into buf of size bytes;
- * 0, or PMU_ERANGE when size < PMU_GUID_STRLEN (buf then untouched). */
+ * 0, or PMU_ERANGE when size < PMU_GUID_STRLEN (buf then untouched); PMU_EINVAL
+ * when g or buf is NULL. */
 int pmu_guid_format(const struct pmu_guid *g, char *buf, size_t size);
 /* Parses that form (either case, braces optional); 0 or PMU_EPARSE. */
 int pmu_guid_parse(const char *s, struct pmu_guid *g);

@@ -9,6 +9,14 @@ static const struct pmuk_command_head *head(const struct pmu_command *cmd)
 	return (const struct pmuk_command_head *)(const void *)cmd;
 }
 
+/* A prepared command is held before exec until pmu_command_start: it never exits
+ * on its own, so waiting for it would never return. */
+static int not_started(const char *fn)
+{
+	return pmuk_fail(PMU_EINVAL, "%s: the command is not started (call "
+			 "pmu_command_start first; it would never exit)", fn);
+}
+
 int pmu_command_prepare(char *const argv[], struct pmu_command **out)
 {
 	if (!argv || !argv[0] || !out)
@@ -34,6 +42,8 @@ int pmu_command_wait(struct pmu_command *cmd, int *wait_status)
 {
 	if (!cmd)
 		return pmuk_fail(PMU_EINVAL, "pmu_command_wait: NULL command");
+	if (!head(cmd)->started)
+		return not_started("pmu_command_wait");
 	return pmuk_command_os_wait(cmd, wait_status);
 }
 
@@ -44,6 +54,8 @@ int pmu_command_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_
 	if (timeout_ms < -1)
 		return pmuk_fail(PMU_EINVAL, "pmu_command_wait_timeout: timeout %d ms (want -1 "
 				 "for none, or >= 0)", timeout_ms);
+	if (!head(cmd)->started)
+		return not_started("pmu_command_wait_timeout");
 	return pmuk_command_os_wait_timeout(cmd, timeout_ms, wait_status);
 }
 

@@ -8,6 +8,8 @@
 
 int pmu_guid_format(const struct pmu_guid *g, char *buf, size_t size)
 {
+	if (!g || !buf)
+		return pmuk_fail(PMU_EINVAL, "pmu_guid_format needs a GUID and a buffer");
 	if (size < PMU_GUID_STRLEN)
 		return pmuk_fail(PMU_ERANGE, "a GUID string needs %d bytes, %zu given",
 				 PMU_GUID_STRLEN, size);

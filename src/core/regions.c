@@ -67,9 +67,26 @@ static void thread_gone(void *v)
 	pmuk_unlock(&lock);
 }
 
+#ifndef _WIN32
+/* Held across fork(): a child must not inherit the lock taken by another thread
+ * (pmu_regions_write, a thread registering), which nobody would release there. */
+static void fork_prepare(void)
+{
+	pmuk_lock(&lock);
+}
+
+static void fork_release(void)
+{
+	pmuk_unlock(&lock);
+}
+#endif
+
 static void make_key(void)
 {
 	key_ok = pmuk_tkey_create(&key, thread_gone) == 0;
+#ifndef _WIN32
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+#endif
 }
 
 static void free_thread(struct rthread *t)

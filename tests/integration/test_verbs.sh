@@ -69,6 +69,10 @@ for verb in stat list caps topo etl report cpustat addr2line; do
 	bad_opt "pmukit $verb: unknown option '-Z'" $verb -Z
 done
 bad_opt "pmukit record: unknown option '-Z'" record -o "$tmp/r.etl" -Z -- true
+# a bad letter inside a cluster after a long option with a value is that letter's
+# fault, not the long option's
+bad_opt "pmukit stat: unknown option '-Z'" stat --event=cycles -Zq true
+bad_opt "pmukit report: unknown option '-Z'" report --sort=sym -Zq "$K"
 bad_opt "pmukit stat: option '-e' needs an argument" stat -e
 bad_opt "pmukit record: option '-e' needs an argument" record -o "$tmp/r.etl" -e
 bad_opt "pmukit addr2line: option '-e' needs an argument" addr2line -e

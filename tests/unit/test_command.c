@@ -76,6 +76,25 @@ static void test_wait_timeout(void **state)
 	pmu_command_free(cmd);
 }
 
+/* A command held before exec never exits on its own: waiting for it (with no
+ * timeout) would hang for ever, so both waits refuse it. */
+static void test_wait_unstarted(void **state)
+{
+	char *argv[] = { "sh", "-c", "exit 0", NULL };
+	struct pmu_command *cmd;
+	int status = 0;
+
+	(void)state;
+	alarm(10); /* a hang fails the test (SIGALRM) instead of stalling the suite */
+	assert_int_equal(pmu_command_prepare(argv, &cmd), 0);
+	assert_int_equal(pmu_command_wait_timeout(cmd, 10, &status), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "not started"));
+	assert_int_equal(pmu_command_wait(cmd, &status), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "not started"));
+	pmu_command_free(cmd);
+	alarm(0);
+}
+
 static void test_signal_status(void **state)
 {
 	char *argv[] = { "sh", "-c", "kill -TERM $$", NULL };
@@ -232,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_signal_status),
 		cmocka_unit_test(test_wait_timeout),
+		cmocka_unit_test(test_wait_unstarted),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_not_executable),
 		cmocka_unit_test(test_free_unstarted),

@@ -51,6 +51,9 @@ static void test_guid_format(void **state)
 	assert_int_equal(pmu_guid_format(&g, buf, PMU_GUID_STRLEN - 1), PMU_ERANGE);
 	assert_int_equal(buf[0], 'x');
 	assert_int_equal(pmu_guid_format(&g, buf, 0), PMU_ERANGE);
+	/* NULL in: an error, not a crash (pmu_guid_parse checks the same) */
+	assert_int_equal(pmu_guid_format(NULL, buf, sizeof(buf)), PMU_EINVAL);
+	assert_int_equal(pmu_guid_format(&g, NULL, sizeof(buf)), PMU_EINVAL);
 }
 
 static void test_guid_parse(void **state)

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,60 @@ static void test_forked_child(void **state)
 	pmu_regions_fini();
 }
 
+/* A stream whose first write holds pmu_regions_write (and so the regions lock)
+ * for a while, after telling the test it is inside. */
+static sem_t in_write;
+
+static ssize_t slow_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	(void)buf;
+	sem_post(&in_write);
+	usleep(300 * 1000);
+	return (ssize_t)n;
+}
+
+static void *slow_writer(void *arg)
+{
+	FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = slow_write });
+
+	(void)arg;
+	setvbuf(f, NULL, _IONBF, 0);
+	pmu_regions_write(f, 0);
+	fclose(f);
+	return NULL;
+}
+
+/* A fork while another thread holds the regions lock (here: writing the table)
+ * must not hand the child a lock nobody will release: the child's first region
+ * takes it to register the child's thread. */
+static void test_fork_during_write(void **state)
+{
+	pthread_t th;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pmu_regions_init("page-faults"), 0);
+	assert_int_equal(pmu_region_begin("parent"), 0);
+	assert_int_equal(pmu_region_end("parent"), 0);
+	assert_int_equal(sem_init(&in_write, 0, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, slow_writer, NULL), 0);
+	sem_wait(&in_write);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(5); /* a deadlock: killed by SIGALRM */
+		_exit(pmu_region_begin("child") == 0 && pmu_region_end("child") == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	pthread_join(th, NULL);
+	sem_destroy(&in_write);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	pmu_regions_fini();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_default_events),
 		cmocka_unit_test(test_forked_child),
+		cmocka_unit_test(test_fork_during_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

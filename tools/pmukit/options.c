@@ -25,6 +25,25 @@ static int ambiguous(const char *verb, const char *arg, const struct option *lon
 	return 1;
 }
 
+/* The option "--NAME=..." names (exact, or a unique prefix as getopt_long takes it),
+ * or NULL. */
+static const struct option *named(const char *arg, const struct option *longopts)
+{
+	size_t len = strcspn(arg, "=");
+	const struct option *hit = NULL;
+	int n = 0;
+
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, arg, len))
+			continue;
+		if (strlen(o->name) == len)
+			return o;
+		hit = o;
+		n++;
+	}
+	return n == 1 ? hit : NULL;
+}
+
 /* getopt's own messages would say "pmukit: ..." without the verb: ours name it.
  * optopt is 0 for an unknown long option, the option's letter otherwise. */
 int tool_bad_option(char **argv, int opt, const struct option *longopts)
@@ -32,6 +51,15 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 	const char *verb = argv[0], *arg = argv[optind - 1];
 	int is_long = !strncmp(arg, "--", 2);
 	const char *eq = is_long ? strchr(arg, '=') : NULL;
+	const struct option *o = eq ? named(arg + 2, longopts) : NULL;
+
+	/* A bad letter inside a cluster (-Zq) leaves optind on it, so argv[optind - 1]
+	 * is the argument before: "--event=x -Zq" is about -Z, not --event (which
+	 * takes its value). Only a flag given a value is this option's fault. */
+	if (eq && optopt && o && o->has_arg != no_argument) {
+		eq = NULL;
+		is_long = 0;
+	}
 
 	/* a value given to a flag (--json=1): glibc says '?' with optopt set,
 	 * mingw-w64's BSD getopt_long ':'; both read the same here */
