@@ -23,9 +23,9 @@ int pmuk_counters_open_events(const struct pmu_event *ev, size_t n, const struct
 	if (!ev || n == 0 || !t || !out)
 		return pmuk_fail(PMU_EINVAL, "pmu_counters_open needs events, a target and an out "
 				 "pointer");
+	*out = NULL;
 	if ((err = PMUK_OPTS_LOAD(o, opts, pmu_counters_opts)) < 0)
 		return err;
-	*out = NULL;
 	return pmuk_counters_os_open(ev, n, t, &o, out);
 }
 

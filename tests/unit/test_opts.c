@@ -123,9 +123,12 @@ static int call_counters(const void *o)
 {
 	struct pmu_event_list *l = events("task-clock");
 	struct pmu_target t = { .kind = PMU_TARGET_SELF };
-	struct pmu_counters *c = NULL;
+	/* a failed open leaves no stale handle for the caller to close */
+	struct pmu_counters *c = (struct pmu_counters *)&t;
 	int err = pmu_counters_open(l, &t, o, &c);
 
+	if (err)
+		assert_null(c);
 	pmu_counters_close(c);
 	pmu_event_list_free(l);
 	return err;
