@@ -112,7 +112,8 @@ mkdir -p "$st"
 echo "C1E" >"$st/name"; echo 2 >"$st/latency"; echo 42 >"$st/usage"; echo 1500 >"$st/time"
 echo 0 >"$st/disable"
 PMUKIT_SYSROOT=$tmp/root "$PMUKIT" cpustat -i 0.01 --json >"$tmp/fix.json" 2>"$tmp/fix.err"
-check_eq "cpustat on a fixture tree exits 0 ($(head -c 200 "$tmp/fix.err"))" 0 $?
+rc=$?
+check_eq "cpustat on a fixture tree exits 0 ($(head -c 200 "$tmp/fix.err"))" 0 $rc
 check "fixture values come out exactly" py '
 import json, sys
 d = json.load(open(sys.argv[1]))
