@@ -7,6 +7,7 @@
  * thread state). */
 #include "core/counting_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/json.h"
 #include "core/osthread.h"
 
@@ -221,16 +222,7 @@ static int add_region(struct rthread *rt, const char *name, struct region **out)
 		return pmuk_fail(PMU_EINVAL, "region name \"%.40s...\" is longer than %zu bytes",
 				 name, sizeof(r->name) - 1);
 	pmuk_lock(&lock); /* pmu_regions_write may be walking rt->reg */
-	if (rt->nreg == rt->cap) {
-		size_t cap = rt->cap ? 2 * rt->cap : 8;
-		struct region *nr = realloc(rt->reg, cap * sizeof(*nr));
-
-		if (nr) {
-			rt->reg = nr;
-			rt->cap = cap;
-		}
-	}
-	if (rt->nreg == rt->cap) {
+	if (pmuk_grow((void **)&rt->reg, &rt->cap, rt->nreg + 1, sizeof(*rt->reg))) {
 		err = PMU_ENOMEM;
 	} else {
 		r = &rt->reg[rt->nreg];
