@@ -3,6 +3,7 @@
  * become one term per matching tracepoint of tracefs (sorted), before resolution. */
 #include "linux/event_resolve.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/sysroot.h"
 
 #include <dirent.h>
@@ -14,7 +15,8 @@
 
 struct names {
 	char (*v)[PMUK_EV_TEXT_MAX];
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static int is_glob(const char *s)
@@ -24,15 +26,8 @@ static int is_glob(const char *s)
 
 static int names_add(struct names *m, const char *sys, const char *ev)
 {
-	if (m->n == m->cap) {
-		int cap = m->cap ? m->cap * 2 : 64;
-		void *v = realloc(m->v, (size_t)cap * sizeof(*m->v));
-
-		if (!v)
-			return pmuk_fail(PMU_ENOMEM, "out of memory expanding a tracepoint glob");
-		m->v = v;
-		m->cap = cap;
-	}
+	if (pmuk_grow((void **)&m->v, &m->cap, (size_t)m->n + 1, sizeof(*m->v)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory expanding a tracepoint glob");
 	if (snprintf(m->v[m->n], sizeof(m->v[0]), "%s:%s", sys, ev) < (int)sizeof(m->v[0]))
 		m->n++;
 	return 0;
@@ -96,17 +91,10 @@ static int match_tracepoints(const struct pmuk_ev_term *t, struct names *m)
 	return ret;
 }
 
-static int push(struct pmuk_ev_term **v, int *n, int *cap, const struct pmuk_ev_term *t)
+static int push(struct pmuk_ev_term **v, int *n, size_t *cap, const struct pmuk_ev_term *t)
 {
-	if (*n == *cap) {
-		int c = *cap ? *cap * 2 : 16;
-		void *p = realloc(*v, (size_t)c * sizeof(**v));
-
-		if (!p)
-			return pmuk_fail(PMU_ENOMEM, "out of memory expanding a tracepoint glob");
-		*v = p;
-		*cap = c;
-	}
+	if (pmuk_grow((void **)v, cap, (size_t)*n + 1, sizeof(**v)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory expanding a tracepoint glob");
 	(*v)[(*n)++] = *t;
 	return 0;
 }
@@ -131,8 +119,8 @@ static void renumber(struct pmuk_ev_ast *a)
 }
 
 /* Appends one copy of t per matching tracepoint; only the first may lead its group. */
-static int expand_term(const struct pmuk_ev_term *t, struct pmuk_ev_term **v, int *n, int *cap,
-		       int max)
+static int expand_term(const struct pmuk_ev_term *t, struct pmuk_ev_term **v, int *n,
+		       size_t *cap, int max)
 {
 	struct names m = { 0 };
 	struct pmuk_ev_term e = *t;
@@ -156,7 +144,8 @@ static int expand_term(const struct pmuk_ev_term *t, struct pmuk_ev_term **v, in
 int pmuk_expand_tracepoint_globs(struct pmuk_ev_ast *a, int max)
 {
 	struct pmuk_ev_term *v = NULL;
-	int n = 0, cap = 0, ret = 0, any = 0;
+	size_t cap = 0;
+	int n = 0, ret = 0, any = 0;
 
 	for (int i = 0; i < a->nterms; i++)
 		any |= !a->terms[i].pmu[0] && is_glob(a->terms[i].text);
