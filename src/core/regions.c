@@ -47,6 +47,14 @@ static uint64_t serials;
 static _Thread_local struct rthread *self;
 static _Thread_local unsigned self_gen, self_forks;
 
+/* This thread's state, or NULL when it has none yet, regions were set up again since
+ * (gen), or it is a forked child's copy of its parent's (whose counters count the
+ * parent's thread). */
+static struct rthread *current(void)
+{
+	return self && self_gen == gen && self_forks == pmuk_fork_count ? self : NULL;
+}
+
 static struct rthread *find_serial(uint64_t serial)
 {
 	for (struct rthread *t = threads; t; t = t->next)
@@ -172,11 +180,8 @@ static int thread_state(struct rthread **out)
 	struct rthread *rt;
 	int err;
 
-	/* A forked child inherits self, whose counters count the parent's thread. */
-	if (self && self_gen == gen && self_forks == pmuk_fork_count) {
-		*out = self;
+	if ((*out = current()) != NULL)
 		return 0;
-	}
 	if (!evs)
 		return pmuk_fail(PMU_EINVAL, "regions are not initialised: call pmu_regions_init "
 				 "first");
@@ -270,7 +275,7 @@ int pmu_region_begin(const char *name)
 
 int pmu_region_end(const char *name)
 {
-	struct rthread *rt = self && self_gen == gen && self_forks == pmuk_fork_count ? self : NULL;
+	struct rthread *rt = current();
 	struct region *r;
 	int err;
 
