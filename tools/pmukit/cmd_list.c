@@ -222,7 +222,7 @@ int cmd_list(int argc, char **argv)
 {
 	struct list_args a = { 0 };
 	struct pmu_event_info *v;
-	const char *pattern;
+	const char *pattern, *why;
 	int ret, kind;
 	size_t n;
 
@@ -235,12 +235,11 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "pmukit list: --windows-model goes with --windows-profile-source\n");
 		return 2;
 	}
-	if (absent_why(pattern)) {
+	if ((why = absent_why(pattern)) != NULL) {
 		/* --json stays JSON for its reader: no events, the sentence on stderr */
 		if (a.json)
 			print_json(NULL, 0);
-		fprintf(a.json ? stderr : stdout, "no '%s' events: %s\n", pattern,
-			absent_why(pattern));
+		fprintf(a.json ? stderr : stdout, "no '%s' events: %s\n", pattern, why);
 		return tool_flush_stdout("list", "the list");
 	}
 	kind = category(pattern);
