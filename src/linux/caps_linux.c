@@ -298,7 +298,7 @@ static void counting_verdict(struct pmuk_caps_judge *j, const char *cores)
 		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
 			      PMU_CAP_LIMITED, "%s; software counters only (task-clock, "
 			      "cpu-clock, page-faults, context-switches, ...)", j->no_pmu);
-		pmu_remedy(j, 1);
+		pmu_remedy(j, PMU_CONCERN_COUNTING);
 	} else if (l->hw_count_err > 0) {
 		pmuk_caps_set(c, PMU_CONCERN_COUNTING,
 			      PMU_CAP_LIMITED, "hardware PMU %s present but cycles fails to "
@@ -358,7 +358,7 @@ static void judge_counting(struct pmuk_caps_judge *j)
 	if (j->perf_blocked)
 		return;
 	counting_verdict(j, cores);
-	paranoid_limits(j, 1);
+	paranoid_limits(j, PMU_CONCERN_COUNTING);
 	if (j->s->ncore)
 		counting_limits(j);
 }
@@ -417,7 +417,7 @@ static int sampling_verdict(struct pmuk_caps_judge *j)
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
 			      PMU_CAP_LIMITED, "timer-based software sampling only (cpu-clock); "
 			      "no hardware overflow sampling without a PMU");
-		pmu_remedy(j, 2);
+		pmu_remedy(j, PMU_CONCERN_SAMPLING);
 	} else if (l->hw_sample_err > 0) {
 		pmuk_caps_set(c, PMU_CONCERN_SAMPLING,
 			      PMU_CAP_LIMITED, "cycles overflow sampling fails with %s (%s); "
@@ -445,7 +445,7 @@ static void judge_sampling(struct pmuk_caps_judge *j)
 	sampling_facts(j);
 	if (j->perf_blocked || !sampling_verdict(j))
 		return;
-	paranoid_limits(j, 2);
+	paranoid_limits(j, PMU_CONCERN_SAMPLING);
 	if (s->max_sample_rate >= 0 && s->max_sample_rate < 1000) {
 		pmuk_caps_limit(c, PMU_CONCERN_SAMPLING,
 				"the kernel caps sampling at %d Hz per CPU", s->max_sample_rate);
@@ -566,7 +566,7 @@ static void judge_precise(struct pmuk_caps_judge *j)
 		pmuk_caps_set(c, PMU_CONCERN_PRECISE,
 			      PMU_CAP_UNAVAILABLE, "%s; precise sampling (PEBS, IBS, SPE), data "
 			      "addresses, data source and branch stacks all need one", j->no_pmu);
-		pmu_remedy(j, 3);
+		pmu_remedy(j, PMU_CONCERN_PRECISE);
 		return;
 	}
 	precise_surfaces(j, surf, sizeof(surf), &precise, &branch, &datasrc);
