@@ -56,14 +56,17 @@ static void host(struct wcaps *w)
 			 (unsigned long)w->ver.minor, (unsigned long)w->ver.build);
 	pmuk_caps_host_set(w->c, kernel, si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64
 			   ? "arm64" : "x86_64", vm, w->hv);
-	pmuk_caps_fact(w->c, 0, "os_build", "RtlGetVersion", "%s", kernel);
+	pmuk_caps_fact(w->c, PMU_CONCERN_HOST, "os_build", "RtlGetVersion", "%s", kernel);
 	if (w->wine)
-		pmuk_caps_fact(w->c, 0, "wine", "ntdll!wine_get_version: running under Wine, "
+		pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
+			       "wine", "ntdll!wine_get_version: running under Wine, "
 			       "which lacks HCP, PDH Processor Information and real ETW sessions",
 			       "%s", w->wine);
-	pmuk_caps_fact(w->c, 0, "cpus_active", "GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)",
+	pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
+		       "cpus_active", "GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)",
 		       "%lu", (unsigned long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
-	pmuk_caps_fact(w->c, 0, "virtual_machine", vm ? "hardware counters exist only if the "
+	pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
+		       "virtual_machine", vm ? "hardware counters exist only if the "
 		       "hypervisor virtualizes the PMU" : "no hypervisor detected", "%s",
 		       vm ? (w->hv[0] ? w->hv : "yes") : "no");
 }
@@ -82,13 +85,15 @@ static void counting_hcp(struct wcaps *w)
 	DWORD e;
 
 	if (!en || !rd || !dis) {
-		pmuk_caps_limit(w->c, 1, "HCP (EnableThreadProfiling) is missing: it needs "
+		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
+				"HCP (EnableThreadProfiling) is missing: it needs "
 				"Windows 7 or later");
 		return;
 	}
 	e = en(GetCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH, 0, &h);
 	if (e != ERROR_SUCCESS) {
-		pmuk_caps_limit(w->c, 1, "HCP refused: %s (HCP is single-tenant: one profiling "
+		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
+				"HCP refused: %s (HCP is single-tenant: one profiling "
 				"application at a time)", pmuk_win_strerror(e));
 		return;
 	}
@@ -96,14 +101,17 @@ static void counting_hcp(struct wcaps *w)
 	       READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS, &pd);
 	dis(h);
 	if (e != ERROR_SUCCESS) {
-		pmuk_caps_limit(w->c, 1, "ReadThreadProfilingData failed: %s", pmuk_win_strerror(e));
+		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
+				"ReadThreadProfilingData failed: %s", pmuk_win_strerror(e));
 		return;
 	}
-	pmuk_caps_fact(w->c, 1, "hcp_hw_counters", "HwCounters[] ReadThreadProfilingData filled: "
+	pmuk_caps_fact(w->c, PMU_CONCERN_COUNTING,
+		       "hcp_hw_counters", "HwCounters[] ReadThreadProfilingData filled: "
 		       "a kernel driver must configure PMCs (KeSetHardwareCounterConfiguration)",
 		       "%u", (unsigned)pd.HwCountersCount);
 	if (!pd.HwCountersCount)
-		pmuk_caps_limit(w->c, 1, "HCP gives CycleTime and ContextSwitchCount only: no "
+		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
+				"HCP gives CycleTime and ContextSwitchCount only: no "
 				"driver configured hardware counters for thread profiling");
 }
 
@@ -204,25 +212,31 @@ static void symbols(struct wcaps *w)
 		  pmuk_win_proc(L"dbghelp.dll", "SymFromInlineContextW") &&
 		  pmuk_win_proc(L"dbghelp.dll", "SymGetLineFromInlineContextW");
 
-	pmuk_caps_fact(w->c, 4, "symbolizer", "DbgHelp for live processes (SymInitializeW) and "
+	pmuk_caps_fact(w->c, PMU_CONCERN_SYMBOLS,
+		       "symbolizer", "DbgHelp for live processes (SymInitializeW) and "
 		       "recorded module maps (SymLoadModuleExW): pmu_symbolizer_*, pmukit "
 		       "addr2line", "dbghelp%s", inl ? ", inline frames" : ", no inline frames");
-	pmuk_caps_set(w->c, 4, PMU_CAP_AVAILABLE, "DbgHelp resolves addresses to function and "
+	pmuk_caps_set(w->c, PMU_CONCERN_SYMBOLS,
+		      PMU_CAP_AVAILABLE, "DbgHelp resolves addresses to function and "
 		      "file:line (SymFromAddrW, SymGetLineFromAddrW64) in live processes and "
 		      "recorded module maps; module identity is the PDB GUID+Age of the CodeView "
 		      "RSDS record (a stale image gives module + offset only)");
-	pmuk_caps_limit(w->c, 4, "DbgHelp gives no source columns");
+	pmuk_caps_limit(w->c, PMU_CONCERN_SYMBOLS, "DbgHelp gives no source columns");
 	if (!inl)
-		pmuk_caps_limit(w->c, 4, "this dbghelp.dll lacks the inline-frame calls "
+		pmuk_caps_limit(w->c, PMU_CONCERN_SYMBOLS,
+				"this dbghelp.dll lacks the inline-frame calls "
 				"(SymQueryInlineTrace, Windows 8+): one frame per address");
 	if (w->wine)
-		pmuk_caps_limit(w->c, 4, "Wine's dbghelp reads DWARF 4 only (not DWARF 5, not "
+		pmuk_caps_limit(w->c, PMU_CONCERN_SYMBOLS,
+				"Wine's dbghelp reads DWARF 4 only (not DWARF 5, not "
 				"the PDBs of ld --pdb), and its lines inside inlined code are wrong "
 				"(function names and inline chains are right)");
 	else
-		pmuk_caps_limit(w->c, 4, "images need their PDBs (a symbol path or "
+		pmuk_caps_limit(w->c, PMU_CONCERN_SYMBOLS,
+				"images need their PDBs (a symbol path or "
 				"_NT_SYMBOL_PATH); mingw-w64 DWARF is not read by Windows' dbghelp");
-	pmuk_caps_limit(w->c, 4, "ELF modules of Linux recordings resolve to module + offset "
+	pmuk_caps_limit(w->c, PMU_CONCERN_SYMBOLS,
+			"ELF modules of Linux recordings resolve to module + offset "
 			"only (libdwfl is Linux-only)");
 }
 
@@ -275,27 +289,33 @@ static void topology(struct wcaps *w)
 {
 	ULONG node = 0;
 
-	pmuk_caps_set(w->c, 6, PMU_CAP_LIMITED, "GetLogicalProcessorInformationEx covers every "
+	pmuk_caps_set(w->c, PMU_CONCERN_TOPOLOGY,
+		      PMU_CAP_LIMITED, "GetLogicalProcessorInformationEx covers every "
 		      "processor group, NUMA node and cache; QueryWorkingSetEx tells the node of "
 		      "a known page only (no sampled address to attribute)");
-	pmuk_caps_fact(w->c, 6, "processor_groups", "GetActiveProcessorGroupCount", "%u",
+	pmuk_caps_fact(w->c, PMU_CONCERN_TOPOLOGY,
+		       "processor_groups", "GetActiveProcessorGroupCount", "%u",
 		       (unsigned)GetActiveProcessorGroupCount());
 	if (GetNumaHighestNodeNumber(&node))
-		pmuk_caps_fact(w->c, 6, "numa_highest_node", "GetNumaHighestNodeNumber", "%lu",
+		pmuk_caps_fact(w->c, PMU_CONCERN_TOPOLOGY,
+			       "numa_highest_node", "GetNumaHighestNodeNumber", "%lu",
 			       (unsigned long)node);
 }
 
 static void events(struct wcaps *w)
 {
 	if (w->etw.nsources >= 0) {
-		pmuk_caps_set(w->c, 7, PMU_CAP_LIMITED, "%d curated HAL profile sources; raw "
+		pmuk_caps_set(w->c, PMU_CONCERN_EVENTS,
+			      PMU_CAP_LIMITED, "%d curated HAL profile sources; raw "
 			      "events only through a system-global ProfileSource registration "
 			      "(Windows 10 1903+)", w->etw.nsources);
-		pmuk_caps_fact(w->c, 7, "profile_sources", "TraceProfileSourceListInfo", "%s",
+		pmuk_caps_fact(w->c, PMU_CONCERN_EVENTS,
+			       "profile_sources", "TraceProfileSourceListInfo", "%s",
 			       w->etw.sources);
 		return;
 	}
-	pmuk_caps_set(w->c, 7, PMU_CAP_LIMITED, "generic and curated profile-source names "
+	pmuk_caps_set(w->c, PMU_CONCERN_EVENTS,
+		      PMU_CAP_LIMITED, "generic and curated profile-source names "
 		      "parse, but the host's profile-source list cannot be read: %s", w->etw.why);
 }
 
@@ -309,19 +329,23 @@ static void oscounters(struct wcaps *w)
 		st = PdhAddEnglishCounterW(q, L"\\Processor Information(*)\\% Processor Time", 0, &h);
 		PdhCloseQuery(q);
 	}
-	pmuk_caps_fact(w->c, 8, "pdh_processor_information", "PdhAddEnglishCounterW on "
+	pmuk_caps_fact(w->c, PMU_CONCERN_OSCOUNTERS,
+		       "pdh_processor_information", "PdhAddEnglishCounterW on "
 		       "\\Processor Information(*)", "%s%08lx", st == ERROR_SUCCESS ? "present, "
 		       "status 0x" : "missing, status 0x", (unsigned long)st);
 	if (st == ERROR_SUCCESS && !w->wine) {
-		pmuk_caps_set(w->c, 8, PMU_CAP_AVAILABLE, "per-CPU user/privileged/idle/"
+		pmuk_caps_set(w->c, PMU_CONCERN_OSCOUNTERS,
+			      PMU_CAP_AVAILABLE, "per-CPU user/privileged/idle/"
 			      "interrupt/DPC time, frequency, parking and %% Processor Performance "
 			      "from PDH \"Processor Information\" (pmu_cpustat_*, 'pmukit "
 			      "cpustat')");
 		return;
 	}
-	pmuk_caps_set(w->c, 8, PMU_CAP_LIMITED, "per-CPU user/system/idle/interrupt/DPC time "
+	pmuk_caps_set(w->c, PMU_CONCERN_OSCOUNTERS,
+		      PMU_CAP_LIMITED, "per-CPU user/system/idle/interrupt/DPC time "
 		      "from NtQuerySystemInformation (pmu_cpustat_*, 'pmukit cpustat')");
-	pmuk_caps_limit(w->c, 8, "no frequency, parking or performance: PDH \"Processor "
+	pmuk_caps_limit(w->c, PMU_CONCERN_OSCOUNTERS,
+			"no frequency, parking or performance: PDH \"Processor "
 			"Information\" %s", w->wine ? "is missing under Wine (and Wine aborts "
 			"in PdhGetRawCounterArrayW)" : "is missing on this host");
 }
