@@ -98,15 +98,19 @@ static void make_key(void)
 #endif
 }
 
+static void free_region(struct region *r)
+{
+	free(r->begin);
+	free(r->sum);
+	free(r->min);
+	free(r->max);
+}
+
 static void free_thread(struct rthread *t)
 {
 	pmu_counters_close(t->c);
-	for (size_t r = 0; r < t->nreg; r++) {
-		free(t->reg[r].begin);
-		free(t->reg[r].sum);
-		free(t->reg[r].min);
-		free(t->reg[r].max);
-	}
+	for (size_t r = 0; r < t->nreg; r++)
+		free_region(&t->reg[r]);
 	free(t->reg);
 	free(t->now);
 	free(t);
@@ -238,10 +242,7 @@ static int add_region(struct rthread *rt, const char *name, struct region **out)
 		r->min = calloc(nev, sizeof(double));
 		r->max = calloc(nev, sizeof(double));
 		if (!r->begin || !r->sum || !r->min || !r->max) {
-			free(r->begin);
-			free(r->sum);
-			free(r->min);
-			free(r->max);
+			free_region(r);
 			err = PMU_ENOMEM;
 		} else {
 			rt->nreg++;
