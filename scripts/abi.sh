@@ -26,18 +26,17 @@ update)
 	echo "abi.sh: wrote $abi from $lib" ;;
 check)
 	[ -f "$abi" ] || { echo "abi.sh: no $abi: make abi-update writes it" >&2; exit 2; }
-	tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+	tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.report"' EXIT
 	dump "$lib" "$tmp"
 	rc=0
 	abidiff "$abi" "$tmp" >"$tmp.report" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		cat "$tmp.report"; rm -f "$tmp.report"
+		cat "$tmp.report"
 		echo "abi.sh: $lib differs from $abi (abidiff status $rc)." >&2
 		echo "abi.sh: if the change is intended, run 'make abi-update' and commit $abi" >&2
 		echo "abi.sh: (and add new functions to a new node of src/libpmukit.map)." >&2
 		exit 1
 	fi
-	rm -f "$tmp.report"
 	echo "abi.sh: $lib matches $abi" ;;
 *) echo "abi.sh: unknown mode '$mode' (dump, check, update)" >&2; exit 2 ;;
 esac
