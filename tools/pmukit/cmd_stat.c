@@ -182,7 +182,6 @@ static int set_aggr(struct stat_config *cfg, enum stat_aggr_mode a)
 		return 2;
 	}
 	cfg->aggr = a;
-	cfg->per_cpu = a == STAT_AGGR_CPU || a == STAT_AGGR_CORE || a == STAT_AGGR_SOCKET;
 	return 0;
 }
 
@@ -332,7 +331,7 @@ static int check_args(const struct stat_config *cfg, int targets)
 		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
 		return 2;
 	}
-	if (cfg->per_cpu && cfg->target.kind != PMU_TARGET_CPUS) {
+	if (stat_per_cpu(cfg) && cfg->target.kind != PMU_TARGET_CPUS) {
 		fprintf(stderr, "pmukit stat: %s needs -a or -C (it splits CPU-wide counts)\n",
 			aggr_option(cfg->aggr));
 		return 2;
