@@ -174,7 +174,7 @@ static int64_t now_ms(void)
 int pmuk_command_os_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *wait_status)
 {
 	int64_t end = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
-	int fd = -1;
+	int fd = -1, rc = 1;
 
 #ifdef SYS_pidfd_open
 	if (!cmd->reaped)
@@ -190,40 +190,39 @@ int pmuk_command_os_wait_timeout(struct pmu_command *cmd, int timeout_ms, int *w
 			break;
 		}
 		if (r < 0 && errno != EINTR) {
-			int e = errno;
-
-			if (fd >= 0)
-				close(fd);
-			return pmuk_fail(PMU_EIO, "waiting for %s (pid %d): %s", cmd->name, cmd->pid,
-					 strerror(e));
+			rc = pmuk_fail(PMU_EIO, "waiting for %s (pid %d): %s", cmd->name, cmd->pid,
+				       strerror(errno));
+			break;
 		}
 		if (end >= 0 && left <= 0) {
-			if (fd >= 0)
-				close(fd);
-			return 0;
+			rc = 0;
+			break;
 		}
 		wait = left < 0 || left > INT_MAX ? -1 : (int)left;
 		if (fd >= 0) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
 			if (poll(&p, 1, wait) < 0 && errno == EINTR) {
-				close(fd);
-				return pmuk_fail(PMU_EIO, "interrupted");
+				rc = pmuk_fail(PMU_EIO, "interrupted");
+				break;
 			}
 		} else {
 			struct timespec ts = { 0, 5 * 1000000L };
 
 			if (wait >= 0 && wait < 5)
 				ts.tv_nsec = wait * 1000000L;
-			if (nanosleep(&ts, NULL) < 0 && errno == EINTR)
-				return pmuk_fail(PMU_EIO, "interrupted");
+			if (nanosleep(&ts, NULL) < 0 && errno == EINTR) {
+				rc = pmuk_fail(PMU_EIO, "interrupted");
+				break;
+			}
 		}
 	}
+	/* every way out: the pidfd closed here, the status given only once reaped */
 	if (fd >= 0)
 		close(fd);
-	if (wait_status)
+	if (rc == 1 && wait_status)
 		*wait_status = cmd->status;
-	return 1;
+	return rc;
 }
 
 void pmuk_command_os_free(struct pmu_command *cmd)

@@ -247,6 +247,21 @@ static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
 	return err;
 }
 
+/* Opens attr (built from e and f); with user_fallback, a task's event that
+ * perf_event_paranoid refuses kernel mode is made user-only (e renamed :u) and
+ * opened again, attr rebuilt. The fd or -errno. */
+static int open_event(struct pmu_event *e, const struct pmuk_open_flags *f,
+		      struct perf_event_attr *attr, int user_fallback, int pid, int cpu, int leader)
+{
+	int fd = pmuk_perf_open(attr, pid, cpu, leader);
+
+	if (fd < 0 && user_fallback && pid != -1 && pmuk_perf_user_fallback(e, -fd)) {
+		pmuk_perf_attr(e, f, attr);
+		fd = pmuk_perf_open(attr, pid, cpu, leader);
+	}
+	return fd;
+}
+
 /* Opens group g on unit u. Returns 0, 1 when a thread vanished meanwhile, or an error. */
 static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 		      const struct pmu_counters_opts *o)
@@ -277,12 +292,7 @@ static int open_group(struct pmu_counters *c, struct pmuk_cgroup *g, size_t u,
 		if (pid == 0 && pmuk_event_is_hw(&c->ev[e]) && arm_core(&c->ev[e]))
 			attr.config1 |= 2;
 #endif
-		fd = pmuk_perf_open(&attr, pid, cpu, leader);
-		if (fd < 0 && o->user_fallback && pid != -1 &&
-		    pmuk_perf_user_fallback(&c->ev[e], -fd)) {
-			pmuk_perf_attr(&c->ev[e], &f, &attr);
-			fd = pmuk_perf_open(&attr, pid, cpu, leader);
-		}
+		fd = open_event(&c->ev[e], &f, &attr, o->user_fallback, pid, cpu, leader);
 		if (fd < 0) {
 			struct pmuk_open_ctx ctx = { &c->ev[e], pid, cpu, i > 0, gtext };
 
@@ -446,11 +456,7 @@ static void member_reason(struct pmu_counters *c, struct pmuk_cgroup *g, size_t 
 		return;
 	}
 	pmuk_perf_attr(e, &f, &attr);
-	fd = pmuk_perf_open(&attr, pid, cpu, -1);
-	if (fd < 0 && c->user_fallback && pid != -1 && pmuk_perf_user_fallback(e, -fd)) {
-		pmuk_perf_attr(e, &f, &attr);
-		fd = pmuk_perf_open(&attr, pid, cpu, -1);
-	}
+	fd = open_event(e, &f, &attr, c->user_fallback, pid, cpu, -1);
 	if (fd < 0) {
 		pmuk_perf_fail(-fd, &ctx);
 		return;

@@ -182,7 +182,6 @@ static int set_aggr(struct stat_config *cfg, enum stat_aggr_mode a)
 		return 2;
 	}
 	cfg->aggr = a;
-	cfg->per_cpu = a == STAT_AGGR_CPU || a == STAT_AGGR_CORE || a == STAT_AGGR_SOCKET;
 	return 0;
 }
 
@@ -219,6 +218,15 @@ static int bad_option(char **argv, int opt)
 	return 2;
 }
 
+/* -a or -C: the CPUs are the target; as perf, -a with -C counts the CPUs of -C
+ * (one target, counted once in *targets). */
+static void cpu_target(struct stat_config *cfg, int *targets)
+{
+	if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
+		(*targets)++;
+	cfg->target.kind = PMU_TARGET_CPUS;
+}
+
 /* -a, -C, -p and -t: what is counted; *targets counts them (-a with -C is one). */
 static int take_target(struct stat_config *cfg, int opt, int *targets)
 {
@@ -226,10 +234,7 @@ static int take_target(struct stat_config *cfg, int opt, int *targets)
 
 	switch (opt) {
 	case 'a':
-		/* as perf: -a with -C counts the CPUs of -C (one target) */
-		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
-			(*targets)++;
-		cfg->target.kind = PMU_TARGET_CPUS;
+		cpu_target(cfg, targets);
 		cfg->all_cpus = 1;
 		return 0;
 	case 'C':
@@ -238,9 +243,7 @@ static int take_target(struct stat_config *cfg, int opt, int *targets)
 			fprintf(stderr, "pmukit stat: bad CPU list '%s' (expected e.g. 0,2-3)\n", optarg);
 			return 2;
 		}
-		if (cfg->target.kind != PMU_TARGET_CPUS || !*targets)
-			(*targets)++;
-		cfg->target.kind = PMU_TARGET_CPUS;
+		cpu_target(cfg, targets);
 		cfg->target.cpus = cfg->cpus;
 		cfg->target.ncpus = ncpus;
 		cfg->cpu_list = optarg;
@@ -332,7 +335,7 @@ static int check_args(const struct stat_config *cfg, int targets)
 		fprintf(stderr, "pmukit stat: -r repeats a command; give one\n");
 		return 2;
 	}
-	if (cfg->per_cpu && cfg->target.kind != PMU_TARGET_CPUS) {
+	if (stat_per_cpu(cfg) && cfg->target.kind != PMU_TARGET_CPUS) {
 		fprintf(stderr, "pmukit stat: %s needs -a or -C (it splits CPU-wide counts)\n",
 			aggr_option(cfg->aggr));
 		return 2;

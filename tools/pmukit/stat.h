@@ -21,7 +21,6 @@ struct stat_config {
 	const char *cpu_list;    /* -C as typed (perf heads the counts with it), else NULL */
 	int all_cpus;            /* -a given (with -C too: perf says 'system wide') */
 	int pids[64];            /* -p/-t A,B: the tasks (target.pids) */
-	int per_cpu;             /* per-CPU readings are needed: aggr is CPU, CORE or SOCKET */
 	enum stat_aggr_mode aggr;
 	long interval_ms;
 	long interval_count;     /* --interval-count: stop printing after this many, 0: no limit */
@@ -61,6 +60,13 @@ struct stat_summary {
 	int interrupted;
 	const char *note;        /* why these events (software defaults on a host without PMU) */
 };
+
+/* The aggregation mode needs per-CPU readings: CPU, core or socket. */
+static inline int stat_per_cpu(const struct stat_config *cfg)
+{
+	return cfg->aggr == STAT_AGGR_CPU || cfg->aggr == STAT_AGGR_CORE ||
+	       cfg->aggr == STAT_AGGR_SOCKET;
+}
 
 /* The row sets of cfg->aggr over the units of c (stat_aggr.c): one per CPU, core
  * or socket of a CPU target, or per thread of a task target. *out stays NULL for

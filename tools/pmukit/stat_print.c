@@ -127,6 +127,17 @@ static void describe_target(const struct stat_config *cfg, char *buf, size_t siz
 	}
 }
 
+/* A --per-core / --per-socket row's name, perf's: "S0-D0-C1", "S0" (text, CSV and
+ * JSON alike). */
+static void place_label(const struct stat_config *cfg, const struct stat_rows *rows,
+			char *label, size_t size)
+{
+	if (cfg->aggr == STAT_AGGR_CORE)
+		snprintf(label, size, "S%d-D%d-C%d", rows->socket, rows->die, rows->core);
+	else
+		snprintf(label, size, "S%d", rows->socket);
+}
+
 /* Which CPUs or thread a row counts, laid out as perf stat 6.1 does: "CPU0",
  * "S0-D0-C0" and "S0" with the number of CPUs summed, "comm-tid". sep is the CSV
  * separator, or NULL for aligned text. */
@@ -144,11 +155,7 @@ static void row_prefix(FILE *f, const struct stat_config *cfg, const struct stat
 		break;
 	case STAT_AGGR_CORE:
 	case STAT_AGGR_SOCKET:
-		if (cfg->aggr == STAT_AGGR_CORE)
-			snprintf(label, sizeof(label), "S%d-D%d-C%d", rows->socket, rows->die,
-				 rows->core);
-		else
-			snprintf(label, sizeof(label), "S%d", rows->socket);
+		place_label(cfg, rows, label, sizeof(label));
 		if (sep)
 			fprintf(f, "%s%s%d%s", label, sep, rows->ncpus, sep);
 		else
@@ -246,7 +253,7 @@ static void json_row_id(struct pmuk_json *j, const struct stat_config *cfg,
 		pmuk_json_int(j, "cpu", rows->cpu);
 		break;
 	case STAT_AGGR_CORE:
-		snprintf(label, sizeof(label), "S%d-D%d-C%d", rows->socket, rows->die, rows->core);
+		place_label(cfg, rows, label, sizeof(label));
 		pmuk_json_str(j, "core", label);
 		pmuk_json_int(j, "socket_id", rows->socket);
 		pmuk_json_int(j, "die_id", rows->die);
@@ -254,7 +261,7 @@ static void json_row_id(struct pmuk_json *j, const struct stat_config *cfg,
 		pmuk_json_int(j, "cpus", rows->ncpus);
 		break;
 	case STAT_AGGR_SOCKET:
-		snprintf(label, sizeof(label), "S%d", rows->socket);
+		place_label(cfg, rows, label, sizeof(label));
 		pmuk_json_str(j, "socket", label);
 		pmuk_json_int(j, "socket_id", rows->socket);
 		pmuk_json_int(j, "cpus", rows->ncpus);

@@ -221,10 +221,11 @@ static int on_time(struct run *r, long *period_ns, double *next)
 			*next = t + (double)*period_ns;
 		/* as perf: the last interval printed, the command runs on to its end
 		 * (an attached target is left) */
-		if (ticks_done(r) && !r->cmd)
-			return 2;
-		if (ticks_done(r))
+		if (ticks_done(r)) {
+			if (!r->cmd)
+				return 2;
 			*period_ns = 0;
+		}
 	}
 	if (r->deadline > 0 && !r->timed_out && t >= r->deadline) {
 		if (!r->cmd)

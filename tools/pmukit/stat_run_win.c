@@ -252,7 +252,7 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	double t0;
 	int rc;
 
-	if (cfg->repeat > 1 || cfg->per_cpu || target.kind == PMU_TARGET_CPUS) {
+	if (cfg->repeat > 1 || stat_per_cpu(cfg) || target.kind == PMU_TARGET_CPUS) {
 		fprintf(stderr, "pmukit stat: -r, -a, -C and --per-cpu are not available on "
 			"Windows (pmukit counts a process or thread there)\n");
 		return 2;
