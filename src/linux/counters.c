@@ -249,14 +249,17 @@ static int probe_fit(struct pmu_counters *c, struct pmuk_cgroup *g)
 
 /* Opens attr (built from e and f); with user_fallback, a task's event that
  * perf_event_paranoid refuses kernel mode is made user-only (e renamed :u) and
- * opened again, attr rebuilt. The fd or -errno. */
+ * opened again, attr rebuilt with the caller's config1 bits kept. The fd or -errno. */
 static int open_event(struct pmu_event *e, const struct pmuk_open_flags *f,
 		      struct perf_event_attr *attr, int user_fallback, int pid, int cpu, int leader)
 {
 	int fd = pmuk_perf_open(attr, pid, cpu, leader);
 
 	if (fd < 0 && user_fallback && pid != -1 && pmuk_perf_user_fallback(e, -fd)) {
+		uint64_t extra = attr->config1; /* the caller's own bits (arm64 user reads) */
+
 		pmuk_perf_attr(e, f, attr);
+		attr->config1 |= extra;
 		fd = pmuk_perf_open(attr, pid, cpu, leader);
 	}
 	return fd;
