@@ -6,6 +6,7 @@
  * with DW_AT_call_file/line/column) and the line table the innermost position. */
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/num.h"
 
 #ifdef PMUKIT_HAVE_DW
@@ -365,15 +366,8 @@ static int add_ranges(struct cu_index *c, size_t *cap, Dwarf_Die *parent)
 		if (tag != DW_TAG_subprogram)
 			continue;
 		for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
-			if (c->n == *cap) {
-				size_t n = *cap ? *cap * 2 : 64;
-				struct fn_range *r = realloc(c->r, n * sizeof(*r));
-
-				if (!r)
-					return -1;
-				c->r = r;
-				*cap = n;
-			}
+			if (pmuk_grow((void **)&c->r, cap, c->n + 1, sizeof(*c->r)))
+				return -1;
 			c->r[c->n++] = (struct fn_range){ lo, hi, d };
 		}
 	} while (dwarf_siblingof(&d, &d) == 0);
@@ -403,14 +397,8 @@ static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
 		else
 			hi = mid;
 	}
-	if (d->ncus == d->capcus) {
-		size_t n = d->capcus ? d->capcus * 2 : 64;
-
-		if (!(c = realloc(d->cus, n * sizeof(*c))))
-			return NULL;
-		d->cus = c;
-		d->capcus = n;
-	}
+	if (pmuk_grow((void **)&d->cus, &d->capcus, d->ncus + 1, sizeof(*d->cus)))
+		return NULL;
 	memmove(&d->cus[lo + 1], &d->cus[lo], (d->ncus - lo) * sizeof(*c));
 	d->ncus++;
 	c = &d->cus[lo];
