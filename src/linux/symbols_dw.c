@@ -141,16 +141,14 @@ static int report_failed(pid_t pid, int err)
 
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
-	struct dw *d = calloc(1, sizeof(*d));
 	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
+	struct dw *d;
 	int err;
 
-	if (!s->opts.offline && is_kernel_thread(pid)) {
-		free(d);
+	if (!s->opts.offline && is_kernel_thread(pid))
 		return pmuk_fail(PMU_EINVAL, "process %d is a kernel thread: it has no user-space "
 				 "memory map, so no modules to symbolize", (int)pid);
-	}
-	if (!d)
+	if (!(d = calloc(1, sizeof(*d))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	d->cb.debuginfo_path = s->debug_path ? &s->debug_path : NULL;
