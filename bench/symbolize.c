@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
 	PMU_OPTS(pmu_symbolizer_module, m);
 	struct pmu_symbolizer *s;
-	uint64_t *addrs = calloc(n ? n : 1, sizeof(*addrs));
+	uint64_t *addrs;
 	double cold, warm, t;
 	int fd, err;
 	FILE *f;
@@ -100,7 +100,8 @@ int main(int argc, char **argv)
 		n = (size_t)v;
 	}
 
-	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0 || !addrs || !n)
+	addrs = calloc(n, sizeof(*addrs));  /* after N is known: sized for the list it holds */
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0 || !addrs)
 		return 1;
 	if (pick(file, addrs, n) != n) {
 		fprintf(stderr, "bench_symbolize: nm lists no functions in %s\n", file);

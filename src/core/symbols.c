@@ -106,15 +106,8 @@ struct pmuk_sym_module *pmuk_sym_module_add(struct pmu_symbolizer *s, const char
 		}
 		return &s->mods[i];
 	}
-	if (s->nmods == s->capmods) {
-		size_t n = s->capmods ? s->capmods * 2 : 16;
-		struct pmuk_sym_module *t = realloc(s->mods, n * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		s->mods = t;
-		s->capmods = n;
-	}
+	if (pmuk_grow((void **)&s->mods, &s->capmods, s->nmods + 1, sizeof(*s->mods)))
+		return NULL;
 	if (!(path = pmuk_sym_intern(s, path, strlen(path))))
 		return NULL;
 	for (i = s->nmods; i > 0 && s->mods[i - 1].start > start; i--)

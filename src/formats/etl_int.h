@@ -168,10 +168,8 @@ int pmuk_etl_is_group(const struct pmu_etl_event *ev, unsigned group);
 void pmuk_etl_names_track(struct pmu_etl *r, const struct pmu_etl_event *ev);
 void pmuk_etl_names_free(struct pmu_etl *r);
 
-/* UTF-16LE (NUL-terminated or bounded) to UTF-8: core/utf8.h's, under the name
- * the readers call it by. */
-#define pmuk_etl_utf16 pmuk_utf16_to_utf8
-/* etl_kernel.c: the same for 8-bit strings (taken as Latin-1). */
+/* etl_kernel.c: core/utf8.h's pmuk_utf16_to_utf8 for 8-bit strings (taken as
+ * Latin-1). */
 size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz);
 
 #endif

@@ -64,7 +64,7 @@ int pmu_etl_decode_thread(const struct pmu_etl_event *ev, struct pmu_etl_thread_
 		o->thread_flags = p[15 + 7 * P];
 		/* V3 does not declare it, but newer kernels append the name */
 		if (n > fixed) {
-			pmuk_etl_utf16(p + fixed, n - fixed, o->name, sizeof(o->name));
+			pmuk_utf16_to_utf8(p + fixed, n - fixed, o->name, sizeof(o->name));
 			o->has_name = o->name[0] != '\0';
 		}
 	}
@@ -79,7 +79,7 @@ int pmu_etl_decode_thread_set_name(const struct pmu_etl_event *ev, struct pmu_et
 		return too_short(ev, "ThreadSetName", 8);
 	o->pid = le32(ev->payload);
 	o->tid = le32(ev->payload + 4);
-	pmuk_etl_utf16(ev->payload + 8, ev->payload_size - 8, o->name, sizeof(o->name));
+	pmuk_utf16_to_utf8(ev->payload + 8, ev->payload_size - 8, o->name, sizeof(o->name));
 	return 0;
 }
 
@@ -123,12 +123,12 @@ int pmu_etl_decode_process(const struct pmu_etl_event *ev, struct pmu_etl_proces
 	off += sid;
 	size_t u = pmuk_etl_ansi(p + off, n - off, o->image, sizeof(o->image));
 	off = u ? off + u : n;
-	u = pmuk_etl_utf16(p + off, n - off, o->command_line, sizeof(o->command_line));
+	u = pmuk_utf16_to_utf8(p + off, n - off, o->command_line, sizeof(o->command_line));
 	off = u ? off + u : n;
 	if (v >= 4) {
-		u = pmuk_etl_utf16(p + off, n - off, o->package_name, sizeof(o->package_name));
+		u = pmuk_utf16_to_utf8(p + off, n - off, o->package_name, sizeof(o->package_name));
 		off = u ? off + u : n;
-		u = pmuk_etl_utf16(p + off, n - off, o->application_id, sizeof(o->application_id));
+		u = pmuk_utf16_to_utf8(p + off, n - off, o->application_id, sizeof(o->application_id));
 		off = u ? off + u : n;
 	}
 	if (v >= 5 && off + 8 <= n)
@@ -162,7 +162,7 @@ int pmu_etl_decode_image(const struct pmu_etl_event *ev, struct pmu_etl_image_ev
 		o->signature_type = p[2 * P + 13];
 	}
 	o->default_base = leptr(p + 2 * P + 16, P);
-	pmuk_etl_utf16(p + fixed, n - fixed, o->file_name, sizeof(o->file_name));
+	pmuk_utf16_to_utf8(p + fixed, n - fixed, o->file_name, sizeof(o->file_name));
 	return 0;
 }
 
@@ -184,7 +184,7 @@ int pmu_etl_decode_imageid_rsds(const struct pmu_etl_event *ev, struct pmu_etl_i
 		o->image_size = leptr(p + P, P);
 		o->pid = le32(p + 2 * P);
 		o->time_date_stamp = le32(p + 2 * P + 4);
-		pmuk_etl_utf16(p + 2 * P + 8, n - 2 * P - 8, o->file_name, sizeof(o->file_name));
+		pmuk_utf16_to_utf8(p + 2 * P + 8, n - 2 * P - 8, o->file_name, sizeof(o->file_name));
 		return 0;
 	}
 	if (n < P + 24)
@@ -280,7 +280,7 @@ int pmu_etl_decode_pmc_counters(const struct pmu_etl_event *ev, struct pmu_etl_p
 	memset(o, 0, sizeof(*o));
 	o->count = le32(p);
 	for (uint32_t i = 0; i < o->count && i < PMU_ETL_MAX_COUNTERS; i++) {
-		size_t u = pmuk_etl_utf16(p + off, n - off, o->names[i], sizeof(o->names[i]));
+		size_t u = pmuk_utf16_to_utf8(p + off, n - off, o->names[i], sizeof(o->names[i]));
 		if (!u)
 			return too_short(ev, "PmcCounterConfig (names)", n + 2);
 		off += u;

@@ -63,7 +63,7 @@ int64_t pmu_etl_time_ns(const struct pmu_etl *r, uint64_t raw)
 
 static size_t utf16_field(const uint8_t *p, size_t n, char *out, size_t outsz)
 {
-	size_t used = pmuk_etl_utf16(p, n, out, outsz);
+	size_t used = pmuk_utf16_to_utf8(p, n, out, outsz);
 	return used ? used : n;
 }
 

@@ -20,7 +20,7 @@ int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t 
 	*interval = le32(ev->payload + 4);
 	name[0] = '\0';
 	if (ev->payload_size > 12)
-		pmuk_etl_utf16(ev->payload + 12, ev->payload_size - 12, name, size);
+		pmuk_utf16_to_utf8(ev->payload + 12, ev->payload_size - 12, name, size);
 	return 0;
 }
 

@@ -78,7 +78,7 @@ static size_t display(unsigned t, unsigned out, const uint8_t *p, size_t n, char
 		pmuk_etl_ansi(c, 2, v, vsz);
 	} else if (size == 2) {	/* a UTF-16 code unit */
 		uint8_t c[4] = { p[0], p[1], 0, 0 };
-		pmuk_etl_utf16(c, 4, v, vsz);
+		pmuk_utf16_to_utf8(c, 4, v, vsz);
 	} else {
 		return 0;
 	}
@@ -159,7 +159,7 @@ static size_t counted(unsigned t, const uint8_t *p, size_t n, char *v, size_t vs
 		return 0;
 	size = 2 + (size_t)le16(p);
 	if (t == IN_COUNTEDSTRING) {
-		pmuk_etl_utf16(p + 2, size - 2, v, vsz);
+		pmuk_utf16_to_utf8(p + 2, size - 2, v, vsz);
 	} else if (t == IN_COUNTEDANSISTRING) {
 		pmuk_etl_ansi(p + 2, size - 2, v, vsz);
 	} else {
@@ -184,7 +184,7 @@ static size_t element(unsigned t, unsigned o, const uint8_t *p, size_t n, unsign
 	v[0] = '\0';
 	switch (t) {
 	case IN_UNICODESTRING:
-		size = pmuk_etl_utf16(p, n, v, sizeof(v));
+		size = pmuk_utf16_to_utf8(p, n, v, sizeof(v));
 		break;
 	case IN_ANSISTRING:
 		size = pmuk_etl_ansi(p, n, v, sizeof(v));

@@ -6,6 +6,8 @@
 
 #include "linux/dw_cumap.h"
 
+#include "core/grow.h"
+
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 
@@ -19,15 +21,8 @@ static int by_lo(const void *a, const void *b)
 static int push(struct pmuk_cumap_module *m, size_t *cap, Dwarf_Addr lo, Dwarf_Addr hi,
 		Dwarf_Die *cu)
 {
-	if (m->n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct pmuk_cumap_entry *v = realloc(m->v, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		m->v = v;
-		*cap = nc;
-	}
+	if (pmuk_grow((void **)&m->v, cap, m->n + 1, sizeof(*m->v)))
+		return -1;
 	m->v[m->n++] = (struct pmuk_cumap_entry){ .lo = lo, .hi = hi, .cu = cu };
 	return 0;
 }
@@ -59,14 +54,8 @@ static struct pmuk_cumap_module *module(struct pmuk_cumaps *maps, Dwfl_Module *d
 	for (size_t i = 0; i < maps->n; i++)
 		if (maps->m[i].dm == dm)
 			return &maps->m[i];
-	if (maps->n == maps->cap) {
-		size_t nc = maps->cap ? 2 * maps->cap : 8;
-
-		if (!(m = realloc(maps->m, nc * sizeof(*m))))
-			return NULL;
-		maps->m = m;
-		maps->cap = nc;
-	}
+	if (pmuk_grow((void **)&maps->m, &maps->cap, maps->n + 1, sizeof(*maps->m)))
+		return NULL;
 	m = &maps->m[maps->n];
 	*m = (struct pmuk_cumap_module){ .dm = dm };
 	if (build(m)) {

@@ -6,6 +6,7 @@
  * with DW_AT_call_file/line/column) and the line table the innermost position. */
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/num.h"
 
 #ifdef PMUKIT_HAVE_DW
@@ -140,16 +141,14 @@ static int report_failed(pid_t pid, int err)
 
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
-	struct dw *d = calloc(1, sizeof(*d));
 	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
+	struct dw *d;
 	int err;
 
-	if (!s->opts.offline && is_kernel_thread(pid)) {
-		free(d);
+	if (!s->opts.offline && is_kernel_thread(pid))
 		return pmuk_fail(PMU_EINVAL, "process %d is a kernel thread: it has no user-space "
 				 "memory map, so no modules to symbolize", (int)pid);
-	}
-	if (!d)
+	if (!(d = calloc(1, sizeof(*d))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	d->cb.debuginfo_path = s->debug_path ? &s->debug_path : NULL;
@@ -365,15 +364,8 @@ static int add_ranges(struct cu_index *c, size_t *cap, Dwarf_Die *parent)
 		if (tag != DW_TAG_subprogram)
 			continue;
 		for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
-			if (c->n == *cap) {
-				size_t n = *cap ? *cap * 2 : 64;
-				struct fn_range *r = realloc(c->r, n * sizeof(*r));
-
-				if (!r)
-					return -1;
-				c->r = r;
-				*cap = n;
-			}
+			if (pmuk_grow((void **)&c->r, cap, c->n + 1, sizeof(*c->r)))
+				return -1;
 			c->r[c->n++] = (struct fn_range){ lo, hi, d };
 		}
 	} while (dwarf_siblingof(&d, &d) == 0);
@@ -403,14 +395,8 @@ static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
 		else
 			hi = mid;
 	}
-	if (d->ncus == d->capcus) {
-		size_t n = d->capcus ? d->capcus * 2 : 64;
-
-		if (!(c = realloc(d->cus, n * sizeof(*c))))
-			return NULL;
-		d->cus = c;
-		d->capcus = n;
-	}
+	if (pmuk_grow((void **)&d->cus, &d->capcus, d->ncus + 1, sizeof(*d->cus)))
+		return NULL;
 	memmove(&d->cus[lo + 1], &d->cus[lo], (d->ncus - lo) * sizeof(*c));
 	d->ncus++;
 	c = &d->cus[lo];
@@ -505,17 +491,20 @@ static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, 
 
 /* libdwfl answers the last line below addr even past the end of the unit's
  * code (the padding before crt1's _start, right after an -O2 main in
- * .text.startup): a line counts only inside one of its unit's ranges. */
-static int line_in_unit(Dwfl_Line *line, Dwarf_Addr addr)
+ * .text.startup): a line counts only inside one of its unit's ranges. When a
+ * function of the line's unit holds addr (cu: the unit whose scopes were found,
+ * the usual case), it is inside: only otherwise are the unit's ranges walked
+ * (libdwfl's .debug_aranges lookup alone overshoots just like its lines). */
+static int line_in_unit(Dwfl_Line *line, Dwarf_Die *cu, Dwarf_Addr addr)
 {
 	Dwarf_Addr base, lo, hi;
-	Dwarf_Die *cu = dwfl_linecu(line);
+	Dwarf_Die *lcu = dwfl_linecu(line);
 	ptrdiff_t off = 0;
 	int ranges = 0;
 
-	if (!cu)
+	if (!lcu || lcu == cu)
 		return 1;
-	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+	while ((off = dwarf_ranges(lcu, off, &base, &lo, &hi)) > 0) {
 		if (addr >= lo && addr < hi)
 			return 1;
 		ranges++;
@@ -545,24 +534,26 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 		return 1;
 	}
 	f->module_offset = addr - bias;
-	if ((line = dwfl_module_getsrc(dm, addr)) && line_in_unit(line, addr - bias)) {
+	if ((cu = dwfl_module_addrdie(dm, addr, &bias)))
+		cu_scopes(d, cu, addr - bias, chain, &k);
+	if ((line = dwfl_module_getsrc(dm, addr)) &&
+	    line_in_unit(line, k ? cu : NULL, f->module_offset)) {
 		f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 		f->line = lineno > 0 ? (unsigned)lineno : 0;
 		f->column = col > 0 ? (unsigned)col : 0;
 	}
-	cu = dwfl_module_addrdie(dm, addr, &bias);
-	if (!cu && (cu = pmuk_cumap_addrdie(&d->cumaps, dm, addr, &bias)) &&
-	    (dline = dwarf_getsrc_die(cu, addr - bias))) {
-		/* no .debug_aranges entry: libdwfl found neither unit nor line */
-		f->file = dwarf_linesrc(dline, NULL, NULL);
-		f->line = !dwarf_lineno(dline, &lineno) && lineno > 0 ? (unsigned)lineno : 0;
-		f->column = !dwarf_linecol(dline, &col) && col > 0 ? (unsigned)col : 0;
+	if (!cu && (cu = pmuk_cumap_addrdie(&d->cumaps, dm, addr, &bias))) {
+		cu_scopes(d, cu, addr - bias, chain, &k);
+		if ((dline = dwarf_getsrc_die(cu, addr - bias))) {
+			/* no .debug_aranges entry: libdwfl found neither unit nor line */
+			f->file = dwarf_linesrc(dline, NULL, NULL);
+			f->line = !dwarf_lineno(dline, &lineno) && lineno > 0 ?
+				(unsigned)lineno : 0;
+			f->column = !dwarf_linecol(dline, &col) && col > 0 ? (unsigned)col : 0;
+		}
 	}
-	if (cu) {
-		cu_scopes(s->backend, cu, addr - bias, chain, &k);
-		if (k)
-			n = inline_chain(s, cu, addr - bias, k, chain);
-	}
+	if (k)
+		n = inline_chain(s, cu, addr - bias, k, chain);
 	if (!k && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL))) {
 		/* No DWARF scope: the symbol table names the function (a linear
 		 * search in libdwfl, so only when DWARF has no answer). */
