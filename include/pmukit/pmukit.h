@@ -11,6 +11,7 @@
 #include <pmukit/counting.h>
 #include <pmukit/sampling.h>
 #include <pmukit/report.h>
+#include <pmukit/trace.h>
 #include <pmukit/etl.h>
 #include <pmukit/symbols.h>
 #include <pmukit/recording.h>

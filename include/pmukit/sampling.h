@@ -47,6 +47,10 @@ enum pmu_record_has {
 	PMU_HAS_WEIGHT = 1u << 10,
 	PMU_HAS_DATA_SRC = 1u << 11,
 	PMU_HAS_PHYS_ADDR = 1u << 12,
+	/* These three live in sample.ext (read it only when one of them is set). */
+	PMU_HAS_RAW = 1u << 13,       /* ext->raw: a tracepoint's payload */
+	PMU_HAS_REGS_USER = 1u << 14, /* ext->regs: user registers at the sample */
+	PMU_HAS_STACK_USER = 1u << 15,/* ext->stack: a copy of the user stack */
 };
 
 /* Where the CPU was when a sample was taken or a module mapped. */
@@ -57,6 +61,24 @@ enum pmu_cpumode {
 	PMU_CPUMODE_HYPERVISOR,
 	PMU_CPUMODE_GUEST_KERNEL,
 	PMU_CPUMODE_GUEST_USER,
+};
+
+/* The larger, rarer parts of a sample; the library's, by pointer: grows by
+ * appending (check sz before reading a field newer than your build). */
+struct pmu_sample_ext {
+	size_t sz;             /* sizeof(struct pmu_sample_ext) of the library */
+	const void *raw;       /* PMU_HAS_RAW: PERF_SAMPLE_RAW bytes */
+	uint32_t raw_size;
+	uint32_t nr_regs;      /* PMU_HAS_REGS_USER: regs[] holds one value per bit */
+	uint64_t regs_abi;     /* PERF_SAMPLE_REGS_ABI_* (0: no user registers: a
+				  kernel thread) */
+	uint64_t regs_mask;    /* which registers, the arch's perf_regs numbering */
+	const uint64_t *regs;
+	const uint8_t *stack;  /* PMU_HAS_STACK_USER: the top of the user stack */
+	uint64_t stack_size;   /* bytes of stack[] that were copied (the dyn_size) */
+	uint64_t transaction;  /* PERF_SAMPLE_TRANSACTION, 0 when not sampled */
+	uint64_t code_page_size; /* PERF_SAMPLE_CODE_PAGE_SIZE, 0 when not sampled */
+	uint64_t data_page_size; /* PERF_SAMPLE_DATA_PAGE_SIZE, 0 when not sampled */
 };
 
 /* One taken branch of a branch stack (LBR / BRBE). */
@@ -82,6 +104,10 @@ struct pmu_sample {
 	uint32_t nr_kernel_frames;
 	const struct pmu_branch *branches; /* valid until the callback returns */
 	uint32_t nr_branches;
+	/* PMU_HAS_RAW, _REGS_USER, _STACK_USER: where those are; valid until the
+	 * callback returns. Ignored (and may be anything) when none is set, so a
+	 * record built before ext existed still reads the same. */
+	const struct pmu_sample_ext *ext;
 };
 
 struct pmu_comm {

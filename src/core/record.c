@@ -20,3 +20,9 @@ const char *pmu_record_kind_name(enum pmu_record_kind kind)
 		return "unknown";
 	return kind_names[kind];
 }
+
+/* pmu_record is frozen (pmukit/opts.h): sample.ext had to fit in the union the
+ * mmap member already sized. */
+#include <stddef.h>
+_Static_assert(sizeof(void *) != 8 || sizeof(struct pmu_record) == 160,
+	       "struct pmu_record changed size");

@@ -79,9 +79,9 @@ assert deep>=6000, deep
 # 5. input detection
 printf 'PERFILE2xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' >"$tmp/perf.data"
 out=$("$PMUKIT" report -i "$tmp/perf.data" 2>&1); rc=$?
-check "perf.data: refused, says it comes later" test $rc -ne 0 -a -n "$(echo "$out" | grep 'perf.data reading comes later')"
+check "perf.data with a corrupt header: an error naming perf.data" test $rc -ne 0 -a -n "$(echo "$out" | grep 'perf.data')"
 out=$("$PMUKIT" report -i "$FIX/SOURCES.md" 2>&1); rc=$?
-check "other file: not an .etl file" test $rc -ne 0 -a -n "$(echo "$out" | grep 'not an .etl file')"
+check "other file: neither perf.data nor .etl" test $rc -ne 0 -a -n "$(echo "$out" | grep 'neither perf.data .* nor a Windows .etl')"
 "$PMUKIT" report -i "$F" --sort bogus >/dev/null 2>&1
 check "bad --sort: usage error" test $? -eq 2
 

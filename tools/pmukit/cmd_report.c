@@ -4,15 +4,14 @@
  * a recording read into the portable record model (today: .etl files). */
 #include "cmd.h"
 #include "core/num.h"
-#include "formats/etl_records.h"
 
 #include <getopt.h>
 #include <pmukit/error.h>
 #include <pmukit/report.h>
+#include <pmukit/trace.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum format { FMT_TEXT, FMT_COLLAPSED, FMT_SCRIPT };
 
@@ -29,33 +28,10 @@ static void usage(FILE *f)
 		   "  --limit N    rows of the table and of JSON top/modules (default 40, 0: all)\n");
 }
 
-static void on_problem(const char *msg, void *ctx)
+static void on_warn(const char *msg, void *ctx)
 {
 	(void)ctx;
 	fprintf(stderr, "pmukit report: warning: %s\n", msg);
-}
-
-/* An .etl starts with a WMI_BUFFER_HEADER (BufferType 4: header) whose first
- * record is a SYSTEM32/64 trace header: 0 = it is, 1 = perf.data, -1 = other,
- * -2 = not a readable regular file. */
-static int sniff(const char *path)
-{
-	unsigned char b[0x50];
-	struct stat st;
-	FILE *f;
-	size_t n;
-
-	/* the reader says why it cannot open it, or what it is when not a file */
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
-		return -2;
-	n = fread(b, 1, sizeof(b), f);
-	fclose(f);
-	if (n >= 8 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "PERFFILE", 8)))
-		return 1;
-	if (n == sizeof(b) && (b[0x36] | b[0x37] << 8) == 4 && (b[0x4A] == 1 || b[0x4A] == 2) &&
-	    b[0x4B] == 0xC0)
-		return 0;
-	return -1;
 }
 
 /* The text table says so itself; other outputs are empty or numbers only. */
@@ -69,36 +45,68 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 			"only)\n", path);
 }
 
+/* The names the report prints for the recording's events and counters. */
+static int names_of(const struct pmu_trace *t, const char ***events, const char ***pmcs)
+{
+	size_t ne = pmu_trace_event_count(t), np = pmu_trace_pmc_count(t);
+
+	*events = calloc(ne + 1, sizeof(**events));
+	*pmcs = calloc(np + 1, sizeof(**pmcs));
+	if (!*events || !*pmcs)
+		return PMU_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		(*events)[i] = pmu_trace_event(t, i)->name;
+	for (size_t i = 0; i < np; i++)
+		(*pmcs)[i] = pmu_trace_pmc_name(t, i);
+	return 0;
+}
+
+static int write_out(struct pmu_report *rep, enum pmu_report_sort sort, int json,
+		     enum format fmt, size_t limit)
+{
+	if (fmt == FMT_COLLAPSED)
+		return pmu_report_write_collapsed(rep, stdout);
+	if (json)
+		return pmu_report_write_json(rep, stdout, limit);
+	if (fmt == FMT_TEXT)
+		return pmu_report_write_text(rep, stdout, sort, limit);
+	return 0;
+}
+
 static int run(const char *path, enum pmu_report_sort sort, int json, enum format fmt, size_t limit)
 {
-	PMU_OPTS(pmuk_etl_records_opts, ao, .on_problem = on_problem);
-	struct pmuk_etl_records *a = NULL;
+	PMU_OPTS(pmu_trace_opts, to, .warn = on_warn);
+	const char **events = NULL, **pmcs = NULL;
+	struct pmu_trace *t = NULL;
 	struct pmu_report *rep = NULL;
 	int err, rc = 1;
 
-	if ((err = pmuk_etl_records_open(path, &ao, &a)))
+	if ((err = pmu_trace_open(path, &to, &t)))
 		return tool_error("report", path, err);
-	PMU_OPTS(pmu_report_opts, ro, .script = fmt == FMT_SCRIPT ? stdout : NULL);
-	pmuk_etl_records_report_opts(a, &ro);
+	if ((err = names_of(t, &events, &pmcs))) {
+		rc = tool_error("report", path, err);
+		goto out;
+	}
+	PMU_OPTS(pmu_report_opts, ro, .script = fmt == FMT_SCRIPT ? stdout : NULL,
+		 .event_names = events, .nr_events = (uint32_t)pmu_trace_event_count(t),
+		 .pmc_names = pmcs, .nr_pmc = (uint32_t)pmu_trace_pmc_count(t),
+		 .time_zero = pmu_trace_info(t)->time_zero);
 	if ((err = pmu_report_new(&ro, &rep))) {
 		rc = tool_error("report", "creating the report", err);
 		goto out;
 	}
-	if ((err = pmuk_etl_records_read(a, pmu_report_record, rep))) {
+	if ((err = pmu_trace_read(t, pmu_report_record, rep))) {
 		rc = tool_error("report", path, err);
 		goto out;
 	}
 	warn_no_samples(rep, path, json || fmt != FMT_TEXT);
-	if (fmt == FMT_COLLAPSED)
-		err = pmu_report_write_collapsed(rep, stdout);
-	else if (json)
-		err = pmu_report_write_json(rep, stdout, limit);
-	else if (fmt == FMT_TEXT)
-		err = pmu_report_write_text(rep, stdout, sort, limit);
+	err = write_out(rep, sort, json, fmt, limit);
 	rc = err ? tool_error("report", "writing the report", err) : 0;
 out:
 	pmu_report_free(rep);
-	pmuk_etl_records_close(a);
+	pmu_trace_close(t);
+	free(events);
+	free(pmcs);
 	return rc;
 }
 
@@ -204,18 +212,5 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "pmukit report: --json goes with --format text only\n");
 		return 2;
 	}
-	switch (sniff(path)) {
-	case 0:
-		return run(path, a.sort, a.json, a.fmt, a.limit);
-	case 1:
-		fprintf(stderr, "pmukit report: %s: a perf.data file; pmukit reads only .etl "
-				"recordings so far (perf.data reading comes later)\n", path);
-		return 1;
-	case -2:
-		return run(path, a.sort, a.json, a.fmt, a.limit);	/* says why it cannot be opened */
-	default:
-		fprintf(stderr, "pmukit report: %s: not an .etl file (perf.data reading comes "
-				"later)\n", path);
-		return 1;
-	}
+	return run(path, a.sort, a.json, a.fmt, a.limit);
 }
