@@ -117,6 +117,13 @@ int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit);
 /* Folded stacks, "process;root;...;leaf count" per line, sorted. */
 int pmu_report_write_collapsed(struct pmu_report *r, FILE *f);
 
+/* A self-contained interactive flame graph (SVG with its script: click to zoom,
+ * search, tooltips; no network needed); title NULL: "pmukit". */
+int pmu_report_write_svg(struct pmu_report *r, FILE *f, const char *title);
+/* The profile as pprof reads it: gzip'd profile.proto (go tool pprof, continuous
+ * profiling servers). */
+int pmu_report_write_pprof(struct pmu_report *r, FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 
 #include <pmukit/opts.h>
 #include <pmukit/guid.h>
+#include <pmukit/sampling.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,20 @@ int pmu_symbolizer_add_module(struct pmu_symbolizer *s, const struct pmu_symboli
  * NULL and the module offset. */
 int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_frame *frames,
 			   size_t max, size_t *n);
+
+/* Recordings: many processes at once (an offline symbolizer). Modules come from
+ * the recording's MMAP records (pmukit/sampling.h), each in its process; pid -1
+ * (the kernel and its modules) is mapped in every process. */
+int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap);
+/* pmu_symbolizer_resolve in the address space of process pid. */
+int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
+			       struct pmu_frame *frames, size_t max, size_t *n);
+/* DWARF unwinding (Linux: elfutils) of a sample that carries user registers and
+ * a copy of the user stack (PMU_HAS_REGS_USER, PMU_HAS_STACK_USER), through the
+ * modules of its process: return addresses, innermost first (the sampled ip
+ * first), into ips[0..*n). PMU_ENOTSUP where this OS or arch cannot. */
+int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *sample,
+			  uint64_t *ips, size_t max, size_t *n);
 
 void pmu_symbolizer_close(struct pmu_symbolizer *s);
 

@@ -248,3 +248,34 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 	free(s->debug_path);
 	free(s);
 }
+
+/* Placeholders until recording mode lands (issue 10). */
+int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap)
+{
+	(void)s;
+	(void)mmap;
+	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_add_mmap is not built yet");
+}
+
+int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
+			       struct pmu_frame *frames, size_t max, size_t *n)
+{
+	(void)s;
+	(void)pid;
+	(void)addr;
+	(void)frames;
+	(void)max;
+	(void)n;
+	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_resolve_pid is not built yet");
+}
+
+int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *sample,
+			  uint64_t *ips, size_t max, size_t *n)
+{
+	(void)s;
+	(void)sample;
+	(void)ips;
+	(void)max;
+	(void)n;
+	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_unwind is not built yet");
+}
