@@ -2,8 +2,8 @@
 /* Writes the outputs of one report for the integration tests (test_flame.sh):
  *   report_write FILE OUTDIR             a recording read through pmu_trace_*
  *   report_write --synthetic N OUTDIR    N distinct stacks with C++-like names
- * OUTDIR gets flame.svg, profile.pb.gz, collapsed.txt and text.txt (every
- * symbol row), all from the same pmu_report. */
+ * OUTDIR gets flame.svg, profile.pb.gz, collapsed.txt, text.txt (every symbol
+ * row) and report.json (every row), all from the same pmu_report. */
 #include <pmukit/error.h>
 #include <pmukit/report.h>
 #include <pmukit/trace.h>
@@ -35,6 +35,8 @@ static int write_one(struct pmu_report *rep, const char *dir, const char *name, 
 		err = pmu_report_write_pprof(rep, f);
 	else if (!strcmp(name, "collapsed.txt"))
 		err = pmu_report_write_collapsed(rep, f);
+	else if (!strcmp(name, "report.json"))
+		err = pmu_report_write_json(rep, f, 0);
 	else
 		err = pmu_report_write_text(rep, f, PMU_REPORT_SYM, 0);
 	if (fclose(f) && !err)
@@ -45,7 +47,7 @@ static int write_one(struct pmu_report *rep, const char *dir, const char *name, 
 static int write_all(struct pmu_report *rep, const char *dir, const char *title)
 {
 	static const char *const names[] = { "flame.svg", "profile.pb.gz", "collapsed.txt",
-					     "text.txt" };
+					     "text.txt", "report.json" };
 
 	int rc = 0;
 
