@@ -306,9 +306,11 @@ static void head(struct sv *v, const char *title)
 		"class=\"btn\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n", SVG_PAD,
 		h - SVG_BOTTOM + 16, SVG_WIDTH - SVG_PAD, h - SVG_BOTTOM + 16);
 	fprintf(f, "<text id=\"note\" x=\"%d\" y=\"%d\">%" PRIu64 " samples; %" PRIu64
-		" frames drawn, %" PRIu64 " narrower than %.1f px left out (also when zoomed). "
-		"Colours: user code warm, kernel blue, JIT green, no module grey.</text>\n",
-		SVG_PAD, h - 6, v->total, v->kept, v->omitted, SVG_MIN_PX);
+		" frames drawn, %" PRIu64 " narrower than ", SVG_PAD, h - 6, v->total, v->kept,
+		v->omitted);
+	put_fixed(f, SVG_MIN_PX);
+	fputs(" px left out (also when zoomed). Colours: user code warm, kernel blue, JIT "
+	      "green, no module grey.</text>\n", f);
 	fputs("<g id=\"frames\">\n", f);
 }
 
