@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Checks what `go tool pprof` reads from pmukit's profile.proto against
 pmukit's own outputs of the same report (test_pprof.sh).
-Usage: pprof_check.py DIR   (DIR: report_write's outputs)
+Usage: pprof_check.py DIR [--live]   (DIR: report_write's outputs)
 Runs go tool pprof -top, -traces and -raw on DIR/profile.pb.gz and compares
 with DIR/text.txt, DIR/collapsed.txt and DIR/report.json. Exits 1 with the
-reason on the first difference."""
+reason on the first difference. --live: DIR is report_write --live's, whose
+hot_a ran three times as long as hot_b, both in spin: spin must be the top
+function, and hot_a above hot_b (cumulative samples)."""
 import collections
 import json
 import re
@@ -29,7 +31,11 @@ def pprof(*args):
 
 
 report = json.load(open(D + '/report.json', encoding='utf-8'))
-bases = {m['module'] for m in report['modules']}
+# module file names: the report's module rows (modules with samples of their
+# own) and every mapping pprof lists
+bases = {m['module'] for m in report['modules']} | set(
+    re.split(r'[/\\]', m.group(1))[-1] for m in
+    re.finditer(r'^\d+: 0x\S+ (.*?) \S* ?(?:\[FN\])?$', pprof('-raw').split('\nMappings\n')[1], re.M))
 
 
 def fn_name(sym):
@@ -159,6 +165,17 @@ def check_raw():
           '%d locations inside them' % (len(maps), len(rows), placed))
 
 
+def check_live():
+    _, rows = top(0)
+    cum = {name: c for name, _, c in rows}
+    if rows[0][0] != 'spin' or not cum.get('hot_a', 0) > cum.get('hot_b', 0) > 0:
+        die('live: top %s, hot_a %d, hot_b %d samples' %
+            (rows[0][0], cum.get('hot_a', 0), cum.get('hot_b', 0)))
+    print('  live: spin on top; hot_a %d, hot_b %d samples' % (cum['hot_a'], cum['hot_b']))
+
+
 check_top()
 check_traces()
 check_raw()
+if sys.argv[2:] == ['--live']:
+    check_live()

@@ -2,15 +2,23 @@
 /* Writes the outputs of one report for the integration tests (test_flame.sh):
  *   report_write FILE OUTDIR             a recording read through pmu_trace_*
  *   report_write --synthetic N OUTDIR    N distinct stacks with C++-like names
+ *   report_write --live MS OUTDIR        this process sampled (cpu-clock, call
+ *                                        chains) for MS ms of hot_a/hot_b, names
+ *                                        from the live symbolizer (exit 77: cannot)
  * OUTDIR gets flame.svg, profile.pb.gz, collapsed.txt, text.txt (every symbol
  * row) and report.json (every row), all from the same pmu_report. */
+#include <pmukit/counting.h>
 #include <pmukit/error.h>
+#include <pmukit/events.h>
 #include <pmukit/report.h>
+#include <pmukit/symbols.h>
 #include <pmukit/trace.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int fail(const char *what, int err)
 {
@@ -165,12 +173,121 @@ static int synthetic(unsigned long n, const char *dir)
 	return rc;
 }
 
+/* ---- live: this process, its modules from /proc/self/maps ---- */
+
+static const char *resolve_live(const struct pmu_report_module *mod, uint64_t addr, void *ctx)
+{
+	struct pmu_frame fr[8];
+	size_t n = 0;
+
+	(void)mod;
+	if (pmu_symbolizer_resolve(ctx, addr, fr, 8, &n) || !n)
+		return NULL;
+	return fr[n - 1].function;	/* the function holding the code, not its inlines */
+}
+
+static void live_maps(struct pmu_report *rep)
+{
+	char line[4096], path[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	struct pmu_record r = { .kind = PMU_RECORD_COMM, .pid = getpid(), .tid = getpid(), .cpu = -1 };
+
+	snprintf(r.comm.name, sizeof(r.comm.name), "report_write");
+	add(rep, &r);
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perm[8];
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &lo, &hi, perm, &off, path) < 4 ||
+		    perm[2] != 'x' || !path[0])
+			continue;
+		r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = getpid(), .tid = getpid(),
+					 .cpu = -1 };
+		r.mmap.start = lo, r.mmap.len = hi - lo, r.mmap.pgoff = off, r.mmap.path = path;
+		add(rep, &r);
+	}
+	if (f)
+		fclose(f);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) static void spin(double s)
+{
+	for (double end = now() + s; now() < end;)
+		for (int i = 0; i < 10000; i++)
+			sink += (unsigned long)i * 7;
+}
+
+/* (sink after the call: no tail call, so they stay on the stack; different
+ * sums, so the compiler does not fold them into one) */
+__attribute__((noinline)) static void hot_a(double s)
+{
+	spin(s);
+	sink += 1;
+}
+
+__attribute__((noinline)) static void hot_b(double s)
+{
+	spin(s);
+	sink += 2;
+}
+
+static int live(unsigned long ms, const char *dir)
+{
+	struct pmu_event_list *ev;
+	struct pmu_target self = { .kind = PMU_TARGET_SELF };
+	struct pmu_sampler *s;
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rep;
+	const char *names[] = { "cpu-clock" };
+	int err;
+
+	PMU_OPTS(pmu_sampler_opts, so, .freq = 1000, .use_freq = 1, .callchain = 1,
+		 .exclude_kernel = 1);
+	if ((err = pmu_event_parse("cpu-clock", &ev)))
+		return fail("cpu-clock", err);
+	if ((err = pmu_sampler_open(ev, &self, &so, &s))) {
+		fprintf(stderr, "report_write: cannot sample here: %s\n", pmu_error_detail());
+		return 77;
+	}
+	if ((err = pmu_symbolizer_open(NULL, &sym)))
+		return fail("pmu_symbolizer_open", err);
+	PMU_OPTS(pmu_report_opts, ro, .event_names = names, .nr_events = 1, .resolve = resolve_live,
+		 .resolve_ctx = sym);
+	if ((err = pmu_report_new(&ro, &rep)))
+		return fail("pmu_report_new", err);
+	live_maps(rep);
+	for (unsigned long t = 0; t < ms && !err; t += 100) {	/* 3/4 in hot_a */
+		hot_a(0.075);
+		hot_b(0.025);
+		err = pmu_sampler_read(s, pmu_report_record, rep);
+	}
+	int rc = err ? fail("pmu_sampler_read", err) : write_all(rep, dir, "report_write --live");
+	pmu_report_free(rep);
+	pmu_symbolizer_close(sym);
+	pmu_sampler_close(s);
+	pmu_event_list_free(ev);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--synthetic"))
 		return synthetic(strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "--live"))
+		return live(strtoul(argv[2], NULL, 10), argv[3]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: report_write FILE OUTDIR | --synthetic N OUTDIR\n");
+		fprintf(stderr, "usage: report_write FILE OUTDIR | --synthetic N OUTDIR | "
+			"--live MS OUTDIR\n");
 		return 2;
 	}
 	return from_recording(argv[1], argv[2]);

@@ -4,7 +4,8 @@
 # frames of the report's own collapsed stacks (paths, sample counts, the ones
 # narrower than 0.1 px left out and counted), zoomed and searched as the URL
 # asks (#zoom=, #search=, ?search=). Made from a real .etl recording through
-# the record source and from 100,000 synthetic stacks with C++ names.
+# the record source, from 100,000 synthetic stacks with C++ names, and from a
+# live recording of the helper itself.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +83,19 @@ dom "$syn" "#search=operator%26%26" >"$tmp/dom5.svg"
 check "chromium, 100000 stacks: search operator&&" \
 	$CHECK search "$tmp/syn/collapsed.txt" "$tmp/dom5.svg" 'operator&&'
 
-# 6. a report without samples still makes a page that loads
+# 6. this process sampled: real ELF modules, names from the live symbolizer
+mkdir -p "$tmp/live"
+"$HELPER" --live 1000 "$tmp/live"
+case $? in
+0) check "live: frames = collapsed tree" $CHECK static "$tmp/live/collapsed.txt" "$tmp/live/flame.svg"
+   dom "$tmp/live/flame.svg" "#search=%5Ehot_%7C%21hot_" >"$tmp/dom7.svg"
+   check "chromium, live: search ^hot_|!hot_" \
+	$CHECK search "$tmp/live/collapsed.txt" "$tmp/dom7.svg" '^hot_|!hot_' ;;
+77) echo "# live part not run: this host cannot sample (said above)" ;;
+*) fail "report_write --live" ;;
+esac
+
+# 7. a report without samples still makes a page that loads
 mkdir -p "$tmp/empty"
 "$HELPER" --synthetic 0 "$tmp/empty" || fail "report_write --synthetic 0"
 dom "$tmp/empty/flame.svg" "" >"$tmp/dom6.svg"

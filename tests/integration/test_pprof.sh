@@ -3,8 +3,9 @@
 # `go tool pprof` -top gives the same functions, samples and totals as
 # pmukit's own text report of the same recording, -traces the same stacks as
 # its collapsed output, -raw mappings that are the report's modules (with their
-# build-ids) holding every location. Made from a real .etl recording through
-# the record source, and from 100,000 synthetic stacks with C++ names.
+# build-ids) holding every location. Made from real .etl recordings through
+# the record source, from 100,000 synthetic stacks with C++ names, and from a
+# live recording of the helper itself with names from the symbolizer.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +38,16 @@ check_eq "period type and period of the ETW timer" "PeriodType: Timer nanosecond
 check "go tool pprof: 100000 stacks, C++ names" $CHECK "$tmp/syn"
 check "synthetic: names kept whole" sh -c "go tool pprof -top -symbolize=none '$tmp/syn/profile.pb.gz' 2>/dev/null |
 	grep -qF 'ns::Box<std::pair<int, char>>::operator&&(\"'"
+
+# this process sampled: real ELF modules, names from the live symbolizer
+mkdir -p "$tmp/live"
+"$HELPER" --live 1500 "$tmp/live"
+case $? in
+0) check "go tool pprof: live, symbolized: top, stacks, mappings, hot_a above hot_b" \
+	$CHECK "$tmp/live" --live ;;
+77) echo "# live part not run: this host cannot sample (said above)" ;;
+*) fail "report_write --live" ;;
+esac
 
 mkdir -p "$tmp/empty"
 "$HELPER" --synthetic 0 "$tmp/empty" || fail "report_write --synthetic 0"
