@@ -144,6 +144,11 @@ static void sample_types(struct pp *pp)
 	const char *unit = r->o.nr_events == 1 ? unit_of(ev) : "count";
 	uint64_t period = common_period(r);
 
+	/* every period 1: the recording had none (the report counted each sample
+	 * once), not a clock ticking every nanosecond */
+	if (period == 1)
+		unit = "count";
+
 	value_type(pp, P_SAMPLE_TYPE, "samples", "count");
 	value_type(pp, P_SAMPLE_TYPE, ev, unit);
 	if (period) {

@@ -337,15 +337,12 @@ int pmu_report_write_svg(struct pmu_report *r, FILE *f, const char *title)
 	qsort(v.order, r->n_stacks, sizeof(*v.order), cmp_stack);
 	v.scale = v.total ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)v.total : 0;
 	if (v.total)
-		walk(&v);	/* measures */
+		walk(&v);	/* measures: the deepest frame drawn sets the height */
 	v.height = SVG_TOP + (int)(v.depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 	v.f = f;
 	head(&v, title ? title : "pmukit");
-	if (v.total) {
-		size_t depth = v.depth;
-		walk(&v);
-		v.depth = depth;
-	}
+	if (v.total)
+		walk(&v);	/* writes, with the depth measured */
 	fputs("</g>\n</svg>\n", f);
 	free(v.order), free(v.path);
 	if (ferror(f))

@@ -37,7 +37,7 @@ static void add(struct pmu_report *rp, struct pmu_record *r)
 	assert_int_equal(pmu_report_record(r, rp), 0);
 }
 
-static struct pmu_report *scenario(int samples)
+static struct pmu_report *scenario_p(int samples, int period)
 {
 	static const uint64_t a[] = { 0x1100, 0x1200 }, b[] = { 0x1300, 0x1200 };
 	static const char *const ev[] = { "cpu-clock" };
@@ -56,12 +56,17 @@ static struct pmu_report *scenario(int samples)
 	for (int i = 0; i < samples; i++) {
 		const uint64_t *c = i % 4 ? a : b;	/* 3 of 4 in tpl<a&b>::run */
 		r = (struct pmu_record){ .kind = PMU_RECORD_SAMPLE, .pid = 10, .tid = 10, .cpu = 0,
-			.has = PMU_HAS_IP | PMU_HAS_PERIOD | PMU_HAS_CALLCHAIN };
+			.has = PMU_HAS_IP | PMU_HAS_CALLCHAIN | (period ? PMU_HAS_PERIOD : 0) };
 		r.sample.ip = c[0], r.sample.callchain = c, r.sample.nr_callchain = 2;
 		r.sample.period = 1000;
 		add(rp, &r);
 	}
 	return rp;
+}
+
+static struct pmu_report *scenario(int samples)
+{
+	return scenario_p(samples, 1);
 }
 
 static char *written(struct pmu_report *rp, int svg, size_t *len)
@@ -183,6 +188,23 @@ static size_t gunzip(const char *in, size_t n, uint8_t **out)
 }
 #endif
 
+/* The string table of profile pb[0, len), NUL-terminated in copy. */
+static size_t strings(const uint8_t *pb, size_t len, char *copy, const char **str, size_t max)
+{
+	struct msg m = { pb, pb + len }, s;
+	size_t nstr = 0;
+	uint64_t v;
+
+	while (m.p < m.end)
+		if (field(&m, &v, &s) == 6) {
+			assert_true(nstr < max);
+			memcpy(copy + (s.p - pb), s.p, v);
+			copy[s.p - pb + v] = '\0';
+			str[nstr++] = copy + (s.p - pb);
+		}
+	return nstr;
+}
+
 static void test_pprof(void **state)
 {
 	struct pmu_report *rp = scenario(8);
@@ -190,23 +212,14 @@ static void test_pprof(void **state)
 	char *gz = written(rp, 0, &n);
 	uint8_t *pb;
 	const char *str[64];
-	size_t nstr = 0, nsamples = 0, nloc = 0, nfn = 0, nmap = 0, counted = 0;
+	size_t nstr, nsamples = 0, nloc = 0, nfn = 0, nmap = 0, counted = 0;
 	struct msg m, s;
 	uint64_t v;
 
 	(void)state;
 	len = gunzip(gz, n, &pb);
 	char *copy = malloc(len + 1);	/* strings NUL-terminated in place */
-	m = (struct msg){ pb, pb + len };
-	while (m.p < m.end) {
-		uint32_t f = field(&m, &v, &s);
-		if (f == 6) {
-			assert_true(nstr < 64);
-			memcpy(copy + (s.p - pb), s.p, v);
-			copy[s.p - pb + v] = '\0';
-			str[nstr++] = copy + (s.p - pb);
-		}
-	}
+	nstr = strings(pb, len, copy, str, 64);
 	assert_true(nstr > 0);
 	assert_string_equal(str[0], "");
 	m = (struct msg){ pb, pb + len };
@@ -244,6 +257,33 @@ static void test_pprof(void **state)
 	assert_int_equal(nloc, 3);
 	assert_int_equal(nfn, 3);
 	assert_int_equal(nmap, 1);
+	free(copy), free(pb), free(gz);
+	pmu_report_free(rp);
+}
+
+/* Samples without a period: each counted once, so the unit is a count. */
+static void test_pprof_no_period(void **state)
+{
+	struct pmu_report *rp = scenario_p(4, 0);
+	size_t n, len, types = 0;
+	char *gz = written(rp, 0, &n);
+	uint8_t *pb;
+	const char *str[64];
+	struct msg m, s;
+	uint64_t v;
+
+	(void)state;
+	len = gunzip(gz, n, &pb);
+	char *copy = malloc(len + 1);
+	size_t nstr = strings(pb, len, copy, str, 64);
+	m = (struct msg){ pb, pb + len };
+	while (m.p < m.end)
+		if (field(&m, &v, &s) == 1 && types++ == 1) {
+			assert_true(get(s, 1) < nstr && get(s, 2) < nstr);
+			assert_string_equal(str[get(s, 1)], "cpu-clock");
+			assert_string_equal(str[get(s, 2)], "count");
+		}
+	assert_int_equal(types, 2);
 	free(copy), free(pb), free(gz);
 	pmu_report_free(rp);
 }
@@ -313,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pb),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_no_period),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_errors),
