@@ -14,8 +14,8 @@ BASE="
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
   linux-perf libpapi-dev papi-tools abigail-tools groff-base golang-go chromium
 "
-# windows: the cross build and its smoke tests under Wine.
-WINDOWS="cmake gcc-mingw-w64-x86-64 wine64 python3"
+# windows: the cross build (zlib linked in statically) and its smoke tests under Wine.
+WINDOWS="cmake gcc-mingw-w64-x86-64 libz-mingw-w64-dev wine64 python3"
 # hwtest: the aarch64 cross compiler and QEMU for the arm64 guest (scripts/hwtest.sh).
 HWTEST="cmake make pkg-config qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio"
 

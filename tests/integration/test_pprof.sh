@@ -1,0 +1,57 @@
+#!/bin/bash
+# The pprof output of a report (gzip'd profile.proto), read by the real pprof:
+# `go tool pprof` -top gives the same functions, samples and totals as
+# pmukit's own text report of the same recording, -traces the same stacks as
+# its collapsed output, -raw mappings that are the report's modules (with their
+# build-ids) holding every location. Made from real .etl recordings through
+# the record source, from 100,000 synthetic stacks with C++ names, and from a
+# live recording of the helper itself with names from the symbolizer.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+HELPER=${BUILDDIR:?}/tests/report_write
+CHECK="python3 $(dirname "$0")/pprof_check.py"
+F=../shared/fixtures/etl/perfview-net452-x64-compressed.etl
+[ -r "$F" ] || skip "the .etl fixtures (../shared/fixtures/etl) are absent"
+command -v go >/dev/null || skip "no go toolchain for go tool pprof (Debian package golang-go)"
+[ -x "$HELPER" ] || fail "no helper $HELPER"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# go wants a writable cache; keep it out of the user's home
+export GOCACHE=$tmp/gocache GOPATH=$tmp/gopath
+
+mkdir -p "$tmp/a" "$tmp/b" "$tmp/x86" "$tmp/syn"
+"$HELPER" "$F" "$tmp/a" || fail "report_write $F"
+p=$tmp/a/profile.pb.gz
+check_eq "gzip: magic" 1f8b "$(head -c 2 "$p" | od -An -tx1 | tr -d ' ')"
+check "gzip: the stream tests good (CRC, length)" gzip -t "$p"
+"$HELPER" "$F" "$tmp/b" && cmp -s "$p" "$tmp/b/profile.pb.gz"
+check "pprof: the same report gives the same bytes" test $? -eq 0
+check "go tool pprof: x64 .etl: top, totals, stacks, mappings" $CHECK "$tmp/a"
+"$HELPER" ../shared/fixtures/etl/perfview-net452-x86-compressed.etl "$tmp/x86" ||
+	fail "report_write x86 .etl"
+check "go tool pprof: x86 .etl: top, totals, stacks, mappings" $CHECK "$tmp/x86"
+out=$(go tool pprof -raw -symbolize=none "$p" 2>&1 | head -2 | tr '\n' ' ')
+check_eq "period type and period of the ETW timer" "PeriodType: Timer nanoseconds Period: 1000000 " "$out"
+
+"$HELPER" --synthetic 100000 "$tmp/syn" || fail "report_write --synthetic"
+check "go tool pprof: 100000 stacks, C++ names" $CHECK "$tmp/syn"
+check "synthetic: names kept whole" sh -c "go tool pprof -top -symbolize=none '$tmp/syn/profile.pb.gz' 2>/dev/null |
+	grep -qF 'ns::Box<std::pair<int, char>>::operator&&(\"'"
+
+# this process sampled: real ELF modules, names from the live symbolizer
+mkdir -p "$tmp/live"
+"$HELPER" --live 1500 "$tmp/live"
+case $? in
+0) check "go tool pprof: live, symbolized: top, stacks, mappings, hot_a above hot_b" \
+	$CHECK "$tmp/live" --live ;;
+77) echo "# live part not run: this host cannot sample (said above)" ;;
+*) fail "report_write --live" ;;
+esac
+
+mkdir -p "$tmp/empty"
+"$HELPER" --synthetic 0 "$tmp/empty" || fail "report_write --synthetic 0"
+check "no samples: pprof reads an empty profile" \
+	sh -c "go tool pprof -raw -symbolize=none '$tmp/empty/profile.pb.gz' 2>&1 | grep -q '^Samples:'"
+
+finish
