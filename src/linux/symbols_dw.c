@@ -563,6 +563,139 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 	return n;
 }
 
+/* Recording mode: one Dwfl per image, the image at its link-time addresses. */
+struct dw_image {
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+};
+
+/* Whether path is an ELF file with img's build-id (any when none was recorded);
+ * its loadable segments into img. 1 yes, 0 another build-id, -1 not there. */
+static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+	const void *id;
+	ssize_t idn;
+	size_t nph;
+	GElf_Phdr ph;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		idn = dwelf_elf_gnu_build_id(elf, &id);
+		if (idn > 0 && idn <= 20)
+			pmuk_sym_hex(id, (size_t)idn, have);
+		ok = !img->idn || (idn == img->idn && !memcmp(id, img->id, img->idn));
+		img->nseg = 0;
+		for (size_t i = 0; ok && !elf_getphdrnum(elf, &nph) && i < nph; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    img->nseg < PMUK_SYM_SEGS)
+				img->seg[img->nseg++] = (struct pmuk_sym_seg){
+					ph.p_vaddr, ph.p_offset, ph.p_filesz };
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return ok;
+}
+
+/* The build-id caches' names of img: perf's DIR/.build-id/xx/rest/elf, then the
+ * distribution's debug file. */
+static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
+			char (*out)[4200])
+{
+	const char *home = getenv("HOME");
+	char hex[41];
+
+	pmuk_sym_hex(img->id, img->idn, hex);
+	if (s->buildid_dir)
+		snprintf(out[0], 4200, "%s/.build-id/%.2s/%s/elf", s->buildid_dir, hex, hex + 2);
+	else
+		snprintf(out[0], 4200, "%s/.debug/.build-id/%.2s/%s/elf", home ? home : "/root",
+			 hex, hex + 2);
+	snprintf(out[1], 4200, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+}
+
+static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)
+{
+	struct dw *d = s->backend;
+	struct dw_image *h = calloc(1, sizeof(*h));
+
+	if (!h || !(img->file = pmuk_sym_intern(s, file, strlen(file))) ||
+	    !(h->dwfl = dwfl_begin(&d->cb))) {
+		free(h);
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", file);
+	}
+	dwfl_report_begin(h->dwfl);
+	h->dm = dwfl_report_elf(h->dwfl, img->path, img->file, -1, 0, true);
+	dwfl_report_end(h->dwfl, NULL, NULL);
+	if (!h->dm) {
+		int err = pmuk_fail(PMU_EFORMAT, "libdwfl cannot load %s: %s; its addresses "
+				    "resolve to module + offset only", file, dwfl_errmsg(-1));
+
+		dwfl_end(h->dwfl);
+		free(h);
+		return err;
+	}
+	img->handle = h;
+	return 0;
+}
+
+int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	char cache[2][4200], have[41] = "none", want[41];
+	int at_path = try_file(img, img->path, have), e = errno;
+
+	if (at_path == 1)
+		return image_found(s, img, img->path);
+	if (img->idn) {
+		cache_paths(s, img, cache);
+		for (int i = 0; i < 2; i++) {
+			char other[41];
+
+			if (try_file(img, cache[i], other) == 1)
+				return image_found(s, img, cache[i]);
+		}
+	}
+	if (at_path < 0)
+		return pmuk_fail(PMU_ENOENT, "cannot open %s: %s%s%s; its addresses resolve to "
+				 "module + offset only", img->path, strerror(e),
+				 img->idn ? ", nor its build-id in " : "",
+				 img->idn ? cache[0] : "");
+	pmuk_sym_hex(img->id, img->idn, want);
+	return pmuk_fail(PMU_EFORMAT, "stale binary: %s has build-id %s but the recording saw "
+			 "%s (rebuilt or replaced since) and no build-id cache holds it (%s): "
+			 "its addresses resolve to module + offset only; find the matching "
+			 "file (debuginfod-find executable %s)", img->path, have, want,
+			 cache[0], want);
+}
+
+int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+				   uint64_t addr)
+{
+	struct dw_image *h = img->handle;
+
+	return resolve_in(s, h->dm, img->path, addr);
+}
+
+void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	struct dw_image *h = img->handle;
+	struct dw *d = s->backend;
+
+	if (!h)
+		return;
+	/* The unit caches point into this Dwfl. */
+	if (d)
+		forget_units(d);
+	dwfl_end(h->dwfl);
+	free(h);
+	img->handle = NULL;
+}
+
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 {
 	struct dw *d = s->backend;
@@ -628,6 +761,28 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 {
 	(void)s;
+}
+
+int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	(void)s;
+	(void)img;
+	return pmuk_fail(PMU_ENOTSUP, NO_DW);
+}
+
+int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+				   uint64_t addr)
+{
+	(void)s;
+	(void)img;
+	(void)addr;
+	return pmuk_fail(PMU_ENOTSUP, NO_DW);
+}
+
+void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	(void)s;
+	(void)img;
 }
 
 #endif
