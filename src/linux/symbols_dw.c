@@ -12,6 +12,8 @@
 #ifdef PMUKIT_HAVE_DW
 
 #include "linux/dw_cumap.h"
+#include "linux/dw_inline.h"
+#include "linux/dw_symtab.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -31,12 +33,15 @@
 struct fn_range {
 	Dwarf_Addr lo, hi;
 	Dwarf_Die die;
+	size_t fn;              /* its function's inline table in cu_index.fns */
 };
 
 struct cu_index {
 	Dwarf_Die cu;
 	struct fn_range *r;
 	size_t n;
+	struct pmuk_inl_fn *fns;   /* one per function, built on its first lookup */
+	size_t nfns, capfns;
 };
 
 struct dw {
@@ -46,18 +51,24 @@ struct dw {
 	struct cu_index *cus;   /* sorted by the address of the unit's DIE */
 	size_t ncus, capcus;
 	struct pmuk_cumaps cumaps; /* units by address where .debug_aranges falls short */
+	struct pmuk_symtabs symtabs; /* function symbols by address */
 };
 
 /* Both caches hold pointers into libdwfl's modules: forget them when modules may
  * have gone (live maps re-read). */
 static void forget_units(struct dw *d)
 {
-	for (size_t i = 0; i < d->ncus; i++)
+	for (size_t i = 0; i < d->ncus; i++) {
+		for (size_t j = 0; j < d->cus[i].nfns; j++)
+			pmuk_inl_free(&d->cus[i].fns[j]);
+		free(d->cus[i].fns);
 		free(d->cus[i].r);
+	}
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = d->capcus = 0;
 	pmuk_cumaps_clear(&d->cumaps);
+	pmuk_symtabs_clear(&d->symtabs);
 }
 
 /* Field 9 of /proc/PID/stat (the 7th after the parenthesised name) holds PF_KTHREAD. */
@@ -363,11 +374,14 @@ static int add_ranges(struct cu_index *c, size_t *cap, Dwarf_Die *parent)
 		}
 		if (tag != DW_TAG_subprogram)
 			continue;
+		if (pmuk_grow((void **)&c->fns, &c->capfns, c->nfns + 1, sizeof(*c->fns)))
+			return -1;
 		for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
 			if (pmuk_grow((void **)&c->r, cap, c->n + 1, sizeof(*c->r)))
 				return -1;
-			c->r[c->n++] = (struct fn_range){ lo, hi, d };
+			c->r[c->n++] = (struct fn_range){ lo, hi, d, c->nfns };
 		}
+		c->nfns++;
 	} while (dwarf_siblingof(&d, &d) == 0);
 	return 0;
 }
@@ -422,8 +436,11 @@ static void cu_scopes(struct dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *cha
 			hi = mid;
 	}
 	if (lo > 0 && pc < c->r[lo - 1].hi) {
-		chain[(*k)++] = c->r[lo - 1].die;
-		scopes(&c->r[lo - 1].die, pc, chain, k, 1);
+		struct fn_range *r = &c->r[lo - 1];
+
+		chain[(*k)++] = r->die;
+		if (pmuk_inl_scopes(&c->fns[r->fn], &r->die, pc, chain, k, PMUK_SYM_DEPTH))
+			scopes(&r->die, pc, chain, k, 1);
 		return;
 	}
 	if (!c || !c->n)
@@ -554,9 +571,10 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 	}
 	if (k)
 		n = inline_chain(s, cu, addr - bias, k, chain);
-	if (!k && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL))) {
-		/* No DWARF scope: the symbol table names the function (a linear
-		 * search in libdwfl, so only when DWARF has no answer). */
+	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off)) ||
+		   (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL)))) {
+		/* No DWARF scope: the symbol table names the function (libdwfl's
+		 * search is linear: a sorted table first). */
 		s->chain[0].function = name;
 		s->chain[0].symbol_offset = off;
 	}
