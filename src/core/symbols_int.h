@@ -153,9 +153,10 @@ int pmuk_sym_backend_unwind(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
 void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc *p);
 
 /* Kernel (src/linux/kallsyms.c): checks the running kernel against img (its
- * build-id) and loads /proc/kallsyms once; 0 or why not. resolve: the frame of
+ * build-id) and loads /proc/kallsyms once; 0 or why not (*told: the reason was
+ * given with an earlier mapping, kallsyms being unreadable). resolve: the frame of
  * addr (a kernel address inside map m of image img) into s->chain[0]. */
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img);
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told);
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			     const struct pmuk_sym_map *m, uint64_t addr);
 void pmuk_sym_kernel_free(struct pmu_symbolizer *s);

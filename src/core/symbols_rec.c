@@ -85,6 +85,7 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 				     pmuk_hash_bytes(mm->build_id, mm->build_id_size, 7));
 	uint32_t i = pmuk_index_find(&s->imgix, h, img_eq, &k, s);
 	struct pmuk_sym_image *img;
+	int told = 0;
 
 	*first = 0;
 	if (i != PMUK_INDEX_NONE)
@@ -99,7 +100,7 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 	memcpy(img->id, mm->build_id, mm->build_id_size);
 	if (img->kind == PMUK_SYM_KERNEL) {
 		img->kmod = kmod_name(s, mm->path);
-		*why = pmuk_sym_kernel_image(s, img);
+		*why = pmuk_sym_kernel_image(s, img, &told);
 	} else if (img->kind == PMUK_SYM_FILE) {
 		*why = mm->build_id_kind == PMU_BUILD_ID_BYTES ? pmuk_sym_backend_image(s, img) :
 			pmuk_fail(PMU_ENOTSUP, "%s: a PE image (PDB GUID+Age identity) has no "
@@ -112,7 +113,7 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 		return UINT32_MAX;
 	}
 	s->nimgs++;
-	*first = 1;
+	*first = !told;
 	return i;
 }
 

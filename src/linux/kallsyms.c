@@ -126,11 +126,12 @@ static int load(struct pmu_symbolizer *s)
 	return 0;
 }
 
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	int err;
 
+	*told = 0;
 	if ((err = same_kernel(img)))
 		return err;
 	if (!k->loaded) {
@@ -138,9 +139,8 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 		k->loaded = 1;
 		return k->state;
 	}
-	/* kallsyms' failure was said with the first kernel mapping: its code only now. */
-	return k->state ? pmuk_fail(k->state, "/proc/kallsyms cannot name kernel frames "
-				    "(said above)") : 0;
+	*told = k->state != 0;  /* with the first kernel mapping */
+	return k->state;
 }
 
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,

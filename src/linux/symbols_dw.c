@@ -588,7 +588,8 @@ struct dw_image {
 };
 
 /* Whether path is an ELF file with img's build-id (any when none was recorded);
- * its loadable segments into img. 1 yes, 0 another build-id, -1 not there. */
+ * its loadable segments into img. 1 yes, 0 another build-id, -1 not there, -2
+ * no ELF file. */
 static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
@@ -613,6 +614,8 @@ static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
 			    img->nseg < PMUK_SYM_SEGS)
 				img->seg[img->nseg++] = (struct pmuk_sym_seg){
 					ph.p_vaddr, ph.p_offset, ph.p_filesz };
+	} else {
+		ok = -2;
 	}
 	if (elf)
 		elf_end(elf);
@@ -678,6 +681,9 @@ int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 				return image_found(s, img, cache[i]);
 		}
 	}
+	if (at_path == -2)
+		return pmuk_fail(PMU_EFORMAT, "%s is not an ELF file; its addresses resolve to "
+				 "module + offset only", img->path);
 	if (at_path < 0)
 		return pmuk_fail(PMU_ENOENT, "cannot open %s: %s%s%s; its addresses resolve to "
 				 "module + offset only", img->path, strerror(e),

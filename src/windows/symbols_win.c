@@ -342,9 +342,10 @@ void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc
 	(void)p;
 }
 
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
 {
 	(void)s;
+	*told = 0;
 	return pmuk_fail(PMU_ENOTSUP, "%s: %s", img->path, REC_WHY);
 }
 

@@ -267,6 +267,10 @@ static void test_stale_missing(void **state)
 	r = mmap_rec(4, missing, NULL, 0);
 	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
 	assert_flag(s, 4, PMU_FRAME_NOFILE);
+	r = mmap_rec(5, "/proc/self/status", NULL, 0);   /* there, but no ELF file */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "not an ELF file"));
+	assert_flag(s, 5, PMU_FRAME_STALE);
 	pmu_symbolizer_close(s);
 }
 
@@ -420,6 +424,38 @@ static size_t kernel_build_id(uint8_t *id)
 	return 0;
 }
 
+/* A module's text symbol named in its own mapping ("[name]" as kallsyms spells
+ * it): the first module symbol of /proc/kallsyms, if any module is loaded (this
+ * kernel's ftrace trampolines count). */
+static void module_symbol(void)
+{
+	char line[512], sym[256], mod[256], type, path[260];
+	unsigned long long a = 0;
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	int found = 0;
+	size_t n;
+	FILE *k = fopen("/proc/kallsyms", "r");
+
+	while (k && !found && fgets(line, sizeof(line), k))
+		found = sscanf(line, "%llx %c %255s %255s", &a, &type, sym, mod) == 4 && a &&
+			(type == 't' || type == 'T') && mod[0] == '[';
+	if (k)
+		fclose(k);
+	if (!found)
+		return;
+	snprintf(path, sizeof(path), "%s", mod);
+	r.mmap = (struct pmu_mmap){ .start = a & ~(uint64_t)0xfff, .len = 0x2000, .path = path };
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, a, f, 4, &n), 0);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, sym);
+	assert_string_equal(f[0].module, path);
+	pmu_symbolizer_close(s);
+}
+
 static void test_kallsyms(void **state)
 {
 	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
@@ -448,8 +484,22 @@ static void test_kallsyms(void **state)
 	assert_string_equal(f[0].module, "[kernel.kallsyms]_text");
 	assert_int_equal(f[0].flags, 0);
 	pmu_symbolizer_close(s);
+	/* a module's mapping over kernel text: kallsyms' kernel names are not its */
+	s = open_rec(NULL, 0);
+	r.mmap = (struct pmu_mmap){ .start = sched & ~(uint64_t)0xfff, .len = 0x2000,
+				    .path = "[nosuchmod]" };
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_string_equal(f[0].module, "[nosuchmod]");
+	pmu_symbolizer_close(s);
+	module_symbol();
 	if (!idn)
 		return;
+	r.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	memcpy(r.mmap.build_id, id, idn);
+	r.mmap.build_id_size = (uint8_t)idn;
 	/* another kernel's recording */
 	r.mmap.build_id[0] ^= 0xff;
 	s = open_rec(NULL, 0);
