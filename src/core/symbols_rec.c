@@ -288,6 +288,10 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 	if (!s || !frames || !max || !n)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve_pid needs a symbolizer, "
 				 "room for at least one frame and a count");
+	if (!s->opts.offline)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve_pid needs an offline "
+				 "symbolizer fed with MMAP records; a live one resolves with "
+				 "pmu_symbolizer_resolve");
 	p = proc_of(s, pid, 1);
 	k = proc_of(s, -1, 0);
 	if (p && (m = map_at(p, addr)))
@@ -316,6 +320,9 @@ int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *r,
 	if (!s || !r || !ips || !max || !n || r->kind != PMU_RECORD_SAMPLE)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_unwind needs a symbolizer, a "
 				 "sample record, room for at least one address and a count");
+	if (!s->opts.offline)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_unwind needs an offline symbolizer "
+				 "fed with the recording's MMAP records");
 	if ((r->has & need) != need || !r->sample.ext || !r->sample.ext->regs_abi)
 		return pmuk_fail(PMU_EINVAL, "the sample carries no user registers and stack "
 				 "(record with --call-graph dwarf), or was taken in a kernel "

@@ -140,7 +140,8 @@ static struct pmu_record mmap_rec(int32_t pid, const char *path, const uint8_t *
 	r.mmap.len = map_end - map_start;
 	r.mmap.pgoff = map_pgoff;
 	r.mmap.path = path;
-	memcpy(r.mmap.build_id, id, idn);
+	if (idn)
+		memcpy(r.mmap.build_id, id, idn);
 	r.mmap.build_id_size = (uint8_t)idn;
 	return r;
 }

@@ -51,6 +51,16 @@ KEEP static uint64_t mapping_end(uint64_t addr)
 	return end;
 }
 
+/* The raw stack, redzones of AddressSanitizer builds included. */
+KEEP __attribute__((no_sanitize("address"))) static void copy_stack(uint8_t *dst,
+								   uintptr_t src, size_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)src;
+
+	for (size_t i = 0; i < n; i++)
+		dst[i] = p[i];
+}
+
 KEEP int unw_c(int x)
 {
 #if defined(__x86_64__)
@@ -78,7 +88,7 @@ KEEP int unw_c(int x)
 	/* The stack above sp stays as it was: what runs now lives below it. */
 	end = mapping_end(regs[7]);
 	stack_len = end - regs[7] < STACK_MAX ? end - regs[7] : STACK_MAX;
-	memcpy(stack_copy, (const void *)(uintptr_t)regs[7], stack_len);
+	copy_stack(stack_copy, (uintptr_t)regs[7], stack_len);
 #endif
 	sink = x;
 	return x + 3;
@@ -177,6 +187,16 @@ static void test_unwind(void **state)
 	assert_int_equal(ips[0], regs[8]);
 	for (size_t i = 0; i < 4; i++)
 		assert_string_equal(name_at(s, i ? ips[i] - 1 : ips[i]), want[i]);
+	/* again: the process's unwinder is reused */
+	memset(ips, 0, sizeof(ips));
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), 0);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(name_at(s, i ? ips[i] - 1 : ips[i]), want[i]);
+	/* room for two addresses: the innermost two */
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 2, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(name_at(s, ips[1] - 1), "unw_b");
 	/* a sample without a stack copy cannot be unwound */
 	r.has &= ~(uint32_t)PMU_HAS_STACK_USER;
 	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), PMU_EINVAL);
