@@ -137,8 +137,11 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 			       struct pmu_frame *frames, size_t max, size_t *n);
 /* DWARF unwinding (Linux: elfutils) of a sample that carries user registers and
  * a copy of the user stack (PMU_HAS_REGS_USER, PMU_HAS_STACK_USER), through the
- * modules of its process: return addresses, innermost first (the sampled ip
- * first), into ips[0..*n). PMU_ENOTSUP where this OS or arch cannot. */
+ * modules of its process (its MMAP records): return addresses, innermost first
+ * (the sampled ip first), into ips[0..*n); resolve ips[i] - 1 for i > 0 to name
+ * the call rather than what follows it. x86_64 and arm64 samples (by the modules'
+ * ELF machine); PMU_ENOTSUP on other arches and on Windows; PMU_EINVAL for a
+ * sample without PMU_HAS_REGS_USER and PMU_HAS_STACK_USER. */
 int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *sample,
 			  uint64_t *ips, size_t max, size_t *n);
 
