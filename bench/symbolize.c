@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,16 +62,30 @@ static size_t pick(const char *file, uint64_t *addrs, size_t n)
 	return nf ? n : 0;
 }
 
-/* Seconds one peer takes for the list (-1 when it is missing or fails); its
- * output goes to out (NULL: nowhere). */
-static double peer(const char *cmd, const char *list, const char *out)
+/* CPU seconds (user + system) of this process, or of its waited-for children:
+ * on a loaded machine the fairer comparison, printed next to elapsed time. */
+static double cpu(int who)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Seconds one peer takes for the list (-1 when it is missing or fails), *cpu_s
+ * its CPU seconds; its output goes to out (NULL: nowhere). */
+static double peer(const char *cmd, const char *list, const char *out, double *cpu_s)
 {
 	char full[8400];
-	double t = now();
+	double t = now(), c = cpu(RUSAGE_CHILDREN);
 
 	snprintf(full, sizeof(full), "%s <'%s' >'%s' 2>/dev/null", cmd, list,
 		 out ? out : "/dev/null");
-	return system(full) == 0 ? now() - t : -1;
+	if (system(full) != 0)
+		return -1;
+	*cpu_s = cpu(RUSAGE_CHILDREN) - c;
+	return now() - t;
 }
 
 #define CHAIN 8
@@ -171,7 +186,7 @@ int main(int argc, char **argv)
 	PMU_OPTS(pmu_symbolizer_module, m);
 	struct pmu_symbolizer *s;
 	uint64_t *addrs;
-	double cold, warm, t;
+	double cold, warm, t, c, cold_cpu;
 	int fd, err;
 	FILE *f;
 	long v;
@@ -201,6 +216,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	t = now();
+	cold_cpu = cpu(RUSAGE_SELF);
 	if ((err = pmu_symbolizer_open(&o, &s))) {
 		fprintf(stderr, "bench_symbolize: %s: %s\n", pmu_strerror(err), pmu_error_detail());
 		unlink(list);
@@ -211,24 +227,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_symbolize: %s\n", pmu_error_detail());
 	pass(s, addrs, n, &frames, NULL);
 	cold = now() - t;
+	cold_cpu = cpu(RUSAGE_SELF) - cold_cpu;
 	warm = pass(s, addrs, n, &frames2, &mine);
 
 	printf("symbolize %zu addresses of %s (%zu frames, %zu inlined)\n", n, file, frames,
 	       frames - n);
-	printf("  %-28s %9.3f s %12.0f addr/s\n", "pmukit (libdwfl), first pass", cold, n / cold);
+	printf("  %-28s %9.3f s %12.0f addr/s   (%.3f s CPU)\n", "pmukit (libdwfl), first pass",
+	       cold, n / cold, cold_cpu);
 	printf("  %-28s %9.3f s %12.0f addr/s\n", "pmukit, second pass", warm, n / warm);
 	snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s'", file);
-	if ((t = peer(cmd, list, NULL)) > 0)
-		printf("  %-28s %9.3f s %12.0f addr/s   pmukit is %.2fx as fast\n",
-		       "addr2line -f -i (binutils)", t, n / t, t / cold);
+	if ((t = peer(cmd, list, NULL, &c)) > 0)
+		printf("  %-28s %9.3f s %12.0f addr/s   pmukit is %.2fx as fast (CPU: %.2fx)\n",
+		       "addr2line -f -i (binutils)", t, n / t, t / cold, c / cold_cpu);
 	else
 		printf("  addr2line: not installed or failed\n");
 	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --obj='%s' --inlining", file);
 	snprintf(out, sizeof(out), "%s.llvm", list);
-	if ((t = peer(cmd, list, out)) > 0) {
+	if ((t = peer(cmd, list, out, &c)) > 0) {
 		agree(out, &mine, n, &all, &outer);
-		printf("  %-28s %9.3f s %12.0f addr/s   pmukit is %.2fx as fast\n",
-		       "llvm-symbolizer", t, n / t, t / cold);
+		printf("  %-28s %9.3f s %12.0f addr/s   pmukit is %.2fx as fast (CPU: %.2fx)\n",
+		       "llvm-symbolizer", t, n / t, t / cold, c / cold_cpu);
 		printf("  same functions as llvm-symbolizer: %.2f%% of addresses (whole inline "
 		       "chain), %.2f%% (outermost function)\n", 100.0 * all / n,
 		       100.0 * outer / n);
