@@ -43,6 +43,8 @@ struct pmuk_sym_image {
 	const char *path;       /* interned: the file as recorded */
 	const char *file;       /* interned: the file read (path or a build-id cache's) */
 	const char *kmod;       /* PMUK_SYM_KERNEL: "[name]" of a module, NULL: the kernel */
+	const char *name;       /* what frames call it: path, or perf's "[kernel.kallsyms]"
+				 * and "[name]" for the kernel and its modules */
 	uint8_t id[20];
 	uint8_t idn;            /* 0: no build-id recorded */
 	uint8_t kind;           /* enum pmuk_sym_kind */

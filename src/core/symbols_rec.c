@@ -98,8 +98,14 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 	if (!(img->path = pmuk_sym_intern(s, mm->path, strlen(mm->path))))
 		return UINT32_MAX;
 	memcpy(img->id, mm->build_id, mm->build_id_size);
+	img->name = img->path;
 	if (img->kind == PMUK_SYM_KERNEL) {
 		img->kmod = kmod_name(s, mm->path);
+		if (!img->kmod && strncmp(mm->path, "[kernel.kallsyms]", 17))
+			return UINT32_MAX;
+		img->name = img->kmod ? img->kmod : pmuk_sym_intern(s, "[kernel.kallsyms]", 17);
+		if (!img->name)
+			return UINT32_MAX;
 		*why = pmuk_sym_kernel_image(s, img, &told);
 	} else if (img->kind == PMUK_SYM_FILE) {
 		*why = mm->build_id_kind == PMU_BUILD_ID_BYTES ? pmuk_sym_backend_image(s, img) :
@@ -237,7 +243,7 @@ static int bare_frame(struct pmu_symbolizer *s, const struct pmuk_sym_image *img
 {
 	struct pmu_frame *f = &s->chain[0];
 
-	*f = (struct pmu_frame){ .module = img->path, .module_offset = addr - m->bias };
+	*f = (struct pmu_frame){ .module = img->name, .module_offset = addr - m->bias };
 	if (img->state == PMU_EFORMAT)
 		f->flags = PMU_FRAME_STALE;
 	else if (img->state)

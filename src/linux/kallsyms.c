@@ -150,7 +150,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 	struct pmu_frame *f = &s->chain[0];
 	size_t lo = 0, hi = k->n;
 
-	*f = (struct pmu_frame){ .module = img->kmod ? img->kmod : img->path,
+	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -352,7 +352,7 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, 
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			     const struct pmuk_sym_map *m, uint64_t addr)
 {
-	s->chain[0] = (struct pmu_frame){ .module = img->path, .module_offset = addr - m->bias,
+	s->chain[0] = (struct pmu_frame){ .module = img->name, .module_offset = addr - m->bias,
 					  .flags = PMU_FRAME_NOFILE };
 }
 

@@ -482,7 +482,7 @@ static void test_kallsyms(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].function, "schedule");
 	assert_int_equal(f[0].symbol_offset, 4);
-	assert_string_equal(f[0].module, "[kernel.kallsyms]_text");
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");   /* as perf names it */
 	assert_int_equal(f[0].flags, 0);
 	pmu_symbolizer_close(s);
 	/* a module's mapping over kernel text: kallsyms' kernel names are not its */
@@ -493,6 +493,13 @@ static void test_kallsyms(void **state)
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 4, &n), 0);
 	assert_null(f[0].function);
 	assert_string_equal(f[0].module, "[nosuchmod]");
+	r.mmap.path = "/lib/modules/6.1.0/kernel/net/nf-tables.ko.xz";  /* named as kallsyms does */
+	r.pid = 4242;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 1, sched + 4, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_string_equal(f[0].module, "[nf_tables]");
+	r.pid = -1;
 	pmu_symbolizer_close(s);
 	module_symbol();
 	if (!idn)
