@@ -670,10 +670,22 @@ int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 	char cache[2][4200], have[41] = "none", want[41];
 	int at_path = try_file(img, img->path, have), e = errno;
 
+	size_t len = strlen(img->path);
+
 	if (at_path == 1)
 		return image_found(s, img, img->path);
 	if (img->idn) {
 		cache_paths(s, img, cache);
+		/* "/usr/bin/x (deleted)": replaced since it was mapped; a file back at
+		 * that path is taken when its build-id says it is the same. */
+		if (len > 10 && !strcmp(img->path + len - 10, " (deleted)") && len - 10 < 4200) {
+			char undeleted[4200], other[41];
+
+			memcpy(undeleted, img->path, len - 10);
+			undeleted[len - 10] = 0;
+			if (try_file(img, undeleted, other) == 1)
+				return image_found(s, img, undeleted);
+		}
 		for (int i = 0; i < 2; i++) {
 			char other[41];
 

@@ -189,6 +189,19 @@ static void test_path_and_processes(void **state)
 	assert_target(s, 200, exe);
 	assert_target(s, 300, exe);
 	assert_int_equal(s->nimgs, 2);     /* one per path + build-id, not per process */
+	{
+		char deleted[4200];
+
+		/* the kernel's name of a file replaced since: the file at the path is
+		 * taken back when its build-id is the recorded one */
+		snprintf(deleted, sizeof(deleted), "%s (deleted)", exe);
+		r = mmap_rec(301, deleted, build_id, build_id_size);
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+		assert_target(s, 301, deleted);
+		r = mmap_rec(302, deleted, NULL, 0);   /* without one, no names */
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+		assert_flag(s, 302, PMU_FRAME_NOFILE);
+	}
 	/* another process maps nothing there */
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, 400, (uintptr_t)&rec_target, f, 8, &n),
 			 PMU_ENOENT);
