@@ -11,9 +11,8 @@
 
 #ifdef PMUKIT_HAVE_DW
 
-#include "linux/dw_cumap.h"
 #include "linux/dw_inline.h"
-#include "linux/dw_symtab.h"
+#include "linux/symbols_dw.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -44,19 +43,7 @@ struct cu_index {
 	size_t nfns, capfns;
 };
 
-struct dw {
-	Dwfl *dwfl;
-	Dwfl_Callbacks cb;
-	int refreshed;          /* live: maps re-read since the last hit */
-	struct cu_index *cus;   /* sorted by the address of the unit's DIE */
-	size_t ncus, capcus;
-	struct pmuk_cumaps cumaps; /* units by address where .debug_aranges falls short */
-	struct pmuk_symtabs symtabs; /* function symbols by address */
-};
-
-/* Both caches hold pointers into libdwfl's modules: forget them when modules may
- * have gone (live maps re-read). */
-static void forget_units(struct dw *d)
+void pmuk_dw_forget_units(struct pmuk_dw *d)
 {
 	for (size_t i = 0; i < d->ncus; i++) {
 		for (size_t j = 0; j < d->cus[i].nfns; j++)
@@ -153,7 +140,7 @@ static int report_failed(pid_t pid, int err)
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
 	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
-	struct dw *d;
+	struct pmuk_dw *d;
 	int err;
 
 	if (!s->opts.offline && is_kernel_thread(pid))
@@ -185,11 +172,11 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 
 void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 
 	if (!d)
 		return;
-	forget_units(d);
+	pmuk_dw_forget_units(d);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -291,7 +278,7 @@ out:
 
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmuk_sym_module *mod;
 	uint64_t bias, first, size;
 	Dwfl_Module *dm;
@@ -394,7 +381,7 @@ static int range_cmp(const void *a, const void *b)
 }
 
 /* The index of cu (NULL when out of memory: the caller walks the unit). */
-static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
+static struct cu_index *cu_index(struct pmuk_dw *d, Dwarf_Die *cu)
 {
 	size_t lo = 0, hi = d->ncus, cap = 0;
 	struct cu_index *c;
@@ -422,7 +409,7 @@ static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
 }
 
 /* scopes() from the unit's function index. */
-static void cu_scopes(struct dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
+static void cu_scopes(struct pmuk_dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
 {
 	struct cu_index *c = cu_index(d, cu);
 	size_t lo = 0, hi = c ? c->n : 0;
@@ -529,10 +516,10 @@ static int line_in_unit(Dwfl_Line *line, Dwarf_Die *cu, Dwarf_Addr addr)
 	return !ranges; /* no ranges to judge by: keep libdwfl's answer */
 }
 
-static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
+int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
 		      uint64_t addr)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmu_frame *f = &s->chain[0];
 	Dwarf_Die chain[PMUK_SYM_DEPTH], *cu;
 	Dwarf_Line *dline;
@@ -581,160 +568,9 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 	return n;
 }
 
-/* Recording mode: one Dwfl per image, the image at its link-time addresses. */
-struct dw_image {
-	Dwfl *dwfl;
-	Dwfl_Module *dm;
-};
-
-/* Whether path is an ELF file with img's build-id (any when none was recorded);
- * its loadable segments into img. 1 yes, 0 another build-id, -1 not there, -2
- * no ELF file. */
-static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
-	const void *id;
-	ssize_t idn;
-	size_t nph;
-	GElf_Phdr ph;
-	Elf *elf;
-
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		idn = dwelf_elf_gnu_build_id(elf, &id);
-		if (idn > 0 && idn <= 20)
-			pmuk_sym_hex(id, (size_t)idn, have);
-		ok = !img->idn || (idn == img->idn && !memcmp(id, img->id, img->idn));
-		img->nseg = 0;
-		for (size_t i = 0; ok && !elf_getphdrnum(elf, &nph) && i < nph; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    img->nseg < PMUK_SYM_SEGS)
-				img->seg[img->nseg++] = (struct pmuk_sym_seg){
-					ph.p_vaddr, ph.p_offset, ph.p_filesz };
-	} else {
-		ok = -2;
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ok;
-}
-
-/* The build-id caches' names of img: perf's DIR/.build-id/xx/rest/elf, then the
- * distribution's debug file. */
-static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
-			char (*out)[4200])
-{
-	const char *home = getenv("HOME");
-	char hex[41];
-
-	pmuk_sym_hex(img->id, img->idn, hex);
-	if (s->buildid_dir)
-		snprintf(out[0], 4200, "%s/.build-id/%.2s/%s/elf", s->buildid_dir, hex, hex + 2);
-	else
-		snprintf(out[0], 4200, "%s/.debug/.build-id/%.2s/%s/elf", home ? home : "/root",
-			 hex, hex + 2);
-	snprintf(out[1], 4200, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-}
-
-static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)
-{
-	struct dw *d = s->backend;
-	struct dw_image *h = calloc(1, sizeof(*h));
-
-	if (!h || !(img->file = pmuk_sym_intern(s, file, strlen(file))) ||
-	    !(h->dwfl = dwfl_begin(&d->cb))) {
-		free(h);
-		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", file);
-	}
-	dwfl_report_begin(h->dwfl);
-	h->dm = dwfl_report_elf(h->dwfl, img->path, img->file, -1, 0, true);
-	dwfl_report_end(h->dwfl, NULL, NULL);
-	if (!h->dm) {
-		int err = pmuk_fail(PMU_EFORMAT, "libdwfl cannot load %s: %s; its addresses "
-				    "resolve to module + offset only", file, dwfl_errmsg(-1));
-
-		dwfl_end(h->dwfl);
-		free(h);
-		return err;
-	}
-	img->handle = h;
-	return 0;
-}
-
-int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
-{
-	char cache[2][4200], have[41] = "none", want[41];
-	int at_path = try_file(img, img->path, have), e = errno;
-
-	size_t len = strlen(img->path);
-
-	if (at_path == 1)
-		return image_found(s, img, img->path);
-	if (img->idn) {
-		cache_paths(s, img, cache);
-		/* "/usr/bin/x (deleted)": replaced since it was mapped; a file back at
-		 * that path is taken when its build-id says it is the same. */
-		if (len > 10 && !strcmp(img->path + len - 10, " (deleted)") && len - 10 < 4200) {
-			char undeleted[4200], other[41];
-
-			memcpy(undeleted, img->path, len - 10);
-			undeleted[len - 10] = 0;
-			if (try_file(img, undeleted, other) == 1)
-				return image_found(s, img, undeleted);
-		}
-		for (int i = 0; i < 2; i++) {
-			char other[41];
-
-			if (try_file(img, cache[i], other) == 1)
-				return image_found(s, img, cache[i]);
-		}
-	}
-	if (at_path == -2)
-		return pmuk_fail(PMU_EFORMAT, "%s is not an ELF file; its addresses resolve to "
-				 "module + offset only", img->path);
-	if (at_path < 0)
-		return pmuk_fail(PMU_ENOENT, "cannot open %s: %s%s%s; its addresses resolve to "
-				 "module + offset only", img->path, strerror(e),
-				 img->idn ? ", nor its build-id in " : "",
-				 img->idn ? cache[0] : "");
-	pmuk_sym_hex(img->id, img->idn, want);
-	return pmuk_fail(PMU_EFORMAT, "stale binary: %s has build-id %s but the recording saw "
-			 "%s (rebuilt or replaced since) and no build-id cache holds it (%s): "
-			 "its addresses resolve to module + offset only; find the matching "
-			 "file (debuginfod-find executable %s)", img->path, have, want,
-			 cache[0], want);
-}
-
-int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
-				   uint64_t addr)
-{
-	struct dw_image *h = img->handle;
-
-	return resolve_in(s, h->dm, img->path, addr);
-}
-
-void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
-{
-	struct dw_image *h = img->handle;
-	struct dw *d = s->backend;
-
-	if (!h)
-		return;
-	/* The unit caches point into this Dwfl. */
-	if (d)
-		forget_units(d);
-	dwfl_end(h->dwfl);
-	free(h);
-	img->handle = NULL;
-}
-
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmuk_sym_module *m;
 	Dwfl_Module *dm;
 	const char *path;
@@ -747,13 +583,13 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 			pmuk_sym_module_frame(m, addr, &s->chain[0]);
 			return 1;
 		}
-		return resolve_in(s, m->handle, m->path, addr);
+		return pmuk_dw_resolve_in(s, m->handle, m->path, addr);
 	}
 	dm = dwfl_addrmodule(d->dwfl, addr);
 	if (!dm && !d->refreshed) {
 		/* The process may have loaded a library since: read its maps again. */
 		d->refreshed = 1;
-		forget_units(d);
+		pmuk_dw_forget_units(d);
 		dwfl_report_begin(d->dwfl);
 		dwfl_linux_proc_report(d->dwfl, s->opts.pid ? s->opts.pid : getpid());
 		dwfl_report_end(d->dwfl, NULL, NULL);
@@ -766,7 +602,7 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 				 s->opts.pid ? s->opts.pid : (int)getpid());
 	d->refreshed = 0;
 	path = dwfl_module_info(dm, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	return resolve_in(s, dm, path, addr);
+	return pmuk_dw_resolve_in(s, dm, path, addr);
 }
 
 #else /* !PMUKIT_HAVE_DW */
@@ -797,28 +633,6 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 {
 	(void)s;
-}
-
-int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
-{
-	(void)s;
-	(void)img;
-	return pmuk_fail(PMU_ENOTSUP, NO_DW);
-}
-
-int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
-				   uint64_t addr)
-{
-	(void)s;
-	(void)img;
-	(void)addr;
-	return pmuk_fail(PMU_ENOTSUP, NO_DW);
-}
-
-void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
-{
-	(void)s;
-	(void)img;
 }
 
 #endif
