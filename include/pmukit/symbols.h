@@ -49,8 +49,12 @@ struct pmu_symbolizer_opts {
 	/* Where separate debug files and PDBs are searched (Linux: a debuginfo path
 	 * like "-/usr/lib/debug:.debug", Windows: a symbol path); NULL: the default. */
 	const char *debug_path;
+	int no_demangle;       /* keep C++ and Rust names as the linker spelled them */
+	/* Recording mode: perf's build-id cache, searched as DIR/.build-id/xx/rest/elf
+	 * when a module's recorded file is missing or rebuilt; NULL: $HOME/.debug. */
+	const char *buildid_dir;
 };
-#define pmu_symbolizer_opts__last_field debug_path /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field buildid_dir /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {
@@ -110,15 +114,34 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
 
 /* Recordings: many processes at once (an offline symbolizer). Modules come from
  * the recording's MMAP records (pmukit/sampling.h), each in its process; pid -1
- * (the kernel and its modules) is mapped in every process. */
+ * (the kernel and its modules) is mapped in every process. A mapping laid over an
+ * older one of the same process replaces that part of it. Each distinct file
+ * (path + build-id) is read once, whatever the number of processes mapping it:
+ * the file at its path when its build-id is the recorded one (or none was
+ * recorded), else buildid_dir/.build-id/xx/rest/elf, else
+ * /usr/lib/debug/.build-id/xx/rest.debug. Kernel mappings ("[kernel.kallsyms]",
+ * "[module]", a .ko path) are named through /proc/kallsyms when the running
+ * kernel's build-id is the recorded one. Anonymous executable memory (//anon,
+ * [anon:...], /memfd:...) and addresses in no mapping are named through
+ * /tmp/perf-PID.map when it exists (JIT compilers write it).
+ * The mapping is registered in every case except PMU_EINVAL/PMU_ENOMEM; the first
+ * mapping of a file without symbols says why once: PMU_ENOENT (missing, or
+ * kallsyms hides its addresses), PMU_EFORMAT (stale: another build-id), and its
+ * frames carry PMU_FRAME_NOFILE or PMU_FRAME_STALE. Records other than MMAP are
+ * PMU_EINVAL. */
 int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap);
-/* pmu_symbolizer_resolve in the address space of process pid. */
+/* pmu_symbolizer_resolve in the address space of process pid (frames as
+ * pmu_symbolizer_resolve gives them). PMU_ENOENT when no mapping of pid or of the
+ * kernel, and no perf-PID.map entry, holds addr. */
 int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
 			       struct pmu_frame *frames, size_t max, size_t *n);
 /* DWARF unwinding (Linux: elfutils) of a sample that carries user registers and
  * a copy of the user stack (PMU_HAS_REGS_USER, PMU_HAS_STACK_USER), through the
- * modules of its process: return addresses, innermost first (the sampled ip
- * first), into ips[0..*n). PMU_ENOTSUP where this OS or arch cannot. */
+ * modules of its process (its MMAP records): return addresses, innermost first
+ * (the sampled ip first), into ips[0..*n); resolve ips[i] - 1 for i > 0 to name
+ * the call rather than what follows it. x86_64 and arm64 samples (by the modules'
+ * ELF machine); PMU_ENOTSUP on other arches and on Windows; PMU_EINVAL for a
+ * sample without PMU_HAS_REGS_USER and PMU_HAS_STACK_USER. */
 int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *sample,
 			  uint64_t *ips, size_t max, size_t *n);
 

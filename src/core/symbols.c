@@ -164,13 +164,17 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 	if (!(s = calloc(1, sizeof(*s))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	PMUK_OPTS_LOAD(s->opts, opts, pmu_symbolizer_opts); /* checked above: cannot fail */
-	if (s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) {
+	if ((s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) ||
+	    (s->opts.buildid_dir && !(s->buildid_dir = strdup(s->opts.buildid_dir)))) {
+		free(s->debug_path);
 		free(s);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	}
 	s->opts.debug_path = s->debug_path;
+	s->opts.buildid_dir = s->buildid_dir;
 	if ((err = pmuk_sym_backend_open(s))) {
 		free(s->debug_path);
+		free(s->buildid_dir);
 		free(s);
 		return err;
 	}
@@ -216,6 +220,12 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
 	k = pmuk_sym_backend_resolve(s, addr);
 	if (k < 0)
 		return k;
+	return pmuk_sym_finish(s, k, frames, max, n);
+}
+
+int pmuk_sym_finish(struct pmu_symbolizer *s, int k, struct pmu_frame *frames, size_t max,
+		    size_t *n)
+{
 	if (s->opts.no_inline)
 		max = 1;
 	/* Keep the innermost frames (the exact source position) and always the
@@ -226,6 +236,9 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
 	}
 	if (k == 1)
 		s->chain[0].flags &= ~(unsigned)PMU_FRAME_INLINED;
+	for (int i = 0; i < k && !s->opts.no_demangle; i++)
+		if (s->chain[i].function)
+			s->chain[i].function = pmuk_sym_demangle(s, s->chain[i].function);
 	memcpy(frames, s->chain, (size_t)k * sizeof(*frames));
 	*n = (size_t)k;
 	return 0;
@@ -235,6 +248,7 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 {
 	if (!s)
 		return;
+	pmuk_sym_rec_free(s);
 	pmuk_sym_backend_close(s);
 	while (s->chunks) {
 		struct pmuk_sym_chunk *c = s->chunks;
@@ -246,36 +260,6 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 	free(s->strings);
 	free(s->mods);
 	free(s->debug_path);
+	free(s->buildid_dir);
 	free(s);
-}
-
-/* Placeholders until recording mode lands (issue 10). */
-int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap)
-{
-	(void)s;
-	(void)mmap;
-	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_add_mmap is not built yet");
-}
-
-int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
-			       struct pmu_frame *frames, size_t max, size_t *n)
-{
-	(void)s;
-	(void)pid;
-	(void)addr;
-	(void)frames;
-	(void)max;
-	(void)n;
-	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_resolve_pid is not built yet");
-}
-
-int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *sample,
-			  uint64_t *ips, size_t max, size_t *n)
-{
-	(void)s;
-	(void)sample;
-	(void)ips;
-	(void)max;
-	(void)n;
-	return pmuk_fail(PMU_ENOTSUP, "pmu_symbolizer_unwind is not built yet");
 }

@@ -26,6 +26,70 @@ struct pmuk_sym_module {
 
 struct pmuk_sym_chunk;
 
+/* Recording mode (src/core/symbols_rec.c). A distinct file (path + build-id) read
+ * once: its loadable segments place each mapping of it. */
+#define PMUK_SYM_SEGS 16
+struct pmuk_sym_seg {
+	uint64_t vaddr, offset, filesz;
+};
+
+enum pmuk_sym_kind {
+	PMUK_SYM_FILE,          /* an ELF/PE file: the backend resolves it */
+	PMUK_SYM_KERNEL,        /* the kernel or one of its modules: kallsyms */
+	PMUK_SYM_ANON,          /* anonymous executable memory: perf-PID.map */
+};
+
+struct pmuk_sym_image {
+	const char *path;       /* interned: the file as recorded */
+	const char *file;       /* interned: the file read (path or a build-id cache's) */
+	const char *kmod;       /* PMUK_SYM_KERNEL: "[name]" of a module, NULL: the kernel */
+	const char *name;       /* what frames call it: path, or perf's "[kernel.kallsyms]"
+				 * and "[name]" for the kernel and its modules */
+	uint8_t id[20];
+	uint8_t idn;            /* 0: no build-id recorded */
+	uint8_t kind;           /* enum pmuk_sym_kind */
+	int state;              /* 0 symbols, else why not (PMU_ENOENT, PMU_EFORMAT) */
+	struct pmuk_sym_seg seg[PMUK_SYM_SEGS];
+	unsigned nseg;
+	void *handle;           /* the backend's */
+};
+
+/* One mapping of one process: [start, end), addr - bias = the image's address. */
+struct pmuk_sym_map {
+	uint64_t start, end, bias, pgoff;
+	uint32_t img;
+};
+
+struct pmuk_sym_jit {           /* one line of /tmp/perf-PID.map */
+	uint64_t start, end;
+	const char *name;       /* interned */
+};
+
+struct pmuk_sym_proc {
+	int32_t pid;            /* -1: the kernel's mappings, seen by every process */
+	struct pmuk_sym_map *maps;  /* sorted by start, not overlapping */
+	size_t nmaps, capmaps;
+	int jit_loaded;         /* perf-PID.map read (or found missing) */
+	const char *jit_path;   /* interned, NULL when there is none */
+	struct pmuk_sym_jit *jit;   /* sorted by start */
+	size_t njit;
+	void *unwind;           /* the backend's unwinder of this process */
+	int unwind_stale;       /* maps changed since it was built */
+};
+
+struct pmuk_sym_ksym {          /* a text symbol of /proc/kallsyms */
+	uint64_t addr;
+	const char *name;       /* interned */
+	const char *kmod;       /* interned "[name]", NULL: the kernel */
+};
+
+struct pmuk_sym_kernel {
+	int loaded;             /* 1 read, -1 read and unusable (state says why) */
+	int state;              /* 0, or PMU_ENOENT (hidden: kptr_restrict) */
+	struct pmuk_sym_ksym *v;    /* sorted by addr */
+	size_t n;
+};
+
 struct pmu_symbolizer {
 	struct pmu_symbolizer_opts opts;
 	char *debug_path;       /* owned copy of opts.debug_path */
@@ -37,6 +101,19 @@ struct pmu_symbolizer {
 	struct pmuk_index strix;            /* their hash index */
 	struct pmu_frame chain[PMUK_SYM_DEPTH];
 	void *backend;
+	char *buildid_dir;      /* owned copy of opts.buildid_dir */
+	/* recording mode */
+	struct pmuk_sym_image *imgs;
+	size_t nimgs, capimgs;
+	struct pmuk_index imgix;            /* by path + build-id */
+	struct pmuk_sym_proc *procs;
+	size_t nprocs, capprocs;
+	struct pmuk_index procix;           /* by pid */
+	struct pmuk_sym_kernel kernel;
+	/* demangled names by the address of the mangled one */
+	struct pmuk_sym_dm { const char *in, *out; } *dm;
+	size_t dm_cap;
+	struct pmuk_index dmix;
 };
 
 /* A copy of s[0..len) that lives until the symbolizer closes; equal strings share
@@ -63,6 +140,44 @@ void pmuk_sym_hex(const uint8_t *id, size_t n, char *buf);
  * symbols (it stays registered; state says the same). resolve: the chain of addr
  * into s->chain, innermost first; the count, or a negative PMU_E* code. */
 int pmuk_sym_backend_open(struct pmu_symbolizer *s);
+/* Recording mode. image: opens img->path (or the build-id caches), fills seg[]
+ * and handle, returns 0 or why it has no symbols (img->state is set by the
+ * caller). resolve_image: the chain of an address of the image (link-time) into
+ * s->chain; the count or PMU_E*. image_close frees handle. */
+int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img);
+int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+				   uint64_t addr);
+void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img);
+/* DWARF unwinding of sample through the mappings of p; 0 or PMU_E*. */
+int pmuk_sym_backend_unwind(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
+			    const struct pmu_record *sample, uint64_t *ips, size_t max,
+			    size_t *n);
+void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc *p);
+
+/* Kernel (src/linux/kallsyms.c): checks the running kernel against img (its
+ * build-id) and loads /proc/kallsyms once; 0 or why not (*told: the reason was
+ * given with an earlier mapping, kallsyms being unreadable). resolve: the frame of
+ * addr (a kernel address inside map m of image img) into s->chain[0]. */
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told);
+void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
+			     const struct pmuk_sym_map *m, uint64_t addr);
+void pmuk_sym_kernel_free(struct pmu_symbolizer *s);
+
+/* JIT maps (src/core/perfmap.c): reads /tmp/perf-PID.map of p once; the entry
+ * holding addr or NULL. */
+const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
+					     struct pmuk_sym_proc *p, uint64_t addr);
+
+/* The demangled C++ or Rust name (interned), or name itself when it is no mangled
+ * name or demangling is off or unavailable (src/linux/demangle.c; Windows: name). */
+const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name);
+
+/* Recording mode's teardown (src/core/symbols_rec.c). */
+void pmuk_sym_rec_free(struct pmu_symbolizer *s);
+/* The truncation rule and demangling of pmu_symbolizer_resolve applied to k frames
+ * of s->chain, copied out. */
+int pmuk_sym_finish(struct pmu_symbolizer *s, int k, struct pmu_frame *frames, size_t max,
+		    size_t *n);
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr);
 void pmuk_sym_backend_close(struct pmu_symbolizer *s);

@@ -11,7 +11,8 @@
 
 #ifdef PMUKIT_HAVE_DW
 
-#include "linux/dw_cumap.h"
+#include "linux/dw_inline.h"
+#include "linux/symbols_dw.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -31,33 +32,30 @@
 struct fn_range {
 	Dwarf_Addr lo, hi;
 	Dwarf_Die die;
+	size_t fn;              /* its function's inline table in cu_index.fns */
 };
 
 struct cu_index {
 	Dwarf_Die cu;
 	struct fn_range *r;
 	size_t n;
+	struct pmuk_inl_fn *fns;   /* one per function, built on its first lookup */
+	size_t nfns, capfns;
 };
 
-struct dw {
-	Dwfl *dwfl;
-	Dwfl_Callbacks cb;
-	int refreshed;          /* live: maps re-read since the last hit */
-	struct cu_index *cus;   /* sorted by the address of the unit's DIE */
-	size_t ncus, capcus;
-	struct pmuk_cumaps cumaps; /* units by address where .debug_aranges falls short */
-};
-
-/* Both caches hold pointers into libdwfl's modules: forget them when modules may
- * have gone (live maps re-read). */
-static void forget_units(struct dw *d)
+void pmuk_dw_forget_units(struct pmuk_dw *d)
 {
-	for (size_t i = 0; i < d->ncus; i++)
+	for (size_t i = 0; i < d->ncus; i++) {
+		for (size_t j = 0; j < d->cus[i].nfns; j++)
+			pmuk_inl_free(&d->cus[i].fns[j]);
+		free(d->cus[i].fns);
 		free(d->cus[i].r);
+	}
 	free(d->cus);
 	d->cus = NULL;
 	d->ncus = d->capcus = 0;
 	pmuk_cumaps_clear(&d->cumaps);
+	pmuk_symtabs_clear(&d->symtabs);
 }
 
 /* Field 9 of /proc/PID/stat (the 7th after the parenthesised name) holds PF_KTHREAD. */
@@ -142,7 +140,7 @@ static int report_failed(pid_t pid, int err)
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 {
 	pid_t pid = s->opts.pid ? s->opts.pid : getpid();
-	struct dw *d;
+	struct pmuk_dw *d;
 	int err;
 
 	if (!s->opts.offline && is_kernel_thread(pid))
@@ -174,11 +172,11 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 
 void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 
 	if (!d)
 		return;
-	forget_units(d);
+	pmuk_dw_forget_units(d);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -280,7 +278,7 @@ out:
 
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmuk_sym_module *mod;
 	uint64_t bias, first, size;
 	Dwfl_Module *dm;
@@ -363,11 +361,14 @@ static int add_ranges(struct cu_index *c, size_t *cap, Dwarf_Die *parent)
 		}
 		if (tag != DW_TAG_subprogram)
 			continue;
+		if (pmuk_grow((void **)&c->fns, &c->capfns, c->nfns + 1, sizeof(*c->fns)))
+			return -1;
 		for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
 			if (pmuk_grow((void **)&c->r, cap, c->n + 1, sizeof(*c->r)))
 				return -1;
-			c->r[c->n++] = (struct fn_range){ lo, hi, d };
+			c->r[c->n++] = (struct fn_range){ lo, hi, d, c->nfns };
 		}
+		c->nfns++;
 	} while (dwarf_siblingof(&d, &d) == 0);
 	return 0;
 }
@@ -380,7 +381,7 @@ static int range_cmp(const void *a, const void *b)
 }
 
 /* The index of cu (NULL when out of memory: the caller walks the unit). */
-static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
+static struct cu_index *cu_index(struct pmuk_dw *d, Dwarf_Die *cu)
 {
 	size_t lo = 0, hi = d->ncus, cap = 0;
 	struct cu_index *c;
@@ -408,7 +409,7 @@ static struct cu_index *cu_index(struct dw *d, Dwarf_Die *cu)
 }
 
 /* scopes() from the unit's function index. */
-static void cu_scopes(struct dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
+static void cu_scopes(struct pmuk_dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
 {
 	struct cu_index *c = cu_index(d, cu);
 	size_t lo = 0, hi = c ? c->n : 0;
@@ -422,8 +423,11 @@ static void cu_scopes(struct dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *cha
 			hi = mid;
 	}
 	if (lo > 0 && pc < c->r[lo - 1].hi) {
-		chain[(*k)++] = c->r[lo - 1].die;
-		scopes(&c->r[lo - 1].die, pc, chain, k, 1);
+		struct fn_range *r = &c->r[lo - 1];
+
+		chain[(*k)++] = r->die;
+		if (pmuk_inl_scopes(&c->fns[r->fn], &r->die, pc, chain, k, PMUK_SYM_DEPTH))
+			scopes(&r->die, pc, chain, k, 1);
 		return;
 	}
 	if (!c || !c->n)
@@ -512,10 +516,10 @@ static int line_in_unit(Dwfl_Line *line, Dwarf_Die *cu, Dwarf_Addr addr)
 	return !ranges; /* no ranges to judge by: keep libdwfl's answer */
 }
 
-static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
+int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
 		      uint64_t addr)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmu_frame *f = &s->chain[0];
 	Dwarf_Die chain[PMUK_SYM_DEPTH], *cu;
 	Dwarf_Line *dline;
@@ -554,9 +558,10 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 	}
 	if (k)
 		n = inline_chain(s, cu, addr - bias, k, chain);
-	if (!k && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL))) {
-		/* No DWARF scope: the symbol table names the function (a linear
-		 * search in libdwfl, so only when DWARF has no answer). */
+	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off)) ||
+		   (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL)))) {
+		/* No DWARF scope: the symbol table names the function (libdwfl's
+		 * search is linear: a sorted table first). */
 		s->chain[0].function = name;
 		s->chain[0].symbol_offset = off;
 	}
@@ -565,7 +570,7 @@ static int resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pat
 
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 {
-	struct dw *d = s->backend;
+	struct pmuk_dw *d = s->backend;
 	struct pmuk_sym_module *m;
 	Dwfl_Module *dm;
 	const char *path;
@@ -578,13 +583,13 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 			pmuk_sym_module_frame(m, addr, &s->chain[0]);
 			return 1;
 		}
-		return resolve_in(s, m->handle, m->path, addr);
+		return pmuk_dw_resolve_in(s, m->handle, m->path, addr);
 	}
 	dm = dwfl_addrmodule(d->dwfl, addr);
 	if (!dm && !d->refreshed) {
 		/* The process may have loaded a library since: read its maps again. */
 		d->refreshed = 1;
-		forget_units(d);
+		pmuk_dw_forget_units(d);
 		dwfl_report_begin(d->dwfl);
 		dwfl_linux_proc_report(d->dwfl, s->opts.pid ? s->opts.pid : getpid());
 		dwfl_report_end(d->dwfl, NULL, NULL);
@@ -597,7 +602,7 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 				 s->opts.pid ? s->opts.pid : (int)getpid());
 	d->refreshed = 0;
 	path = dwfl_module_info(dm, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	return resolve_in(s, dm, path, addr);
+	return pmuk_dw_resolve_in(s, dm, path, addr);
 }
 
 #else /* !PMUKIT_HAVE_DW */

@@ -294,3 +294,76 @@ int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr)
 	frame_at(s, w, addr, -1, &s->chain[n]);
 	return n + 1;
 }
+
+/* Recording mode of ELF recordings (perf.data): DbgHelp reads no ELF build-ids
+ * nor DWARF CFI, and a Windows host has no kallsyms, so their mappings are kept
+ * and resolve to module + offset. */
+#define REC_WHY "symbols of a Linux recording (ELF modules, kallsyms, DWARF unwinding) " \
+	"are read on Linux: here its frames resolve to module + offset only"
+
+int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	(void)s;
+	return pmuk_fail(PMU_ENOTSUP, "%s: %s", img->path, REC_WHY);
+}
+
+int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+				   uint64_t addr)
+{
+	(void)s;
+	(void)img;
+	(void)addr;
+	return pmuk_fail(PMU_ENOTSUP, REC_WHY);
+}
+
+void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	(void)s;
+	(void)img;
+}
+
+int pmuk_sym_backend_unwind(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
+			    const struct pmu_record *sample, uint64_t *ips, size_t max,
+			    size_t *n)
+{
+	(void)s;
+	(void)p;
+	(void)sample;
+	(void)ips;
+	(void)max;
+	(void)n;
+	return pmuk_fail(PMU_ENOTSUP, "DWARF unwinding of recorded user stacks needs "
+			 "elfutils, which pmukit uses on Linux only: unwind on Linux");
+}
+
+void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
+{
+	(void)s;
+	(void)p;
+}
+
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
+{
+	(void)s;
+	*told = 0;
+	return pmuk_fail(PMU_ENOTSUP, "%s: %s", img->path, REC_WHY);
+}
+
+void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
+			     const struct pmuk_sym_map *m, uint64_t addr)
+{
+	s->chain[0] = (struct pmu_frame){ .module = img->name, .module_offset = addr - m->bias,
+					  .flags = PMU_FRAME_NOFILE };
+}
+
+void pmuk_sym_kernel_free(struct pmu_symbolizer *s)
+{
+	(void)s;
+}
+
+/* DbgHelp undecorates MSVC names itself (SYMOPT_UNDNAME). */
+const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name)
+{
+	(void)s;
+	return name;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* JIT code of recordings: /tmp/perf-PID.map, the file JIT compilers (V8, the JVM's
+ * perf-map-agent, LuaJIT, .NET with DOTNET_PerfMapEnabled) write for perf, one
+ * "START SIZE name" line per function, START and SIZE in hex. Read once per
+ * process, when an address of it lies in anonymous code or in no mapping. */
+#include "core/symbols_int.h"
+#include "core/error.h"
+#include "core/grow.h"
+#include "core/num.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_start(const void *a, const void *b)
+{
+	const struct pmuk_sym_jit *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* One line into j: 1, 0 when it is no entry, -1 without memory. */
+static int parse_line(struct pmu_symbolizer *s, char *line, struct pmuk_sym_jit *j)
+{
+	char *size = strchr(line, ' '), *name;
+	uint64_t len;
+
+	if (!size)
+		return 0;
+	*size++ = 0;
+	if (!(name = strchr(size, ' ')))
+		return 0;
+	*name++ = 0;
+	name[strcspn(name, "\r\n")] = 0;
+	if (pmuk_parse_u64(line, 16, &j->start) || pmuk_parse_u64(size, 16, &len) || !len ||
+	    j->start + len < j->start || !name[0])
+		return 0;
+	j->end = j->start + len;
+	return (j->name = pmuk_sym_intern(s, name, strlen(name))) ? 1 : -1;
+}
+
+static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
+{
+	char path[64], line[4096];
+	size_t cap = 0;
+	FILE *f;
+	int got;
+
+	p->jit_loaded = 1;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	p->jit_path = pmuk_sym_intern(s, path, strlen(path));
+	while (p->jit_path && fgets(line, sizeof(line), f)) {
+		if (pmuk_grow((void **)&p->jit, &cap, p->njit + 1, sizeof(*p->jit)))
+			break;
+		if ((got = parse_line(s, line, &p->jit[p->njit])) < 0)
+			break;
+		p->njit += (size_t)got;
+	}
+	fclose(f);
+	qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
+}
+
+const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
+					     struct pmuk_sym_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (p->pid <= 0)
+		return NULL;
+	if (!p->jit_loaded)
+		load(s, p);
+	hi = p->njit;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->jit[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Entries may nest or overlap: look back a few for one that holds addr. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)
+		if (addr < p->jit[i].end)
+			return &p->jit[i];
+	return NULL;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Function symbols by address (see dw_symtab.h): one sorted table per module,
+ * searched by bisection. */
+#ifdef PMUKIT_HAVE_DW
+
+#include "linux/dw_symtab.h"
+
+#include "core/grow.h"
+
+#include <gelf.h>
+#include <stdlib.h>
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct pmuk_symtab_entry *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Global names win over weak ones, weak over local ones (as dwfl_module_addrinfo
+ * prefers them). */
+static unsigned rank_of(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 2;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int build(struct pmuk_symtab *t)
+{
+	int count = dwfl_module_getsymtab(t->dm);
+	size_t cap = 0;
+
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(t->dm, i, &sym, &addr, &shndx, NULL,
+							   NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || !sym.st_size || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (pmuk_grow((void **)&t->v, &cap, t->n + 1, sizeof(*t->v)))
+			return -1;
+		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
+							   rank_of(&sym) };
+	}
+	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	return 0;
+}
+
+static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
+{
+	struct pmuk_symtab *t;
+
+	for (size_t i = 0; i < tabs->n; i++)
+		if (tabs->t[i].dm == dm)
+			return &tabs->t[i];
+	if (pmuk_grow((void **)&tabs->t, &tabs->cap, tabs->n + 1, sizeof(*tabs->t)))
+		return NULL;
+	t = &tabs->t[tabs->n];
+	*t = (struct pmuk_symtab){ .dm = dm };
+	if (build(t)) {
+		free(t->v);
+		return NULL;
+	}
+	tabs->n++;
+	return t;
+}
+
+const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
+			     GElf_Off *off)
+{
+	struct pmuk_symtab *t = table(tabs, dm);
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The nearest start below wins; a few more back for symbols that nest. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (addr < t->v[i].hi) {
+			*off = addr - t->v[i].lo;
+			return t->v[i].name;
+		}
+	return NULL;
+}
+
+void pmuk_symtabs_clear(struct pmuk_symtabs *tabs)
+{
+	for (size_t i = 0; i < tabs->n; i++)
+		free(tabs->t[i].v);
+	free(tabs->t);
+	*tabs = (struct pmuk_symtabs){ 0 };
+}
+
+#endif

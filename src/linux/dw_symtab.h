@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_LINUX_DW_SYMTAB_H
+#define PMUK_LINUX_DW_SYMTAB_H
+
+/* The function symbols of a module sorted by address: dwfl_module_addrinfo
+ * searches the symbol table linearly on every call, which dominates the cost of
+ * the addresses DWARF does not cover (startup code, assembly, stripped parts). */
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+
+struct pmuk_symtab_entry {
+	GElf_Addr lo, hi;       /* [lo, hi), addresses of the Dwfl (bias included) */
+	const char *name;       /* owned by libdwfl while the module lives */
+	unsigned rank;          /* among symbols at one address the highest wins */
+};
+
+struct pmuk_symtab {
+	Dwfl_Module *dm;
+	struct pmuk_symtab_entry *v;
+	size_t n;
+};
+
+struct pmuk_symtabs {
+	struct pmuk_symtab *t;
+	size_t n, cap;
+};
+
+/* The sized function symbol holding addr in dm (its table built on first use),
+ * *off set to addr - its start; NULL when none holds it or without memory (the
+ * caller then asks dwfl_module_addrinfo). */
+const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
+			     GElf_Off *off);
+/* Forgets every table: modules may have been removed. */
+void pmuk_symtabs_clear(struct pmuk_symtabs *tabs);
+
+#endif

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/* The symbolizer's recording mode on real files: this test program's executable,
+ * mapped for made-up processes from its /proc/self/maps line, found at its path,
+ * in a ~/.debug-style build-id cache (temporary HOME, and the buildid_dir option)
+ * or flagged stale (a copy with another build-id) or missing; one image for many
+ * processes; a mapping laid over another; kernel frames through /proc/kallsyms
+ * (`schedule`, as root); JIT frames through a /tmp/perf-PID.map the test writes;
+ * C++ and Rust names demangled, or not with no_demangle. Skips (77) without libdw. */
+#include <elf.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pmukit/error.h>
+#include <pmukit/symbols.h>
+
+#include "core/symbols_int.h"
+
+static char exe[4096], tmp[] = "/tmp/pmukit-symrec-XXXXXX";
+static uint8_t build_id[20];
+static size_t build_id_size;
+static uint64_t map_start, map_end, map_pgoff;
+
+__attribute__((noinline)) int rec_target(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 7 + 1;
+}
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+
+		while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_descsz <= 20) {
+				memcpy(build_id, desc, nh->n_descsz);
+				build_id_size = nh->n_descsz;
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1;   /* the first object is the executable */
+}
+
+/* The name pmukit gives a mangled one: demangled when built with libiberty. */
+static const char *dm(const char *mangled, const char *demangled)
+{
+#ifdef PMUKIT_HAVE_IBERTY
+	(void)mangled;
+	return demangled;
+#else
+	(void)demangled;
+	return mangled;
+#endif
+}
+
+static void run(const char *cmd)
+{
+	assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **state)
+{
+	struct pmu_symbolizer *s;
+	char line[8192], perm[8], path[4096];
+	unsigned long long a, b, off;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+	int err;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	dl_iterate_phdr(find_build_id, NULL);
+	assert_true(build_id_size > 0);
+	assert_non_null(f = fopen("/proc/self/maps", "r"));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off, path) == 5 &&
+		    perm[2] == 'x' && !strcmp(path, exe) && (uintptr_t)&rec_target >= a &&
+		    (uintptr_t)&rec_target < b) {
+			map_start = a;
+			map_end = b;
+			map_pgoff = off;
+		}
+	fclose(f);
+	assert_true(map_end > map_start);
+	assert_non_null(mkdtemp(tmp));
+	err = pmu_symbolizer_open(NULL, &s);
+	if (err == PMU_ENOTSUP) {
+		fprintf(stderr, "skip: %s\n", pmu_error_detail());
+		exit(77);
+	}
+	assert_int_equal(err, 0);
+	pmu_symbolizer_close(s);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[4200];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd);
+}
+
+static struct pmu_symbolizer *open_rec(const char *buildid_dir, int no_demangle)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .buildid_dir = buildid_dir,
+		 .no_demangle = no_demangle);
+	struct pmu_symbolizer *s;
+
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	return s;
+}
+
+/* An MMAP record of the executable's code mapping, as if path held it in pid. */
+static struct pmu_record mmap_rec(int32_t pid, const char *path, const uint8_t *id, size_t idn)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
+
+	r.mmap.start = map_start;
+	r.mmap.len = map_end - map_start;
+	r.mmap.pgoff = map_pgoff;
+	r.mmap.path = path;
+	if (idn)
+		memcpy(r.mmap.build_id, id, idn);
+	r.mmap.build_id_size = (uint8_t)idn;
+	return r;
+}
+
+static void assert_target(struct pmu_symbolizer *s, int32_t pid, const char *module)
+{
+	struct pmu_frame f[8];
+	size_t n;
+
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, (uintptr_t)&rec_target + 1, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, "rec_target");
+	assert_int_equal(f[0].symbol_offset, 1);
+	assert_string_equal(f[0].module, module);
+	assert_non_null(strstr(f[0].file, "test_symbols_rec.c"));
+	assert_int_equal(f[0].flags, 0);
+}
+
+static void assert_flag(struct pmu_symbolizer *s, int32_t pid, unsigned flag)
+{
+	struct pmu_frame f[8];
+	size_t n;
+
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, (uintptr_t)&rec_target, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, flag);
+}
+
+static void test_path_and_processes(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(100, exe, build_id, build_id_size);
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	r.pid = 200;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	r = mmap_rec(300, exe, NULL, 0);   /* no build-id recorded: the file as it is */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 100, exe);
+	assert_target(s, 200, exe);
+	assert_target(s, 300, exe);
+	assert_int_equal(s->nimgs, 2);     /* one per path + build-id, not per process */
+	{
+		char deleted[4200];
+
+		/* the kernel's name of a file replaced since: the file at the path is
+		 * taken back when its build-id is the recorded one */
+		snprintf(deleted, sizeof(deleted), "%s (deleted)", exe);
+		r = mmap_rec(301, deleted, build_id, build_id_size);
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+		assert_target(s, 301, deleted);
+		r = mmap_rec(302, deleted, NULL, 0);   /* without one, no names */
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+		assert_flag(s, 302, PMU_FRAME_NOFILE);
+	}
+	/* another process maps nothing there */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 400, (uintptr_t)&rec_target, f, 8, &n),
+			 PMU_ENOENT);
+	/* an anonymous mapping laid over the middle of pid 100's replaces that part */
+	r = mmap_rec(100, "//anon", NULL, 0);
+	r.mmap.start = (uintptr_t)&rec_target & ~(uint64_t)0xfff;
+	r.mmap.len = 0x1000;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 100, (uintptr_t)&rec_target, f, 8, &n), 0);
+	assert_string_equal(f[0].module, "//anon");
+	assert_null(f[0].function);
+	assert_target(s, 200, exe);
+	/* what lies past the anonymous page is still the executable, at its place */
+	if (r.mmap.start + 0x1000 < map_end) {
+		uint64_t after = r.mmap.start + 0x1000, before = r.mmap.start - 1;
+		struct pmu_frame g[8];
+		size_t k;
+
+		assert_int_equal(pmu_symbolizer_resolve_pid(s, 100, after, f, 8, &n), 0);
+		assert_int_equal(pmu_symbolizer_resolve_pid(s, 200, after, g, 8, &k), 0);
+		assert_string_equal(f[0].module, exe);
+		assert_int_equal(f[0].module_offset, g[0].module_offset);
+		if (before >= map_start) {
+			assert_int_equal(pmu_symbolizer_resolve_pid(s, 100, before, f, 8, &n), 0);
+			assert_int_equal(pmu_symbolizer_resolve_pid(s, 200, before, g, 8, &k), 0);
+			assert_int_equal(f[0].module_offset, g[0].module_offset);
+		}
+	}
+	r.kind = PMU_RECORD_COMM;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EINVAL);
+	pmu_symbolizer_close(s);
+}
+
+/* A copy of the executable whose build-id differs in one byte. */
+static void make_stale_copy(const char *path)
+{
+	FILE *f;
+	long size;
+	uint8_t *buf, *p;
+
+	assert_non_null(f = fopen(exe, "rb"));
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	assert_non_null(buf = malloc((size_t)size));
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	assert_non_null(p = memmem(buf, (size_t)size, build_id, build_id_size));
+	p[0] ^= 0xff;
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(buf, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	free(buf);
+}
+
+static void test_stale_missing(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	char stale[4200], missing[4200];
+	struct pmu_record r;
+
+	(void)state;
+	snprintf(stale, sizeof(stale), "%s/stale-copy", tmp);
+	snprintf(missing, sizeof(missing), "%s/no-such-file", tmp);
+	make_stale_copy(stale);
+	setenv("HOME", tmp, 1);  /* an empty build-id cache */
+	r = mmap_rec(1, stale, build_id, build_id_size);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "stale"));
+	r.pid = 2;  /* said once per file */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_flag(s, 1, PMU_FRAME_STALE);
+	assert_flag(s, 2, PMU_FRAME_STALE);
+	r = mmap_rec(3, missing, build_id, build_id_size);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_flag(s, 3, PMU_FRAME_NOFILE);
+	r = mmap_rec(4, missing, NULL, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_flag(s, 4, PMU_FRAME_NOFILE);
+	r = mmap_rec(5, "/proc/self/status", NULL, 0);   /* there, but no ELF file */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "not an ELF file"));
+	assert_flag(s, 5, PMU_FRAME_STALE);
+	pmu_symbolizer_close(s);
+}
+
+/* The stale copy's recorded build-id found in a perf-style cache under dir. */
+static void test_buildid_cache(void **state)
+{
+	char stale[4200], dir[4200], cmd[13000], hex[41];
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+
+	(void)state;
+	snprintf(stale, sizeof(stale), "%s/stale-copy2", tmp);
+	make_stale_copy(stale);
+	pmuk_sym_hex(build_id, build_id_size, hex);
+	snprintf(dir, sizeof(dir), "%s/home/.debug/.build-id/%.2s/%s", tmp, hex, hex + 2);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/elf'", dir, exe, dir);
+	run(cmd);
+	/* $HOME/.debug */
+	snprintf(dir, sizeof(dir), "%s/home", tmp);
+	setenv("HOME", dir, 1);
+	s = open_rec(NULL, 0);
+	r = mmap_rec(7, stale, build_id, build_id_size);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 7, stale);   /* named as recorded, read from the cache */
+	pmu_symbolizer_close(s);
+	/* the buildid_dir option instead of $HOME */
+	setenv("HOME", tmp, 1);
+	snprintf(dir, sizeof(dir), "%s/home/.debug", tmp);
+	s = open_rec(dir, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 7, stale);
+	pmu_symbolizer_close(s);
+	s = open_rec(NULL, 0);   /* neither: stale */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_flag(s, 7, PMU_FRAME_STALE);
+	pmu_symbolizer_close(s);
+}
+
+static void test_perf_map(void **state)
+{
+	const int32_t pid = 0x3fffff00;   /* above pid_max: nobody's */
+	char path[64];
+	struct pmu_symbolizer *s;
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
+	struct pmu_frame f[4];
+	size_t n;
+	FILE *m;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	assert_non_null(m = fopen(path, "w"));
+	fprintf(m, "7f0000001000 100 LazyCompile:~hello /app.js:3\n"
+		"0x7f0000001200 0x40 _ZN3foo3barEv\n"
+		"7f0000002000 80 _ZN4core3fmt5write17h0123456789abcdefE\n"
+		"7f0000003000 20 _RNvNtCs1234_7mycrate3foo3bar\n"
+		"garbage line\n");
+	fclose(m);
+	s = open_rec(NULL, 0);
+	r.mmap.start = 0x7f0000000000;
+	r.mmap.len = 0x2000;
+	r.mmap.path = "//anon";
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001010, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "LazyCompile:~hello /app.js:3");
+	assert_int_equal(f[0].symbol_offset, 0x10);
+	assert_string_equal(f[0].module, path);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
+	assert_string_equal(f[0].function, dm("_ZN3foo3barEv", "foo::bar()"));
+	/* no mapping at all, still in the map file */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000002010, f, 4, &n), 0);
+	assert_string_equal(f[0].function, dm("_ZN4core3fmt5write17h0123456789abcdefE",
+					      "core::fmt::write"));
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000003000, f, 4, &n), 0);
+	assert_string_equal(f[0].function, dm("_RNvNtCs1234_7mycrate3foo3bar",
+					      "mycrate::foo::bar"));
+	/* anonymous code no line names */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001900, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_string_equal(f[0].module, "//anon");
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000009000, f, 4, &n), PMU_ENOENT);
+	pmu_symbolizer_close(s);
+	s = open_rec(NULL, 1);   /* no_demangle */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "_ZN3foo3barEv");
+	pmu_symbolizer_close(s);
+	unlink(path);
+}
+
+static void test_demangle(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+
+	(void)state;
+#ifndef PMUKIT_HAVE_IBERTY
+	pmu_symbolizer_close(s);
+	skip();   /* built without libiberty (libiberty-dev): names stay mangled */
+#endif
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar()");
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar()"); /* cached */
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3std2rt10lang_start17h4cbf5a9dfd1b7f1bE"),
+			    "std::rt::lang_start");
+	assert_string_equal(pmuk_sym_demangle(s, "_RNvCsfRSI5gL4tk6_7example4main"),
+			    "example::main");
+	assert_string_equal(pmuk_sym_demangle(s, "main"), "main");
+	assert_string_equal(pmuk_sym_demangle(s, "_Znot_mangled"), "_Znot_mangled");
+	pmu_symbolizer_close(s);
+}
+
+/* The running kernel's text symbol name's address, or 0. */
+static uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name) &&
+		    (type == 'T' || type == 't')) {
+			found = a;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static size_t kernel_build_id(uint8_t *id)
+{
+	uint8_t buf[4096];
+	size_t len, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "rb");
+
+	if (!f)
+		return 0;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 12 <= len) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && dsz <= 20) {
+			memcpy(id, buf + off + 12 + 4, dsz);
+			return dsz;
+		}
+		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+/* A module's text symbol named in its own mapping ("[name]" as kallsyms spells
+ * it): the first module symbol of /proc/kallsyms, if any module is loaded (this
+ * kernel's ftrace trampolines count). */
+static void module_symbol(void)
+{
+	char line[512], sym[256], mod[256], type, path[260];
+	unsigned long long a = 0;
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	int found = 0;
+	size_t n;
+	FILE *k = fopen("/proc/kallsyms", "r");
+
+	while (k && !found && fgets(line, sizeof(line), k))
+		found = sscanf(line, "%llx %c %255s %255s", &a, &type, sym, mod) == 4 && a &&
+			(type == 't' || type == 'T') && mod[0] == '[';
+	if (k)
+		fclose(k);
+	if (!found)
+		return;
+	snprintf(path, sizeof(path), "%s", mod);
+	r.mmap = (struct pmu_mmap){ .start = a & ~(uint64_t)0xfff, .len = 0x2000, .path = path };
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, a, f, 4, &n), 0);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, sym);
+	assert_string_equal(f[0].module, path);
+	pmu_symbolizer_close(s);
+}
+
+static void test_kallsyms(void **state)
+{
+	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	uint8_t id[20];
+	size_t idn = kernel_build_id(id), n;
+
+	(void)state;
+	if (!text || !sched)
+		skip();   /* not root, or kptr_restrict hides the addresses */
+	r.mmap.start = text;
+	r.mmap.len = UINT64_MAX - text;
+	r.mmap.pgoff = text;
+	r.mmap.path = "[kernel.kallsyms]_text";
+	memcpy(r.mmap.build_id, id, idn);
+	r.mmap.build_id_size = (uint8_t)idn;
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	/* kernel frames in any process */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "schedule");
+	assert_int_equal(f[0].symbol_offset, 4);
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");   /* as perf names it */
+	assert_int_equal(f[0].flags, 0);
+	pmu_symbolizer_close(s);
+	/* a module's mapping over kernel text: kallsyms' kernel names are not its */
+	s = open_rec(NULL, 0);
+	r.mmap = (struct pmu_mmap){ .start = sched & ~(uint64_t)0xfff, .len = 0x2000,
+				    .path = "[nosuchmod]" };
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_string_equal(f[0].module, "[nosuchmod]");
+	r.mmap.path = "/lib/modules/6.1.0/kernel/net/nf-tables.ko.xz";  /* named as kallsyms does */
+	r.pid = 4242;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 1, sched + 4, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_string_equal(f[0].module, "[nf_tables]");
+	r.pid = -1;
+	pmu_symbolizer_close(s);
+	module_symbol();
+	if (!idn)
+		return;
+	r.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	memcpy(r.mmap.build_id, id, idn);
+	r.mmap.build_id_size = (uint8_t)idn;
+	/* another kernel's recording */
+	r.mmap.build_id[0] ^= 0xff;
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, PMU_FRAME_STALE);
+	pmu_symbolizer_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_and_processes),
+		cmocka_unit_test(test_stale_missing),
+		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
