@@ -316,13 +316,15 @@ int pmu_caps_write_text(const struct pmu_caps *caps, FILE *f)
 	return ferror(f) ? pmuk_fail(PMU_EIO, "writing the capability matrix failed") : 0;
 }
 
-int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, int pretty)
+int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, unsigned flags)
 {
 	struct pmuk_json j;
+	int err;
 
-	if (!caps || !f)
-		return pmuk_fail(PMU_EINVAL, "pmu_caps_write_json needs a matrix and a stream");
-	pmuk_json_init(&j, f, pretty);
+	if (!caps)
+		return pmuk_fail(PMU_EINVAL, "pmu_caps_write_json needs a matrix");
+	if ((err = pmuk_json_open(&j, f, flags, "pmu_caps_write_json")))
+		return err;
 	pmuk_json_obj_begin(&j, NULL);
 	pmuk_json_obj_begin(&j, "host");
 	pmuk_json_str(&j, "os", caps->host.os);

@@ -28,7 +28,7 @@ int cmd_caps(int argc, char **argv)
 	err = pmu_caps_probe(&caps);
 	if (err)
 		return tool_error("caps", "probing this host", err);
-	err = json ? pmu_caps_write_json(caps, stdout, 1) : pmu_caps_write_text(caps, stdout);
+	err = json ? pmu_caps_write_json(caps, stdout, PMU_JSON_PRETTY) : pmu_caps_write_text(caps, stdout);
 	pmu_caps_free(caps);
 	if (!err && fflush(stdout))
 		return 1;
