@@ -88,13 +88,23 @@ static void fork_release(void)
 {
 	pmuk_unlock(&lock);
 }
+
+static void free_threads(void);
+
+/* The child's table starts empty: the threads listed are its parent's (their
+ * counters count the parent), and the child has but the one that forked. */
+static void fork_child(void)
+{
+	free_threads();
+	pmuk_unlock(&lock);
+}
 #endif
 
 static void make_key(void)
 {
 	key_ok = pmuk_tkey_create(&key, thread_gone) == 0;
 #ifndef _WIN32
-	pthread_atfork(fork_prepare, fork_release, fork_release);
+	pthread_atfork(fork_prepare, fork_release, fork_child);
 #endif
 }
 
@@ -116,9 +126,9 @@ static void free_thread(struct rthread *t)
 	free(t);
 }
 
-void pmu_regions_fini(void)
+/* Called with the lock held. */
+static void free_threads(void)
 {
-	pmuk_lock(&lock);
 	while (threads) {
 		struct rthread *t = threads;
 
@@ -126,6 +136,12 @@ void pmu_regions_fini(void)
 		free_thread(t);
 	}
 	threads_tail = &threads;
+}
+
+void pmu_regions_fini(void)
+{
+	pmuk_lock(&lock);
+	free_threads();
 	free(evs);
 	evs = NULL;
 	nev = 0;

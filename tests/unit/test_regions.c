@@ -232,6 +232,8 @@ static void test_forked_child(void **state)
 		assert_int_equal(calls, 1);
 		assert_true(sum >= PAGES);
 	}
+	/* the parent's thread and its region are the parent's: not in the child's table */
+	assert_null(strstr(text, "parent"));
 	free(text);
 	pmu_regions_fini();
 }

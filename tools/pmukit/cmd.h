@@ -29,6 +29,10 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json);
  * verb then shows its usage or a hint. argv[0] is the verb. */
 int tool_bad_option(char **argv, int opt, const struct option *longopts);
 
+/* A word a verb that takes no operands was given ("pmukit caps x"): says
+ * "pmukit VERB: unexpected argument 'x'" and returns 2. */
+int tool_bad_operand(char **argv, const char *word);
+
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);
 /* Flushes stdout: a write that failed (a full disk, a closed pipe) is said, naming

@@ -81,7 +81,7 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
 		}
 	}
 	if (optind < argc) {	/* these verbs take no operands */
-		fprintf(stderr, "pmukit %s: unknown option '%s'\n", argv[0], argv[optind]);
+		tool_bad_operand(argv, argv[optind]);
 		usage(stderr);
 		return 2;
 	}

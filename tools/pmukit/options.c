@@ -77,3 +77,9 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 		fprintf(stderr, "pmukit %s: unknown option '-%c'\n", verb, optopt);
 	return 2;
 }
+
+int tool_bad_operand(char **argv, const char *word)
+{
+	fprintf(stderr, "pmukit %s: unexpected argument '%s'\n", argv[0], word);
+	return 2;
+}
