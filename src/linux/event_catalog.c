@@ -237,7 +237,7 @@ static void add_tracepoints(struct cat *c)
 			e->usable = 0;
 			snprintf(e->desc, sizeof(e->desc), "kernel tracepoints");
 			snprintf(e->reason, sizeof(e->reason), "%s",
-				 err == PMU_EPERM ? PMUK_TRACEFS_PERM_HINT : pmuk_tracefs_hint());
+				 pmuk_tracefs_hint(err));
 		}
 		return;
 	}

@@ -33,6 +33,11 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts);
  * "pmukit VERB: unexpected argument 'x'" and returns 2. */
 int tool_bad_operand(char **argv, const char *word);
 
+/* The exit status a shell gives for a command's wait status (pmu_command_wait):
+ * its exit code, or 128 + the signal that killed it (POSIX); on Windows the exit
+ * code as is. */
+int tool_exit_status(int wait_status);
+
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);
 /* Flushes stdout: a write that failed (a full disk, a closed pipe) is said, naming

@@ -6,6 +6,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 /* getopt_long's '?' for a prefix of several long options (--per): says which, 1. */
 static int ambiguous(const char *verb, const char *arg, const struct option *longopts)
@@ -76,6 +79,19 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 	else
 		fprintf(stderr, "pmukit %s: unknown option '-%c'\n", verb, optopt);
 	return 2;
+}
+
+int tool_exit_status(int wait_status)
+{
+#ifdef _WIN32
+	return wait_status;	/* the exit code itself, NTSTATUS codes included */
+#else
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 1;
+#endif
 }
 
 int tool_bad_operand(char **argv, const char *word)

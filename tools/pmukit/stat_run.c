@@ -45,15 +45,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int exit_code(int wait_status)
-{
-	if (WIFEXITED(wait_status))
-		return WEXITSTATUS(wait_status);
-	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
-	return 1;
-}
-
 /* duration_time reads ns of wall-clock time in every scope (aggregate, each CPU). */
 static void set_duration(const struct run *r, struct pmu_reading *rd, double ns)
 {
@@ -254,7 +245,7 @@ static int reaped(struct run *r)
 	}
 	if (si.si_pid == 0 || pmu_command_wait(r->cmd, &status))
 		return 0;
-	r->exit_status = exit_code(status);
+	r->exit_status = tool_exit_status(status);
 	/* a command that ignored the signal and ended on its own was counted whole */
 	if (WIFEXITED(status))
 		r->interrupted = 0;
