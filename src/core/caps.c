@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The capability matrix model and its writers; OS-independent. */
 #include "core/caps_model.h"
+#include "core/grow.h"
 #include "core/error.h"
 #include "core/json.h"
 
@@ -172,16 +173,9 @@ void pmuk_caps_fact(struct pmu_caps *c, enum pmu_concern concern, const char *ke
 
 	if (!c)
 		return;
-	if (c->nfacts == c->capfacts) {
-		size_t n = c->capfacts ? c->capfacts * 2 : 32;
-		struct fact_slot **p = realloc(c->facts, n * sizeof(*p));
-
-		if (!p) {
-			c->failed = 1;
-			return;
-		}
-		c->facts = p;
-		c->capfacts = n;
+	if (pmuk_grow((void **)&c->facts, &c->capfacts, c->nfacts + 1, sizeof(*c->facts))) {
+		c->failed = 1;
+		return;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
