@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The capability matrix model and its writers; OS-independent. */
+/* The capability matrix: its front (pmu_caps_probe), model and writers; OS-independent. */
 #include "core/caps_model.h"
 #include "core/grow.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/os_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -207,6 +208,16 @@ int pmuk_caps_failed(const struct pmu_caps *c)
 {
 	return c->failed ? pmuk_fail(PMU_ENOMEM, "out of memory while building the capability matrix")
 			 : 0;
+}
+
+/* The front: the OS backend (src/linux/caps_linux.c, src/windows/caps_win.c) builds
+ * the matrix with the pmuk_caps_* setters above. */
+int pmu_caps_probe(struct pmu_caps **out)
+{
+	if (!out)
+		return pmuk_fail(PMU_EINVAL, "pmu_caps_probe needs somewhere to store the matrix");
+	*out = NULL;
+	return pmuk_os_caps_probe(out);
 }
 
 void pmu_caps_free(struct pmu_caps *caps)

@@ -225,6 +225,9 @@ static void test_model_and_writers(void **state)
 	free(buf);
 	pmu_caps_free(c);
 	assert_int_equal(pmu_caps_write_text(NULL, stdout), PMU_EINVAL);
+	/* the front checks before any OS backend runs */
+	assert_int_equal(pmu_caps_probe(NULL), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "pmu_caps_probe"));
 }
 
 /* --- judges on fixtures ---------------------------------------------------- */
