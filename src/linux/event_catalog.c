@@ -179,9 +179,7 @@ static void add_pfm(struct cat *c)
 	if (!pmuk_pfm_ready())
 		return;
 	pfm_for_all_pmus(p) {
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || pi.type == PFM_PMU_TYPE_OS_GENERIC)
+		if (!pmuk_pfm_pmu_info(p, &pi) || pi.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
 		if (pi.is_dfl && !have_dfl) {
 			dfl = pi;

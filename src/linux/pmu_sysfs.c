@@ -46,6 +46,13 @@ int pmuk_pfm_ready(void)
 	return pfm_ok;
 }
 
+int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->size = sizeof(*pi);
+	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS;
+}
+
 static int pfm_is_atom(const pfm_pmu_info_t *pi)
 {
 	static const char *const atomish[] = { "atom", "grt", "cmt", "gracemont", "crestmont", "tremont" };
@@ -67,9 +74,7 @@ static void pfm_counters(const char *name, int *gp, int *fixed)
 	if (!pmuk_pfm_ready())
 		return;
 	pfm_for_all_pmus(p) {
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present ||
+		if (!pmuk_pfm_pmu_info(p, &pi) || !pi.is_present ||
 		    pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		if (found && pfm_is_atom(&pi) != want_atom)

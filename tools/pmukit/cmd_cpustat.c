@@ -302,13 +302,8 @@ static int parse_args(int argc, char **argv, double *interval, int *json,
 			*json = 1;
 		} else if (opt == 'n') {
 			opts->windows_ntqsi = 1;
-		} else if (opt == 'h') {
-			usage(stdout);
-			return 0;
 		} else {
-			tool_bad_option(argv, opt, longopts);
-			usage(stderr);
-			return 2;
+			return tool_help_or_bad_option(argv, opt, longopts, usage);
 		}
 	}
 	if (optind < argc) {	/* cpustat takes no operands */

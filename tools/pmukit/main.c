@@ -71,13 +71,8 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (opt == 'j') {
 			*json = 1;
-		} else if (opt == 'h') {
-			usage(stdout);
-			return 0;
 		} else {
-			tool_bad_option(argv, opt, longopts);
-			usage(stderr);
-			return 2;
+			return tool_help_or_bad_option(argv, opt, longopts, usage);
 		}
 	}
 	if (optind < argc) {	/* these verbs take no operands */

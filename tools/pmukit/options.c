@@ -81,6 +81,18 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 	return 2;
 }
 
+int tool_help_or_bad_option(char **argv, int opt, const struct option *longopts,
+			    void (*usage)(FILE *f))
+{
+	if (opt == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	tool_bad_option(argv, opt, longopts);
+	usage(stderr);
+	return 2;
+}
+
 int tool_exit_status(int wait_status)
 {
 #ifdef _WIN32
