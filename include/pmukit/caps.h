@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <pmukit/json.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -80,7 +82,7 @@ const char *pmu_cap_status_name(enum pmu_cap_status status);
 /* The matrix as aligned text (table, what to do, facts) or as one JSON object:
  * { "host": {...}, "concerns": [{id, name, status, reason, remedy}], "facts": [...] }. */
 int pmu_caps_write_text(const struct pmu_caps *caps, FILE *f);
-int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, int pretty);
+int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, unsigned flags); /* pmukit/json.h */
 
 #ifdef __cplusplus
 }

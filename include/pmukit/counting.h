@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <pmukit/events.h>
+#include <pmukit/json.h>
 #include <pmukit/opts.h>
 
 #ifdef __cplusplus
@@ -116,8 +117,10 @@ void pmu_counters_close(struct pmu_counters *c);
 int pmu_regions_init(const char *event_spec); /* NULL: default events for this host */
 int pmu_region_begin(const char *name);
 int pmu_region_end(const char *name);
-/* Writes the table (text) or a JSON object ("regions": [...]). */
-int pmu_regions_write(FILE *f, int json);
+/* Writes the table as aligned text, or as one JSON object ("regions": [...];
+ * flags: pmukit/json.h). */
+int pmu_regions_write_text(FILE *f);
+int pmu_regions_write_json(FILE *f, unsigned flags);
 void pmu_regions_fini(void);
 
 #ifdef __cplusplus

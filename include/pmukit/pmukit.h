@@ -9,6 +9,7 @@
 #include <pmukit/events.h>
 #include <pmukit/opts.h>
 #include <pmukit/counting.h>
+#include <pmukit/metrics.h>
 #include <pmukit/sampling.h>
 #include <pmukit/report.h>
 #include <pmukit/trace.h>

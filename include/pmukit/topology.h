@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pmukit/json.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -134,7 +136,7 @@ const char *pmu_cache_type_name(enum pmu_cache_type type); /* "unified", "data",
 /* One JSON object with the arrays packages, dies, cores, cpus, caches and
  * numa_nodes; their members carry the names of the struct fields above
  * (node -> numa_node, memory -> memory_bytes, type -> core_type / type). */
-int pmu_topology_write_json(const struct pmu_topology *t, FILE *f);
+int pmu_topology_write_json(const struct pmu_topology *t, FILE *f, unsigned flags); /* pmukit/json.h */
 /* One screen of aligned text for people. */
 int pmu_topology_write_text(const struct pmu_topology *t, FILE *f);
 

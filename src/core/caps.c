@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The capability matrix model and its writers; OS-independent. */
+/* The capability matrix: its front (pmu_caps_probe), model and writers; OS-independent. */
 #include "core/caps_model.h"
+#include "core/grow.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/os_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -172,16 +174,9 @@ void pmuk_caps_fact(struct pmu_caps *c, enum pmu_concern concern, const char *ke
 
 	if (!c)
 		return;
-	if (c->nfacts == c->capfacts) {
-		size_t n = c->capfacts ? c->capfacts * 2 : 32;
-		struct fact_slot **p = realloc(c->facts, n * sizeof(*p));
-
-		if (!p) {
-			c->failed = 1;
-			return;
-		}
-		c->facts = p;
-		c->capfacts = n;
+	if (pmuk_grow((void **)&c->facts, &c->capfacts, c->nfacts + 1, sizeof(*c->facts))) {
+		c->failed = 1;
+		return;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
@@ -213,6 +208,16 @@ int pmuk_caps_failed(const struct pmu_caps *c)
 {
 	return c->failed ? pmuk_fail(PMU_ENOMEM, "out of memory while building the capability matrix")
 			 : 0;
+}
+
+/* The front: the OS backend (src/linux/caps_linux.c, src/windows/caps_win.c) builds
+ * the matrix with the pmuk_caps_* setters above. */
+int pmu_caps_probe(struct pmu_caps **out)
+{
+	if (!out)
+		return pmuk_fail(PMU_EINVAL, "pmu_caps_probe needs somewhere to store the matrix");
+	*out = NULL;
+	return pmuk_os_caps_probe(out);
 }
 
 void pmu_caps_free(struct pmu_caps *caps)
@@ -316,13 +321,15 @@ int pmu_caps_write_text(const struct pmu_caps *caps, FILE *f)
 	return ferror(f) ? pmuk_fail(PMU_EIO, "writing the capability matrix failed") : 0;
 }
 
-int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, int pretty)
+int pmu_caps_write_json(const struct pmu_caps *caps, FILE *f, unsigned flags)
 {
 	struct pmuk_json j;
+	int err;
 
-	if (!caps || !f)
-		return pmuk_fail(PMU_EINVAL, "pmu_caps_write_json needs a matrix and a stream");
-	pmuk_json_init(&j, f, pretty);
+	if (!caps)
+		return pmuk_fail(PMU_EINVAL, "pmu_caps_write_json needs a matrix");
+	if ((err = pmuk_json_open(&j, f, flags, "pmu_caps_write_json")))
+		return err;
 	pmuk_json_obj_begin(&j, NULL);
 	pmuk_json_obj_begin(&j, "host");
 	pmuk_json_str(&j, "os", caps->host.os);

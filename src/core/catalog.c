@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/catalog.h"
+#include "core/grow.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -76,16 +77,9 @@ struct pmu_event_info *pmuk_catalog_add(struct pmuk_catalog *c, const char *name
 
 	if (c->oom || !pmuk_catalog_matches(c->pattern, name))
 		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct pmu_event_info *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v) {
-			c->oom = 1;
-			return NULL;
-		}
-		c->v = v;
-		c->cap = cap;
+	if (pmuk_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v))) {
+		c->oom = 1;
+		return NULL;
 	}
 	e = &c->v[c->n++];
 	memset(e, 0, sizeof(*e));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Linux-style CPU lists ("0-3,8,10-11"): the format of sysfs and of the command line. */
 #include "core/cpulist.h"
+#include "core/grow.h"
 #include "core/error.h"
 
 #include <pmukit/topology.h>
@@ -49,13 +50,10 @@ int pmuk_cpulist_parse(const char *s, int **out, size_t *n)
 		if (b - a > 1 << 20)
 			goto bad;
 		for (long i = a; i <= b; i++) {
-			int *nv = cnt < cap ? v : realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
+			if (pmuk_grow((void **)&v, &cap, cnt + 1, sizeof(*v))) {
 				free(v);
 				return pmuk_fail(PMU_ENOMEM, "out of memory parsing a CPU list");
 			}
-			v = nv;
 			v[cnt++] = (int)i;
 		}
 		s = end;

@@ -3,6 +3,7 @@
  * the OS backend, values clamped to their high-water marks, percentages of the
  * interval between them. */
 #include "core/cpustat.h"
+#include "core/grow.h"
 #include "core/error.h"
 #include "core/opts.h"
 
@@ -30,14 +31,8 @@ struct pmuk_cpustat_raw *pmuk_cpustat_add(struct pmuk_cpustat_snap *s, int cpu)
 {
 	struct pmuk_cpustat_raw *r;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-
-		if (!(r = realloc(s->cpu, cap * sizeof(*r))))
-			return NULL;
-		s->cpu = r;
-		s->cap = cap;
-	}
+	if (pmuk_grow((void **)&s->cpu, &s->cap, s->n + 1, sizeof(*s->cpu)))
+		return NULL;
 	r = &s->cpu[s->n++];
 	memset(r, 0, sizeof(*r));
 	r->cpu = cpu;

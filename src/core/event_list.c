@@ -1,21 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The resolved event list handed to the counting and sampling surfaces. */
 #include "core/event_list.h"
+#include "core/grow.h"
 #include "core/error.h"
 
 #include <stdlib.h>
 
 int pmuk_event_list_add(struct pmu_event_list *l, const struct pmu_event *ev)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct pmu_event *v = realloc(l->ev, cap * sizeof(*v));
-
-		if (!v)
-			return pmuk_fail(PMU_ENOMEM, "out of memory building the event list");
-		l->ev = v;
-		l->cap = cap;
-	}
+	if (pmuk_grow((void **)&l->ev, &l->cap, l->n + 1, sizeof(*l->ev)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory building the event list");
 	l->ev[l->n++] = *ev;
 	return 0;
 }

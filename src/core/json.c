@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/json.h"
 
+#include "core/error.h"
+
+#include <pmukit/json.h>
+
 #include <inttypes.h>
 #include <math.h>
 
@@ -10,6 +14,17 @@ void pmuk_json_init(struct pmuk_json *j, FILE *f, int pretty)
 	j->depth = 0;
 	j->pretty = pretty;
 	j->need_comma[0] = 0;
+}
+
+int pmuk_json_open(struct pmuk_json *j, FILE *f, unsigned flags, const char *fn)
+{
+	if (!f)
+		return pmuk_fail(PMU_EINVAL, "%s needs a stream", fn);
+	if (flags & ~(unsigned)PMU_JSON_PRETTY)
+		return pmuk_fail(PMU_EINVAL, "%s: flags 0x%x has bits this library does not "
+				 "know (PMU_JSON_PRETTY is 0x%x)", fn, flags, (unsigned)PMU_JSON_PRETTY);
+	pmuk_json_init(j, f, !!(flags & PMU_JSON_PRETTY));
+	return 0;
 }
 
 void pmuk_json_write_string(FILE *f, const char *s)

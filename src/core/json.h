@@ -15,6 +15,9 @@ struct pmuk_json {
 };
 
 void pmuk_json_init(struct pmuk_json *j, FILE *f, int pretty);
+/* pmuk_json_init for a public pmu_<object>_write_json (pmukit/json.h): checks the
+ * stream and the flags for fn; 0 or PMU_EINVAL. */
+int pmuk_json_open(struct pmuk_json *j, FILE *f, unsigned flags, const char *fn);
 void pmuk_json_obj_begin(struct pmuk_json *j, const char *key);
 void pmuk_json_obj_end(struct pmuk_json *j);
 void pmuk_json_arr_begin(struct pmuk_json *j, const char *key);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "core/metrics.h"
+#include <pmukit/metrics.h>
+
+#include "core/error.h"
 
 #include <string.h>
 
@@ -36,7 +38,20 @@ static int find_cache_access(const struct pmu_event *ev, size_t n, size_t i)
 	return -1;
 }
 
-static int ratio(struct pmuk_metric *m, double num, double den, const char *unit, int percent)
+/* A reading that counted: a metric over one that did not would be made up. */
+static int counted(const struct pmu_reading *r)
+{
+	return !(r->flags & (PMU_READING_NOT_COUNTED | PMU_READING_UNSUPPORTED |
+			     PMU_READING_ERROR_STATE)) && r->time_enabled > 0;
+}
+
+/* An input's value; 0 (no metric: every divisor must be > 0) when it did not count. */
+static double val(const struct pmu_reading *r)
+{
+	return counted(r) ? r->scaled : 0;
+}
+
+static int ratio(struct pmu_metric *m, double num, double den, const char *unit, int percent)
 {
 	if (den <= 0)
 		return 0;
@@ -47,17 +62,17 @@ static int ratio(struct pmuk_metric *m, double num, double den, const char *unit
 }
 
 /* The time base for per-second rates: task-clock (or cpu-clock) when counted, else wall time. */
-static double busy_ns(const struct pmu_event *ev, const double *scaled, size_t n, size_t i,
-		      double elapsed_ns)
+static double busy_ns(const struct pmu_event *ev, const struct pmu_reading *rd, size_t n,
+		      size_t i, double elapsed_ns)
 {
 	int k = find_generic(ev, n, i, PMU_GENERIC_TASK_CLOCK);
 
 	if (k < 0)
 		k = find_generic(ev, n, i, PMU_GENERIC_CPU_CLOCK);
-	return k >= 0 ? scaled[k] : elapsed_ns;
+	return k >= 0 ? val(&rd[k]) : elapsed_ns;
 }
 
-static int rate(struct pmuk_metric *m, double count, double ns)
+static int rate(struct pmu_metric *m, double count, double ns)
 {
 	static const struct { double div; const char *unit; } scale[] = {
 		{ 1e9, "G/sec" }, { 1e6, "M/sec" }, { 1e3, "K/sec" }, { 1, "/sec" },
@@ -77,10 +92,10 @@ static int rate(struct pmuk_metric *m, double count, double ns)
 	return 0;
 }
 
-int pmuk_metric_compute(const struct pmu_event *ev, const double *scaled, size_t n, size_t i,
-			double elapsed_ns, struct pmuk_metric *m)
+static int compute(const struct pmu_event *ev, const struct pmu_reading *rd, size_t n, size_t i,
+		   double elapsed_ns, struct pmu_metric *m)
 {
-	double v = scaled[i];
+	double v = rd[i].scaled;
 	int k;
 
 	switch (ev[i].generic) {
@@ -91,27 +106,27 @@ int pmuk_metric_compute(const struct pmu_event *ev, const double *scaled, size_t
 		k = find_generic(ev, n, i, PMU_GENERIC_TASK_CLOCK);
 		if (k < 0)
 			k = find_generic(ev, n, i, PMU_GENERIC_CPU_CLOCK);
-		return k >= 0 && ratio(m, v, scaled[k], "GHz", 0);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "GHz", 0);
 	case PMU_GENERIC_INSTRUCTIONS:
 		k = find_generic(ev, n, i, PMU_GENERIC_CYCLES);
-		return k >= 0 && ratio(m, v, scaled[k], "insn per cycle", 0);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "insn per cycle", 0);
 	case PMU_GENERIC_BRANCH_MISSES:
 		k = find_generic(ev, n, i, PMU_GENERIC_BRANCHES);
-		return k >= 0 && ratio(m, v, scaled[k], "of all branches", 1);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "of all branches", 1);
 	case PMU_GENERIC_CACHE_MISSES:
 		k = find_generic(ev, n, i, PMU_GENERIC_CACHE_REFERENCES);
-		return k >= 0 && ratio(m, v, scaled[k], "of all cache refs", 1);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "of all cache refs", 1);
 	case PMU_GENERIC_STALLED_FRONTEND:
 		k = find_generic(ev, n, i, PMU_GENERIC_CYCLES);
-		return k >= 0 && ratio(m, v, scaled[k], "frontend cycles idle", 1);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "frontend cycles idle", 1);
 	case PMU_GENERIC_STALLED_BACKEND:
 		k = find_generic(ev, n, i, PMU_GENERIC_CYCLES);
-		return k >= 0 && ratio(m, v, scaled[k], "backend cycles idle", 1);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "backend cycles idle", 1);
 	case PMU_GENERIC_HW_CACHE:
 		if (!(ev[i].config & CACHE_RESULT_MASK))
-			return rate(m, v, busy_ns(ev, scaled, n, i, elapsed_ns));
+			return rate(m, v, busy_ns(ev, rd, n, i, elapsed_ns));
 		k = find_cache_access(ev, n, i);
-		return k >= 0 && ratio(m, v, scaled[k], "of all accesses", 1);
+		return k >= 0 && ratio(m, v, val(&rd[k]), "of all accesses", 1);
 	case PMU_GENERIC_PAGE_FAULTS:
 	case PMU_GENERIC_CONTEXT_SWITCHES:
 	case PMU_GENERIC_CPU_MIGRATIONS:
@@ -121,8 +136,19 @@ int pmuk_metric_compute(const struct pmu_event *ev, const double *scaled, size_t
 	case PMU_GENERIC_EMULATION_FAULTS:
 	case PMU_GENERIC_BRANCHES:
 	case PMU_GENERIC_CACHE_REFERENCES:
-		return rate(m, v, busy_ns(ev, scaled, n, i, elapsed_ns));
+		return rate(m, v, busy_ns(ev, rd, n, i, elapsed_ns));
 	default:
 		return 0;
 	}
+}
+
+int pmu_metric_compute(const struct pmu_event *events, const struct pmu_reading *readings,
+		       size_t n, size_t i, double elapsed_ns, struct pmu_metric *out)
+{
+	if (!events || !readings || !out || i >= n)
+		return pmuk_fail(PMU_EINVAL, "pmu_metric_compute needs events, readings and out, "
+				 "and an event index below their count (%zu of %zu)", i, n);
+	if (!counted(&readings[i]))
+		return 0;
+	return compute(events, readings, n, i, elapsed_ns, out);
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include <pmukit/caps.h>
 #include <pmukit/events.h>
 #include <pmukit/topology.h>
 
@@ -22,6 +23,8 @@ int pmuk_os_topology_load(struct pmu_topology **out);
 int pmuk_os_device_lookup(const char *name, struct pmu_device *out);
 /* pmu_device_core_list: out has room for max >= 0 devices (max 0 when out is NULL). */
 int pmuk_os_device_core_list(struct pmu_device *out, int max);
+/* pmu_caps_probe: builds this host's matrix into *out (NULL'ed). */
+int pmuk_os_caps_probe(struct pmu_caps **out);
 /* pmu_event_parse: resolves spec against this OS's event sources. */
 int pmuk_os_event_parse(const char *spec, struct pmu_event_list **out);
 

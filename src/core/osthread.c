@@ -2,6 +2,8 @@
 /* core/osthread.h on POSIX threads or the Win32 primitives. */
 #include "core/osthread.h"
 
+#include <stdlib.h>
+
 #ifdef _WIN32
 void pmuk_lock(pmuk_lock_t *l)
 {
@@ -27,9 +29,10 @@ void pmuk_once(pmuk_once_t *o, void (*fn)(void))
 	InitOnceExecuteOnce(o, once_cb, (PVOID)fn, NULL);
 }
 
-/* FLS callbacks run at thread exit (and FlsFree, which is never called), with the
- * value; only one key is needed, so one destructor slot suffices. */
+/* FLS callbacks run at thread exit and at FlsFree, with the value; only one key is
+ * needed, so one destructor slot suffices. */
 static void (*fls_destructor)(void *);
+static DWORD fls_key = FLS_OUT_OF_INDEXES;
 
 static VOID WINAPI fls_cb(PVOID v)
 {
@@ -37,13 +40,29 @@ static VOID WINAPI fls_cb(PVOID v)
 		fls_destructor(v);
 }
 
+/* At exit, or when pmukit.dll is unloaded (its CRT runs the DLL's atexit list
+ * then): the FLS slot goes back to the process, which has but a few. */
+static void fls_release(void)
+{
+	if (fls_key != FLS_OUT_OF_INDEXES)
+		FlsFree(fls_key);
+	fls_key = FLS_OUT_OF_INDEXES;
+}
+
 int pmuk_tkey_create(pmuk_tkey_t *k, void (*destructor)(void *))
 {
-	if (fls_destructor && fls_destructor != destructor)
+	if (fls_key != FLS_OUT_OF_INDEXES)
+		return -1;
+	*k = FlsAlloc(fls_cb);
+	if (*k == FLS_OUT_OF_INDEXES)
 		return -1;
 	fls_destructor = destructor;
-	*k = FlsAlloc(fls_cb);
-	return *k == FLS_OUT_OF_INDEXES ? -1 : 0;
+	fls_key = *k;
+	if (atexit(fls_release)) {
+		fls_release();
+		return -1;
+	}
+	return 0;
 }
 
 void pmuk_tkey_set(pmuk_tkey_t k, const void *v)

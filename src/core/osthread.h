@@ -27,7 +27,8 @@ typedef pthread_key_t pmuk_tkey_t;
 void pmuk_lock(pmuk_lock_t *l);
 void pmuk_unlock(pmuk_lock_t *l);
 void pmuk_once(pmuk_once_t *o, void (*fn)(void));
-/* 0 on success; destructor(value) runs when a thread with a non-NULL value exits. */
+/* 0 on success; destructor(value) runs when a thread with a non-NULL value exits.
+ * Windows: one key per process (FLS slots are few), freed at exit or DLL unload. */
 int pmuk_tkey_create(pmuk_tkey_t *k, void (*destructor)(void *));
 void pmuk_tkey_set(pmuk_tkey_t k, const void *v);
 int pmuk_thread_id(void);

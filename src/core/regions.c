@@ -88,13 +88,23 @@ static void fork_release(void)
 {
 	pmuk_unlock(&lock);
 }
+
+static void free_threads(void);
+
+/* The child's table starts empty: the threads listed are its parent's (their
+ * counters count the parent), and the child has but the one that forked. */
+static void fork_child(void)
+{
+	free_threads();
+	pmuk_unlock(&lock);
+}
 #endif
 
 static void make_key(void)
 {
 	key_ok = pmuk_tkey_create(&key, thread_gone) == 0;
 #ifndef _WIN32
-	pthread_atfork(fork_prepare, fork_release, fork_release);
+	pthread_atfork(fork_prepare, fork_release, fork_child);
 #endif
 }
 
@@ -116,9 +126,9 @@ static void free_thread(struct rthread *t)
 	free(t);
 }
 
-void pmu_regions_fini(void)
+/* Called with the lock held. */
+static void free_threads(void)
 {
-	pmuk_lock(&lock);
 	while (threads) {
 		struct rthread *t = threads;
 
@@ -126,6 +136,12 @@ void pmu_regions_fini(void)
 		free_thread(t);
 	}
 	threads_tail = &threads;
+}
+
+void pmu_regions_fini(void)
+{
+	pmuk_lock(&lock);
+	free_threads();
 	free(evs);
 	evs = NULL;
 	nev = 0;
@@ -317,54 +333,65 @@ static void write_text(FILE *f)
 		}
 }
 
-static void write_json(FILE *f)
+static void write_json(struct pmuk_json *j)
 {
-	struct pmuk_json j;
-
-	pmuk_json_init(&j, f, 1);
-	pmuk_json_obj_begin(&j, NULL);
-	pmuk_json_arr_begin(&j, "regions");
+	pmuk_json_obj_begin(j, NULL);
+	pmuk_json_arr_begin(j, "regions");
 	for (struct rthread *t = threads; t; t = t->next)
 		for (size_t i = 0; i < t->nreg; i++) {
 			const struct region *r = &t->reg[i];
 
 			if (!r->calls)
 				continue;
-			pmuk_json_obj_begin(&j, NULL);
-			pmuk_json_str(&j, "name", r->name);
-			pmuk_json_int(&j, "thread", t->tid);
-			pmuk_json_uint(&j, "calls", r->calls);
-			pmuk_json_arr_begin(&j, "events");
+			pmuk_json_obj_begin(j, NULL);
+			pmuk_json_str(j, "name", r->name);
+			pmuk_json_int(j, "thread", t->tid);
+			pmuk_json_uint(j, "calls", r->calls);
+			pmuk_json_arr_begin(j, "events");
 			for (size_t e = 0; e < nev; e++) {
-				pmuk_json_obj_begin(&j, NULL);
-				pmuk_json_str(&j, "event", evs[e].name);
-				pmuk_json_double(&j, "sum", r->sum[e]);
-				pmuk_json_double(&j, "min", r->min[e]);
-				pmuk_json_double(&j, "max", r->max[e]);
-				pmuk_json_obj_end(&j);
+				pmuk_json_obj_begin(j, NULL);
+				pmuk_json_str(j, "event", evs[e].name);
+				pmuk_json_double(j, "sum", r->sum[e]);
+				pmuk_json_double(j, "min", r->min[e]);
+				pmuk_json_double(j, "max", r->max[e]);
+				pmuk_json_obj_end(j);
 			}
-			pmuk_json_arr_end(&j);
-			pmuk_json_obj_end(&j);
+			pmuk_json_arr_end(j);
+			pmuk_json_obj_end(j);
 		}
-	pmuk_json_arr_end(&j);
-	pmuk_json_obj_end(&j);
-	pmuk_json_finish(&j);
+	pmuk_json_arr_end(j);
+	pmuk_json_obj_end(j);
+	pmuk_json_finish(j);
 }
 
-int pmu_regions_write(FILE *f, int json)
+/* Writes the table as text (j NULL) or JSON under the lock. */
+static int write_table(FILE *f, struct pmuk_json *j)
 {
-	if (!f)
-		return pmuk_fail(PMU_EINVAL, "pmu_regions_write needs a stream");
 	pmuk_lock(&lock);
 	if (!evs) {
 		pmuk_unlock(&lock);
 		return pmuk_fail(PMU_EINVAL, "regions are not initialised: call pmu_regions_init "
 				 "first");
 	}
-	if (json)
-		write_json(f);
+	if (j)
+		write_json(j);
 	else
 		write_text(f);
 	pmuk_unlock(&lock);
 	return ferror(f) ? pmuk_fail(PMU_EIO, "writing the region table failed") : 0;
+}
+
+int pmu_regions_write_text(FILE *f)
+{
+	if (!f)
+		return pmuk_fail(PMU_EINVAL, "pmu_regions_write_text needs a stream");
+	return write_table(f, NULL);
+}
+
+int pmu_regions_write_json(FILE *f, unsigned flags)
+{
+	struct pmuk_json j;
+	int err = pmuk_json_open(&j, f, flags, "pmu_regions_write_json");
+
+	return err ? err : write_table(f, &j);
 }

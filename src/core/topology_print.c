@@ -126,15 +126,17 @@ static void json_nodes(struct pmuk_json *j, const struct pmu_topology *t)
 	pmuk_json_arr_end(j);
 }
 
-int pmu_topology_write_json(const struct pmu_topology *t, FILE *f)
+int pmu_topology_write_json(const struct pmu_topology *t, FILE *f, unsigned flags)
 {
 	struct pmuk_json j;
 	size_t i, nonline;
+	int err;
 
-	if (!t || !f)
-		return pmuk_fail(PMU_EINVAL, "pmu_topology_write_json needs a topology and a stream");
+	if (!t)
+		return pmuk_fail(PMU_EINVAL, "pmu_topology_write_json needs a topology");
+	if ((err = pmuk_json_open(&j, f, flags, "pmu_topology_write_json")))
+		return err;
 	pmu_topology_online_cpus(t, &nonline);
-	pmuk_json_init(&j, f, 1);
 	pmuk_json_obj_begin(&j, NULL);
 	pmuk_json_str(&j, "source", pmu_topology_source(t));
 	pmuk_json_bool(&j, "hybrid", pmu_topology_is_hybrid(t));

@@ -4,6 +4,7 @@
  * that come later (or reach back) still find the name (seed 001). A reused
  * tid or pid gets a new entry chained to the older one. */
 #include "formats/etl_int.h"
+#include "core/grow.h"
 #include "core/error.h"
 
 #include <stdlib.h>
@@ -83,14 +84,8 @@ static struct life *add(struct table *t, uint32_t id, int64_t start, int started
 
 	if (!s)
 		return NULL;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct life *v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (pmuk_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		return NULL;
 	struct life *l = &t->v[t->n];
 	memset(l, 0, sizeof(*l));
 	l->prev = *s - 1;

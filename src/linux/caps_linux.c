@@ -3,6 +3,7 @@
 #include "linux/caps_linux.h"
 #include "core/caps_model.h"
 #include "core/error.h"
+#include "core/os_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -641,7 +642,7 @@ int pmuk_caps_probe_with(const struct pmuk_caps_live *live, struct pmu_caps **ou
 	return err;
 }
 
-int pmu_caps_probe(struct pmu_caps **out)
+int pmuk_os_caps_probe(struct pmu_caps **out)
 {
 	return pmuk_caps_probe_with(NULL, out);
 }

@@ -208,9 +208,7 @@ static void probe_pfm(struct pmuk_caps_live *l)
 		pfm_pmu_info_t info;
 		size_t n = strlen(l->pfm_pmus);
 
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present)
+		if (!pmuk_pfm_pmu_info(p, &info) || !info.is_present)
 			continue;
 		if (info.type == PFM_PMU_TYPE_CORE)
 			l->pfm_core = 1;

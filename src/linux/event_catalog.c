@@ -179,9 +179,7 @@ static void add_pfm(struct cat *c)
 	if (!pmuk_pfm_ready())
 		return;
 	pfm_for_all_pmus(p) {
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || pi.type == PFM_PMU_TYPE_OS_GENERIC)
+		if (!pmuk_pfm_pmu_info(p, &pi) || pi.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
 		if (pi.is_dfl && !have_dfl) {
 			dfl = pi;
@@ -237,7 +235,7 @@ static void add_tracepoints(struct cat *c)
 			e->usable = 0;
 			snprintf(e->desc, sizeof(e->desc), "kernel tracepoints");
 			snprintf(e->reason, sizeof(e->reason), "%s",
-				 err == PMU_EPERM ? PMUK_TRACEFS_PERM_HINT : pmuk_tracefs_hint());
+				 pmuk_tracefs_hint(err));
 		}
 		return;
 	}

@@ -65,8 +65,10 @@ int pmuk_tracefs_events(char *buf, size_t n)
 	return denied ? PMU_EPERM : PMU_ENOENT;
 }
 
-const char *pmuk_tracefs_hint(void)
+const char *pmuk_tracefs_hint(int err)
 {
+	if (err == PMU_EPERM)
+		return PMUK_TRACEFS_PERM_HINT;
 	switch (mount_errno) {
 	case 0:
 		return PMUK_TRACEFS_HINT;

@@ -146,7 +146,7 @@ static int unknown_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, int l
 	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
 		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
 				 "tracepoint, %s", t->text, t->pos,
-				 looks_tp == 2 ? pmuk_tracefs_hint() : PMUK_TRACEFS_PERM_HINT);
+				 pmuk_tracefs_hint(looks_tp == 4 ? PMU_EPERM : PMU_ENOENT));
 	if (looks_tp == 1) /* the subsystem exists, the event does not */
 		return pmuk_fail(PMU_ENOENT, "unknown tracepoint '%s' at position %d: no such event "
 				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,

@@ -46,8 +46,9 @@ struct pmuk_rctx {
  * PMU_ENOENT when tracefs is not mounted (pmuk_tracefs_hint says why and what to do),
  * PMU_EPERM when this user may not look where it would be (PMUK_TRACEFS_PERM_HINT). */
 int pmuk_tracefs_events(char *buf, size_t n);
-/* Why tracefs is not there, after pmuk_tracefs_events returned PMU_ENOENT. */
-const char *pmuk_tracefs_hint(void);
+/* Why tracefs cannot be read and what to do, after pmuk_tracefs_events returned err:
+ * PMU_EPERM (mounted, not readable by this user), else why it is not mounted. */
+const char *pmuk_tracefs_hint(int err);
 
 /* Replaces each tracepoint glob term ("sched:*", "sched:sched_wak*:u") by one term per
  * matching tracepoint, sorted, in the glob's group; at most max terms in all. 0, or

@@ -73,12 +73,11 @@ static int match_tracepoints(const struct pmuk_ev_term *t, struct names *m)
 				 "list PATTERN' finds other names", t->text, t->pos);
 	if ((ret = pmuk_tracefs_events(dir, sizeof(dir))))
 		return pmuk_fail(PMU_ENOENT, "cannot expand the tracepoint glob '%s' at position "
-				 "%d: %s", t->text, t->pos, ret == PMU_EPERM ?
-				 PMUK_TRACEFS_PERM_HINT : pmuk_tracefs_hint());
+				 "%d: %s", t->text, t->pos, pmuk_tracefs_hint(ret));
 	snprintf(sys_pat, sizeof(sys_pat), "%.*s", (int)(colon - t->text), t->text);
 	if (!(sd = opendir(dir)))
 		return pmuk_fail(PMU_EPERM, "cannot read %s to expand '%s': %s", dir, t->text,
-				 PMUK_TRACEFS_PERM_HINT);
+				 pmuk_tracefs_hint(PMU_EPERM));
 	while (!ret && (d = readdir(sd)))
 		if (d->d_name[0] != '.' && !fnmatch(sys_pat, d->d_name, 0))
 			ret = match_events(dir, d->d_name, colon + 1, m);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PMU devices as the kernel lists them under /sys/bus/event_source/devices. */
 #include "linux/pmu_sysfs.h"
+#include "core/grow.h"
 #include "core/error.h"
 #include "core/os_int.h"
 #include "core/sysroot.h"
@@ -45,6 +46,13 @@ int pmuk_pfm_ready(void)
 	return pfm_ok;
 }
 
+int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->size = sizeof(*pi);
+	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS;
+}
+
 static int pfm_is_atom(const pfm_pmu_info_t *pi)
 {
 	static const char *const atomish[] = { "atom", "grt", "cmt", "gracemont", "crestmont", "tremont" };
@@ -66,9 +74,7 @@ static void pfm_counters(const char *name, int *gp, int *fixed)
 	if (!pmuk_pfm_ready())
 		return;
 	pfm_for_all_pmus(p) {
-		memset(&pi, 0, sizeof(pi));
-		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present ||
+		if (!pmuk_pfm_pmu_info(p, &pi) || !pi.is_present ||
 		    pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		if (found && pfm_is_atom(&pi) != want_atom)
@@ -142,10 +148,10 @@ static int dev_cmp(const void *a, const void *b)
 
 static int scan(struct pmu_device **out, int *n)
 {
-	struct pmu_device *v = NULL, *nv;
+	struct pmu_device *v = NULL;
 	char path[PATH_MAX];
 	struct dirent *de;
-	int cnt = 0, cap = 0;
+	size_t cnt = 0, cap = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -158,15 +164,10 @@ static int scan(struct pmu_device **out, int *n)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return pmuk_fail(PMU_ENOMEM, "out of memory listing PMUs");
-			}
-			v = nv;
+		if (pmuk_grow((void **)&v, &cap, cnt + 1, sizeof(*v))) {
+			closedir(d);
+			free(v);
+			return pmuk_fail(PMU_ENOMEM, "out of memory listing PMUs");
 		}
 		if (!pmu_read(de->d_name, &v[cnt]))
 			cnt++;
@@ -175,7 +176,7 @@ static int scan(struct pmu_device **out, int *n)
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), dev_cmp);
 	*out = v;
-	*n = cnt;
+	*n = (int)cnt;
 	return 0;
 }
 
@@ -355,10 +356,10 @@ int pmuk_format_apply(const struct pmuk_format *f, uint64_t val, uint64_t cfg[PM
 
 int pmuk_pmu_formats(const char *pmu, struct pmuk_format **out, int *n)
 {
-	struct pmuk_format *v = NULL, *nv;
+	struct pmuk_format *v = NULL;
 	char path[PATH_MAX], text[256];
 	struct dirent *de;
-	int cnt = 0;
+	size_t cnt = 0, cap = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -379,18 +380,16 @@ int pmuk_pmu_formats(const char *pmu, struct pmuk_format **out, int *n)
 			continue;
 		}
 		strcpy(f.name, de->d_name);
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!nv) {
+		if (pmuk_grow((void **)&v, &cap, cnt + 1, sizeof(*v))) {
 			closedir(d);
 			free(v);
 			return pmuk_fail(PMU_ENOMEM, "out of memory reading PMU formats");
 		}
-		v = nv;
 		v[cnt++] = f;
 	}
 	closedir(d);
 	*out = v;
-	*n = cnt;
+	*n = (int)cnt;
 	return 0;
 }
 
@@ -429,10 +428,10 @@ static int name_cmp(const void *a, const void *b)
 
 int pmuk_pmu_alias_names(const char *pmu, char (**out)[64], int *n)
 {
-	char (*v)[64] = NULL, (*nv)[64];
+	char (*v)[64] = NULL;
 	char path[PATH_MAX];
 	struct dirent *de;
-	int cnt = 0;
+	size_t cnt = 0, cap = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -445,19 +444,17 @@ int pmuk_pmu_alias_names(const char *pmu, char (**out)[64], int *n)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || alias_meta(de->d_name) || strlen(de->d_name) >= 64)
 			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!nv) {
+		if (pmuk_grow((void **)&v, &cap, cnt + 1, sizeof(*v))) {
 			closedir(d);
 			free(v);
 			return pmuk_fail(PMU_ENOMEM, "out of memory listing PMU events");
 		}
-		v = nv;
 		strcpy(v[cnt++], de->d_name);
 	}
 	closedir(d);
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), name_cmp);
 	*out = v;
-	*n = cnt;
+	*n = (int)cnt;
 	return 0;
 }

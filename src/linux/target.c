@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Target expansion: /proc/PID/task for a process, /sys/.../cpu/online for all CPUs. */
 #include "linux/target.h"
+#include "core/grow.h"
 #include "core/cpulist.h"
 #include "core/error.h"
 #include "core/sysroot.h"
@@ -13,15 +14,8 @@
 
 static int push(struct pmuk_units *u, size_t *cap, long v)
 {
-	if (u->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		int *nid = realloc(u->id, ncap * sizeof(*nid));
-
-		if (!nid)
-			return pmuk_fail(PMU_ENOMEM, "out of memory expanding the target");
-		u->id = nid;
-		*cap = ncap;
-	}
+	if (pmuk_grow((void **)&u->id, cap, u->n + 1, sizeof(*u->id)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory expanding the target");
 	u->id[u->n++] = (int)v;
 	return 0;
 }

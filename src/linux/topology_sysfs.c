@@ -2,6 +2,7 @@
 /* The topology from plain sysfs files, read through the sysroot (used when hwloc is
  * compiled out, and for fixture trees). */
 #include "linux/topology_linux.h"
+#include "core/grow.h"
 #include "core/error.h"
 #include "core/sysroot.h"
 
@@ -175,15 +176,10 @@ static int node_ids(int **out, size_t *n)
 
 		if (sscanf(de->d_name, "node%d%c", &id, &tail) != 1)
 			continue;
-		if (*n == cap) {
-			int *nv = realloc(v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return pmuk_fail(PMU_ENOMEM, "out of memory listing NUMA nodes");
-			}
-			v = nv;
+		if (pmuk_grow((void **)&v, &cap, *n + 1, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return pmuk_fail(PMU_ENOMEM, "out of memory listing NUMA nodes");
 		}
 		v[(*n)++] = id;
 	}

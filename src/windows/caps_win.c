@@ -5,6 +5,7 @@
 #include "windows/win.h"
 #include "core/caps_model.h"
 #include "core/error.h"
+#include "core/os_int.h"
 
 #include <cpuid.h>
 #include <pdh.h>
@@ -350,14 +351,11 @@ static void oscounters(struct wcaps *w)
 			"in PdhGetRawCounterArrayW)" : "is missing on this host");
 }
 
-int pmu_caps_probe(struct pmu_caps **out)
+int pmuk_os_caps_probe(struct pmu_caps **out)
 {
 	struct wcaps w = { 0 };
 	int err;
 
-	if (!out)
-		return pmuk_fail(PMU_EINVAL, "pmu_caps_probe needs somewhere to store the matrix");
-	*out = NULL;
 	if (!(w.c = pmuk_caps_new("Windows")))
 		return pmuk_fail(PMU_ENOMEM, "out of memory building the capability matrix");
 	w.wine = pmuk_wine_version();

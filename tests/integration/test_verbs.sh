@@ -69,6 +69,17 @@ for verb in stat list caps topo etl report cpustat addr2line; do
 	bad_opt "pmukit $verb: unknown option '-Z'" $verb -Z
 done
 bad_opt "pmukit record: unknown option '-Z'" record -o "$tmp/r.etl" -Z -- true
+# a word where a verb takes none
+bad_opt "pmukit caps: unexpected argument 'x'" caps x
+bad_opt "pmukit topo: unexpected argument 'x'" topo --json x
+bad_opt "pmukit cpustat: unexpected argument '1'" cpustat 1 2 3
+# stdout that cannot be written: said, exit 1 (not a silent 0)
+for args in "caps" "topo" "cpustat -i 0.01"; do
+	"$PMUKIT" $args >/dev/full 2>"$tmp/full.err"
+	check_eq "pmukit $args >/dev/full exits 1" 1 $?
+	check "pmukit $args >/dev/full says why ($(head -1 "$tmp/full.err"))" \
+		grep -q "pmukit ${args%% *}: writing .*failed" "$tmp/full.err"
+done
 # a bad letter inside a cluster after a long option with a value is that letter's
 # fault, not the long option's
 bad_opt "pmukit stat: unknown option '-Z'" stat --event=cycles -Zq true

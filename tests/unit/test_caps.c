@@ -205,6 +205,15 @@ static void test_model_and_writers(void **state)
 			       "\"vm\":true,\"hypervisor\":\"Hyper-V\"}"));
 	assert_non_null(strstr(buf, "{\"concern\":0,\"key\":\"paranoid\",\"value\":\"2\",\"explanation\":\"why\"}"));
 	free(buf);
+	/* PMU_JSON_PRETTY: the same document, one member a line; unknown bits refused */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(pmu_caps_write_json(c, f, PMU_JSON_PRETTY), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n  \"concerns\": [\n"));
+	free(buf);
+	assert_int_equal(pmu_caps_write_json(c, stdout, 1u << 7), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "pmu_caps_write_json: flags 0x80"));
+	assert_int_equal(pmu_caps_write_json(c, NULL, 0), PMU_EINVAL);
 
 	f = open_memstream(&buf, &len);
 	assert_int_equal(pmu_caps_write_text(c, f), 0);
@@ -216,6 +225,9 @@ static void test_model_and_writers(void **state)
 	free(buf);
 	pmu_caps_free(c);
 	assert_int_equal(pmu_caps_write_text(NULL, stdout), PMU_EINVAL);
+	/* the front checks before any OS backend runs */
+	assert_int_equal(pmu_caps_probe(NULL), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "pmu_caps_probe"));
 }
 
 /* --- judges on fixtures ---------------------------------------------------- */

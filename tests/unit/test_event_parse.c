@@ -11,6 +11,7 @@
 #include <pmukit/pmukit.h>
 #include "core/event_parse.h"
 #include "core/suggest.h"
+#include "linux/event_resolve.h"
 #include "linux/pmu_sysfs.h"
 #include "pmu_fixture.h"
 
@@ -775,6 +776,15 @@ static void test_random(void **state)
 	}
 }
 
+/* One place chooses the tracefs sentence: not readable (PMU_EPERM) or not mounted. */
+static void test_tracefs_hint(void **state)
+{
+	(void)state;
+	assert_string_equal(pmuk_tracefs_hint(PMU_EPERM), PMUK_TRACEFS_PERM_HINT);
+	assert_non_null(strstr(pmuk_tracefs_hint(PMU_ENOENT), "tracefs"));
+	assert_string_not_equal(pmuk_tracefs_hint(PMU_ENOENT), PMUK_TRACEFS_PERM_HINT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_hybrid), cmocka_unit_test(test_arm_and_no_pmu),
 		cmocka_unit_test(test_errors), cmocka_unit_test(test_libpfm),
 		cmocka_unit_test(test_suggest), cmocka_unit_test(test_random),
+		cmocka_unit_test(test_tracefs_hint),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -135,7 +135,7 @@ static void test_hybrid(void **state)
 	assert_int_equal(pmu_topology_node(t, 0)->ncpus, 20);
 	/* The JSON of topo --json carries the core types. */
 	f = open_memstream(&json, &jlen);
-	assert_int_equal(pmu_topology_write_json(t, f), 0);
+	assert_int_equal(pmu_topology_write_json(t, f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	assert_non_null(strstr(json, "\"efficiency\""));
 	assert_non_null(strstr(json, "performance"));

@@ -95,7 +95,7 @@ static void test_two_threads(void **state)
 	}
 
 	f = open_memstream(&text, &len);
-	assert_int_equal(pmu_regions_write(f, 0), 0);
+	assert_int_equal(pmu_regions_write_text(f), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "region"));
 	assert_non_null(strstr(text, "inner"));
@@ -106,7 +106,7 @@ static void test_two_threads(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	assert_int_equal(pmu_regions_write(f, 1), 0);
+	assert_int_equal(pmu_regions_write_json(f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	if (system("python3 -c 'pass' 2>/dev/null") != 0) {
 		unlink(path);
@@ -143,7 +143,10 @@ static void test_misuse(void **state)
 	assert_int_equal(pmu_region_end("b"), 0);
 	assert_int_equal(pmu_region_begin(NULL), PMU_EINVAL);
 	pmu_regions_fini();
-	assert_int_equal(pmu_regions_write(stdout, 0), PMU_EINVAL);
+	assert_int_equal(pmu_regions_write_text(stdout), PMU_EINVAL);
+	assert_int_equal(pmu_regions_write_json(stdout, 0), PMU_EINVAL);
+	assert_int_equal(pmu_regions_write_json(stdout, 2), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "pmu_regions_write_json: flags 0x2"));
 	assert_true(pmu_regions_init("no-such-event-xyz") < 0);
 	/* events this host cannot count fail at init, not at the first begin */
 	if (pmu_device_core_list(NULL, 0) == 0) {
@@ -165,7 +168,7 @@ static void test_default_events(void **state)
 	assert_int_equal(pmu_region_begin("r"), 0);
 	assert_int_equal(pmu_region_end("r"), 0);
 	f = open_memstream(&text, &len);
-	assert_int_equal(pmu_regions_write(f, 1), 0);
+	assert_int_equal(pmu_regions_write_json(f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "\"regions\""));
 	assert_non_null(strstr(text, "\"calls\": 1") ? text : strstr(text, "\"calls\":1"));
@@ -197,7 +200,7 @@ static void test_forked_child(void **state)
 		f = fdopen(p[1], "w");
 		ok = f && pmu_region_begin("child") == 0;
 		touch(PAGES);
-		ok = ok && pmu_region_end("child") == 0 && pmu_regions_write(f, 0) == 0;
+		ok = ok && pmu_region_end("child") == 0 && pmu_regions_write_text(f) == 0;
 		_exit(ok && fclose(f) == 0 ? 0 : 1);
 	}
 	close(p[1]);
@@ -229,6 +232,8 @@ static void test_forked_child(void **state)
 		assert_int_equal(calls, 1);
 		assert_true(sum >= PAGES);
 	}
+	/* the parent's thread and its region are the parent's: not in the child's table */
+	assert_null(strstr(text, "parent"));
 	free(text);
 	pmu_regions_fini();
 }
@@ -252,7 +257,7 @@ static void *slow_writer(void *arg)
 
 	(void)arg;
 	setvbuf(f, NULL, _IONBF, 0);
-	pmu_regions_write(f, 0);
+	pmu_regions_write_text(f);
 	fclose(f);
 	return NULL;
 }

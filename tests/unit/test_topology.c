@@ -203,7 +203,7 @@ static char *to_json(struct pmu_topology *t)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(pmu_topology_write_json(t, f), 0);
+	assert_int_equal(pmu_topology_write_json(t, f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	return buf;
 }
@@ -238,6 +238,19 @@ static void test_json_and_text(void **state)
 	}
 	assert_int_equal(count(js, "\"online\": true"), 7);
 	assert_int_equal(count(js, "\"online\": false"), 1);
+	/* flags 0: the same document on one line; an unknown bit is refused */
+	{
+		char *line = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&line, &len);
+
+		assert_int_equal(pmu_topology_write_json(t, f, 0), 0);
+		fclose(f);
+		assert_non_null(strstr(line, "\"online\":true"));
+		assert_ptr_equal(strchr(line, '\n'), line + len - 1);
+		free(line);
+		assert_int_equal(pmu_topology_write_json(t, stdout, 4), PMU_EINVAL);
+	}
 	assert_int_equal(count(js, "\"smt\": null"), 1);
 	assert_int_equal(count(js, "\"memory_bytes\": 8589934592"), 1);
 	assert_int_equal(count(js, "\"level\": 3"), 2);

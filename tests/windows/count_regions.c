@@ -111,9 +111,9 @@ int main(int argc, char **argv)
 		CloseHandle(th[i]);
 		failures += rc;
 	}
-	if (pmu_regions_write(stdout, 0))
+	if (pmu_regions_write_text(stdout))
 		failures++;
-	if (!(f = fopen(argv[1], "w")) || pmu_regions_write(f, 1) || fclose(f))
+	if (!(f = fopen(argv[1], "w")) || pmu_regions_write_json(f, PMU_JSON_PRETTY) || fclose(f))
 		failures++, printf("json: %s\n", pmu_error_detail());
 	pmu_regions_fini();
 	printf("failures: %lu\n", (unsigned long)failures);

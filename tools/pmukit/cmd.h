@@ -29,6 +29,20 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json);
  * verb then shows its usage or a hint. argv[0] is the verb. */
 int tool_bad_option(char **argv, int opt, const struct option *longopts);
 
+/* The end of a verb's getopt_long loop: -h/--help shows usage on stdout and is 0;
+ * anything else is tool_bad_option's, with usage on stderr, and 2. */
+int tool_help_or_bad_option(char **argv, int opt, const struct option *longopts,
+			    void (*usage)(FILE *f));
+
+/* A word a verb that takes no operands was given ("pmukit caps x"): says
+ * "pmukit VERB: unexpected argument 'x'" and returns 2. */
+int tool_bad_operand(char **argv, const char *word);
+
+/* The exit status a shell gives for a command's wait status (pmu_command_wait):
+ * its exit code, or 128 + the signal that killed it (POSIX); on Windows the exit
+ * code as is. */
+int tool_exit_status(int wait_status);
+
 /* Prints "pmukit VERB: what failed: pmu_strerror(err): detail" to stderr; returns 1. */
 int tool_error(const char *verb, const char *what, int err);
 /* Flushes stdout: a write that failed (a full disk, a closed pipe) is said, naming

@@ -28,9 +28,10 @@ int cmd_caps(int argc, char **argv)
 	err = pmu_caps_probe(&caps);
 	if (err)
 		return tool_error("caps", "probing this host", err);
-	err = json ? pmu_caps_write_json(caps, stdout, 1) : pmu_caps_write_text(caps, stdout);
+	err = json ? pmu_caps_write_json(caps, stdout, PMU_JSON_PRETTY)
+		   : pmu_caps_write_text(caps, stdout);
 	pmu_caps_free(caps);
-	if (!err && fflush(stdout))
-		return 1;
-	return err ? tool_error("caps", "writing the matrix", err) : 0;
+	if (err)
+		return tool_error("caps", "writing the matrix", err);
+	return tool_flush_stdout("caps", "the matrix");
 }

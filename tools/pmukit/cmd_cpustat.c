@@ -302,17 +302,12 @@ static int parse_args(int argc, char **argv, double *interval, int *json,
 			*json = 1;
 		} else if (opt == 'n') {
 			opts->windows_ntqsi = 1;
-		} else if (opt == 'h') {
-			usage(stdout);
-			return 0;
 		} else {
-			tool_bad_option(argv, opt, longopts);
-			usage(stderr);
-			return 2;
+			return tool_help_or_bad_option(argv, opt, longopts, usage);
 		}
 	}
 	if (optind < argc) {	/* cpustat takes no operands */
-		fprintf(stderr, "pmukit cpustat: unknown option '%s'\n", argv[optind]);
+		tool_bad_operand(argv, argv[optind]);
 		usage(stderr);
 		return 2;
 	}
@@ -340,8 +335,8 @@ int cmd_cpustat(int argc, char **argv)
 	pmu_cpustat_close(s);
 	if (err)
 		return tool_error("cpustat", "sampling the OS CPU-time counters", err);
-	if (fflush(stdout))
-		return tool_error("cpustat", "writing the output", PMU_EIO);
+	if (tool_flush_stdout("cpustat", "the CPU times"))
+		return 1;
 	if (!interrupted)
 		return 0;
 	/* 128 + SIGINT, the shell's convention: a script sees the interval was cut short. */

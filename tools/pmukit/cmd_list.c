@@ -198,13 +198,8 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 			a->model = optarg;
 		} else if (opt == 'j') {
 			a->json = 1;
-		} else if (opt == 'h') {
-			usage(stdout);
-			return 0;
 		} else {
-			tool_bad_option(argv, opt, longopts);
-			usage(stderr);
-			return 2;
+			return tool_help_or_bad_option(argv, opt, longopts, usage);
 		}
 	}
 	if (optind < argc)

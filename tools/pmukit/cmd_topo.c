@@ -27,9 +27,10 @@ int cmd_topo(int argc, char **argv)
 	err = pmu_topology_load(&t);
 	if (err)
 		return tool_error("topo", "reading the topology", err);
-	err = json ? pmu_topology_write_json(t, stdout) : pmu_topology_write_text(t, stdout);
+	err = json ? pmu_topology_write_json(t, stdout, PMU_JSON_PRETTY)
+		   : pmu_topology_write_text(t, stdout);
 	pmu_topology_free(t);
-	if (!err && fflush(stdout))
-		return tool_error("topo", "writing the output", PMU_EIO);
-	return err ? tool_error("topo", "writing the output", err) : 0;
+	if (err)
+		return tool_error("topo", "writing the output", err);
+	return tool_flush_stdout("topo", "the topology");
 }

@@ -71,17 +71,12 @@ int tool_json_option(int argc, char **argv, void (*usage)(FILE *f), int *json)
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (opt == 'j') {
 			*json = 1;
-		} else if (opt == 'h') {
-			usage(stdout);
-			return 0;
 		} else {
-			tool_bad_option(argv, opt, longopts);
-			usage(stderr);
-			return 2;
+			return tool_help_or_bad_option(argv, opt, longopts, usage);
 		}
 	}
 	if (optind < argc) {	/* these verbs take no operands */
-		fprintf(stderr, "pmukit %s: unknown option '%s'\n", argv[0], argv[optind]);
+		tool_bad_operand(argv, argv[optind]);
 		usage(stderr);
 		return 2;
 	}

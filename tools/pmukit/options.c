@@ -6,6 +6,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 /* getopt_long's '?' for a prefix of several long options (--per): says which, 1. */
 static int ambiguous(const char *verb, const char *arg, const struct option *longopts)
@@ -75,5 +78,36 @@ int tool_bad_option(char **argv, int opt, const struct option *longopts)
 		fprintf(stderr, "pmukit %s: unknown option '%s'\n", verb, arg);
 	else
 		fprintf(stderr, "pmukit %s: unknown option '-%c'\n", verb, optopt);
+	return 2;
+}
+
+int tool_help_or_bad_option(char **argv, int opt, const struct option *longopts,
+			    void (*usage)(FILE *f))
+{
+	if (opt == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	tool_bad_option(argv, opt, longopts);
+	usage(stderr);
+	return 2;
+}
+
+int tool_exit_status(int wait_status)
+{
+#ifdef _WIN32
+	return wait_status;	/* the exit code itself, NTSTATUS codes included */
+#else
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 1;
+#endif
+}
+
+int tool_bad_operand(char **argv, const char *word)
+{
+	fprintf(stderr, "pmukit %s: unexpected argument '%s'\n", argv[0], word);
 	return 2;
 }

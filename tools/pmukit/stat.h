@@ -90,6 +90,41 @@ static inline int stat_is_duration(const struct pmu_event *ev)
 /* Runs the measurement described by cfg and prints it; returns the exit status. */
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
 
+/* The OS under the run loop: stat_os.c (POSIX signals, kill) and stat_os_win.c (the
+ * console's Ctrl-C, process handles); the loop itself (stat_run.c) is written once
+ * over pmu_command_wait_timeout. */
+#ifdef _WIN32
+#define STAT_OS_ENABLE_ON_EXEC 0 /* the command starts suspended: enabled before it runs */
+#else
+#define STAT_OS_ENABLE_ON_EXEC 1 /* counted from its exec on */
+#endif
+double stat_os_now_ns(void);         /* a monotonic clock */
+/* Catches SIGINT and SIGTERM (Ctrl-C, Ctrl-Break on Windows) for the whole run,
+ * except where the caller ignores one; release puts back what was there. */
+void stat_os_catch(void);
+void stat_os_release(void);
+/* The stop signal caught and not yet taken (SIGINT or SIGTERM), else 0. */
+int stat_os_stop_pending(void);
+/* Takes it: *aimed is 1 when it was sent to pmukit alone (kill), so the command
+ * should have it passed on; 0 for a terminal's or console's Ctrl-C, which the
+ * command got too. */
+int stat_os_take_stop(int *aimed);
+void stat_os_signal(struct pmu_command *cmd, int sig);
+/* --timeout: ends the command (SIGTERM, as perf; TerminateProcess on Windows). */
+void stat_os_terminate(struct pmu_command *cmd);
+/* 1 when no task of an attached -p/-t target is left. */
+int stat_os_target_gone(const struct pmu_target *t);
+/* Sleeps ms, or less when a stop signal comes. */
+void stat_os_sleep(int ms);
+/* Of a command's wait status: it ended on its own (not killed by a signal or
+ * Ctrl-C); it ended by stat_os_terminate. */
+int stat_os_exited(int wait_status);
+int stat_os_terminated(int wait_status);
+/* perf_event_paranoid (-1 where there is none). */
+int stat_os_paranoid(void);
+/* 0 when this OS can run cfg, else 2 having said why. */
+int stat_os_check(const struct stat_config *cfg);
+
 void stat_print_header(const struct stat_config *cfg);
 /* Why this host cannot count event i of c (said once on stderr), NULL when it
  * counts; the string stays c's. */

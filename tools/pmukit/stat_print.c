@@ -3,7 +3,6 @@
 #include "stat.h"
 
 #include "core/json.h"
-#include "core/metrics.h"
 
 #include <errno.h>
 #include <math.h>
@@ -174,13 +173,12 @@ static void row_prefix(FILE *f, const struct stat_config *cfg, const struct stat
 }
 
 static void text_row(const struct stat_config *cfg, const struct stat_summary *sum,
-		     const struct stat_rows *rows,
-		     const double *scaled, size_t i)
+		     const struct stat_rows *rows, size_t i)
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
 	const char *why = not_counted(rows, i);
-	struct pmuk_metric m;
+	struct pmu_metric m;
 	FILE *f = cfg->out;
 	char num[40];
 
@@ -201,7 +199,7 @@ static void text_row(const struct stat_config *cfg, const struct stat_summary *s
 		group_digits(num, sizeof(num), (unsigned long long)llround(r->scaled));
 		fprintf(f, "%18s      %-30s", num, ev->name);
 	}
-	if (pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
+	if (pmu_metric_compute(rows->events, rows->r, rows->n, i, sum->elapsed_ns, &m) == 1)
 		fprintf(f, " # %8.3f%s %s", m.value, m.percent ? "%" : "", m.unit);
 	if (rows->stddev_pct)
 		fprintf(f, "  ( +- %5.2f%% )", rows->stddev_pct[i]);
@@ -211,13 +209,13 @@ static void text_row(const struct stat_config *cfg, const struct stat_summary *s
 }
 
 static void csv_row(const struct stat_config *cfg, const struct stat_summary *sum,
-		    const struct stat_rows *rows, const double *scaled, size_t i)
+		    const struct stat_rows *rows, size_t i)
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
 	const char *s = cfg->sep;
 	FILE *f = cfg->out;
-	struct pmuk_metric m;
+	struct pmu_metric m;
 
 	if (sum->interval_s >= 0)
 		fprintf(f, "%.9f%s", sum->interval_s, s);
@@ -234,7 +232,7 @@ static void csv_row(const struct stat_config *cfg, const struct stat_summary *su
 	fprintf(f, "%llu%s%.2f", (unsigned long long)r->time_running, s,
 		pmu_reading_running_percent(r));
 	if (!not_counted(rows, i) &&
-	    pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m))
+	    pmu_metric_compute(rows->events, rows->r, rows->n, i, sum->elapsed_ns, &m) == 1)
 		fprintf(f, "%s%.3f%s%s%s", s, m.value, s, m.percent ? "%" : "", m.unit);
 	else
 		fprintf(f, "%s%s", s, s);
@@ -279,12 +277,12 @@ static void json_row_id(struct pmuk_json *j, const struct stat_config *cfg,
 
 static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
 			 const struct stat_summary *sum,
-			 const struct stat_rows *rows, const double *scaled, size_t i)
+			 const struct stat_rows *rows, size_t i)
 {
 	const struct pmu_event *ev = &rows->events[i];
 	const struct pmu_reading *r = &rows->r[i];
 	const char *why = not_counted(rows, i);
-	struct pmuk_metric m;
+	struct pmu_metric m;
 
 	pmuk_json_obj_begin(j, NULL);
 	pmuk_json_str(j, "event", ev->name);
@@ -308,7 +306,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
 		pmuk_json_str(j, "error", "pinned event lost its counter");
 	if (rows->stddev_pct)
 		pmuk_json_double(j, "stddev_percent", rows->stddev_pct[i]);
-	if (!why && pmuk_metric_compute(rows->events, scaled, rows->n, i, sum->elapsed_ns, &m)) {
+	if (!why && pmu_metric_compute(rows->events, rows->r, rows->n, i, sum->elapsed_ns, &m) == 1) {
 		pmuk_json_obj_begin(j, "metric");
 		pmuk_json_double(j, "value", m.value);
 		pmuk_json_str(j, "unit", m.percent ? "%" : m.unit);
@@ -320,7 +318,7 @@ static void json_counter(struct pmuk_json *j, const struct stat_config *cfg,
 }
 
 static void print_json(const struct stat_config *cfg, const struct stat_summary *sum,
-		       const struct stat_rows *rows, size_t nrows, double **scaled)
+		       const struct stat_rows *rows, size_t nrows)
 {
 	struct pmuk_json j;
 
@@ -361,7 +359,7 @@ static void print_json(const struct stat_config *cfg, const struct stat_summary 
 	pmuk_json_arr_begin(&j, "counters");
 	for (size_t k = 0; k < nrows; k++)
 		for (size_t i = 0; i < rows[k].n; i++)
-			json_counter(&j, cfg, sum, &rows[k], scaled[k], i);
+			json_counter(&j, cfg, sum, &rows[k], i);
 	pmuk_json_arr_end(&j);
 	pmuk_json_obj_end(&j);
 	pmuk_json_finish(&j);
@@ -423,7 +421,7 @@ void stat_print_header(const struct stat_config *cfg)
 }
 
 static void print_text(const struct stat_config *cfg, const struct stat_summary *sum,
-		       const struct stat_rows *rows, size_t nrows, double **scaled)
+		       const struct stat_rows *rows, size_t nrows)
 {
 	FILE *f = cfg->out;
 	char what[512];
@@ -436,7 +434,7 @@ static void print_text(const struct stat_config *cfg, const struct stat_summary 
 	}
 	for (size_t k = 0; k < nrows; k++)
 		for (size_t i = 0; i < rows[k].n; i++)
-			text_row(cfg, sum, &rows[k], scaled[k], i);
+			text_row(cfg, sum, &rows[k], i);
 	if (sum->interval_s < 0) {
 		fprintf(f, "\n%18.9f seconds time elapsed\n", sum->elapsed_ns / 1e9);
 		if (sum->note)
@@ -450,29 +448,16 @@ static void print_text(const struct stat_config *cfg, const struct stat_summary 
 void stat_print(const struct stat_config *cfg, const struct stat_summary *sum,
 		const struct stat_rows *rows, size_t nrows)
 {
-	double *scaled[nrows ? nrows : 1];
 	struct pipe_guard g;
-	size_t got = 0;
 
-	for (; got < nrows; got++) {
-		scaled[got] = calloc(rows[got].n ? rows[got].n : 1, sizeof(double));
-		if (!scaled[got])
-			break;
-		for (size_t i = 0; i < rows[got].n; i++)
-			scaled[got][i] = rows[got].r[i].scaled;
-	}
 	writes_begin(&g);
-	if (got < nrows)
-		fprintf(stderr, "pmukit stat: out of memory printing the counts\n");
-	else if (cfg->format == STAT_JSON)
-		print_json(cfg, sum, rows, nrows, scaled);
+	if (cfg->format == STAT_JSON)
+		print_json(cfg, sum, rows, nrows);
 	else if (cfg->format == STAT_CSV)
 		for (size_t k = 0; k < nrows; k++)
 			for (size_t i = 0; i < rows[k].n; i++)
-				csv_row(cfg, sum, &rows[k], scaled[k], i);
+				csv_row(cfg, sum, &rows[k], i);
 	else
-		print_text(cfg, sum, rows, nrows, scaled);
+		print_text(cfg, sum, rows, nrows);
 	writes_end(&g, cfg->out);
-	for (size_t k = 0; k < got; k++)
-		free(scaled[k]);
 }

@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The measurement loop of `pmukit stat`: one signal-driven loop for every target, so
- * Ctrl-C, the child's exit, the attached task's exit and -I ticks are handled alike. */
+/* The measurement loop of `pmukit stat`, one for every OS and target: it waits for
+ * the command with pmu_command_wait_timeout (or sleeps, attached) until the next -I
+ * tick, -D start or --timeout, so Ctrl-C, the command's exit, the attached task's
+ * exit and the ticks are handled alike. What differs by OS is stat_os*.c's. */
 #include "cmd.h"
 #include "stat.h"
 
 #include "core/scale.h"
-#include "linux/perf_event.h"
 
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
+
+/* The longest wait without a look at the stop signals: a signal that comes just
+ * before a wait (or Ctrl-C on Windows, which does not end a wait) is seen by then. */
+#define STOP_LOOK_MS 100
 
 struct run {
 	struct stat_config *cfg;
@@ -31,6 +33,7 @@ struct run {
 	double enable_at;             /* -D: when counting starts, 0 once it has */
 	double deadline;              /* --timeout: when counting ends, 0: none */
 	int timed_out;                /* the command was stopped by --timeout */
+	int exited;                   /* the command ended: exit_status is its */
 	int exit_status;
 	int interrupted;              /* the counts are partial: the run was cut short */
 	int signo;                    /* SIGINT/SIGTERM received, 0 if none */
@@ -39,19 +42,7 @@ struct run {
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int exit_code(int wait_status)
-{
-	if (WIFEXITED(wait_status))
-		return WEXITSTATUS(wait_status);
-	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
-	return 1;
+	return stat_os_now_ns();
 }
 
 /* duration_time reads ns of wall-clock time in every scope (aggregate, each CPU). */
@@ -144,15 +135,10 @@ static int ticks_done(const struct run *r)
 static int target_gone(const struct run *r)
 {
 	const struct pmu_target *t = &r->cfg->target;
-	size_t n = t->pids ? t->npids : 1;
 
 	if (r->cmd || (t->kind != PMU_TARGET_PID && t->kind != PMU_TARGET_TID))
 		return 0;
-	/* -p A,B: counting goes on while any of them runs, as perf */
-	for (size_t i = 0; i < n; i++)
-		if (!kill(t->pids ? t->pids[i] : t->pid, 0) || errno != ESRCH)
-			return 0;
-	return 1;
+	return stat_os_target_gone(t);
 }
 
 /* Counting has started: at once (measure() took the clock before releasing the
@@ -180,8 +166,8 @@ static void earliest(double *t, double v)
 		*t = v;
 }
 
-/* When the loop must wake without a signal (< 0: never): the -D start, the next
- * -I tick, the --timeout, or the next look at an attached task. */
+/* When the loop must wake (< 0: no time set): the -D start, the next -I tick, the
+ * --timeout, or the next look at an attached task. It waits STOP_LOOK_MS at most. */
 static double wake_at(const struct run *r, long period_ns, double next)
 {
 	double t = -1;
@@ -192,13 +178,11 @@ static double wake_at(const struct run *r, long period_ns, double next)
 		earliest(&t, next);
 	if (r->deadline > 0 && !r->timed_out)
 		earliest(&t, r->deadline);
-	if (!r->cmd)
-		earliest(&t, now_ns() + 200e6);
 	return t;
 }
 
-/* A wake without a signal: starts counting (-D), prints a tick, applies --timeout.
- * 0 goes on waiting, 1 is an error, 2 ends the measurement. */
+/* At every wake: starts counting (-D), prints a tick, applies --timeout, looks at
+ * an attached task. 0 goes on waiting, 1 is an error, 2 ends the measurement. */
 static int on_time(struct run *r, long *period_ns, double *next)
 {
 	double t = now_ns();
@@ -230,120 +214,74 @@ static int on_time(struct run *r, long *period_ns, double *next)
 	if (r->deadline > 0 && !r->timed_out && t >= r->deadline) {
 		if (!r->cmd)
 			return 2;
-		r->timed_out = 1;	/* as perf: the command gets SIGTERM */
-		kill(pmu_command_pid(r->cmd), SIGTERM);
+		r->timed_out = 1;	/* as perf: the command is ended */
+		stat_os_terminate(r->cmd);
 	}
 	return target_gone(r) ? 2 : 0;
 }
 
-/* After a SIGCHLD: 1 once the command has exited (its exit status taken), 0 when
- * it only stopped or continued, -1 when it was lost. */
-static int reaped(struct run *r)
+/* The command exited with wait status status. */
+static void exited(struct run *r, int status)
 {
-	siginfo_t si;
-	int status;
-
-	/* SIGCHLD also comes when the child stops or continues: only reap (and block
-	 * in waitpid) once it has exited. */
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pmu_command_pid(r->cmd), &si,
-		   WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR) {
-		fprintf(stderr, "pmukit stat: lost the command (pid %d): %s\n",
-			pmu_command_pid(r->cmd), strerror(errno));
-		return -1;
-	}
-	if (si.si_pid == 0 || pmu_command_wait(r->cmd, &status))
-		return 0;
-	r->exit_status = exit_code(status);
+	r->exited = 1;
+	r->exit_status = tool_exit_status(status);
 	/* a command that ignored the signal and ended on its own was counted whole */
-	if (WIFEXITED(status))
+	if (stat_os_exited(status))
 		r->interrupted = 0;
 	/* stopped by --timeout, as asked: perf exits 0 then */
-	if (r->timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+	if (r->timed_out && stat_os_terminated(status))
 		r->exit_status = 0;
-	return 1;
 }
 
-/* Waits for the end of the measurement: the child's exit, SIGINT/SIGTERM, the
- * attached task's exit or --timeout, printing -I intervals on the way. Signals
- * are blocked. */
-static int wait_loop(struct run *r, const sigset_t *set)
+/* How long to wait, in ms, until wake (ns, < 0: no time set). */
+static int wait_ms(double wake)
+{
+	double ms = wake < 0 ? STOP_LOOK_MS : ceil((wake - now_ns()) / 1e6);
+
+	return ms < 0 ? 0 : ms > STOP_LOOK_MS ? STOP_LOOK_MS : (int)ms;
+}
+
+/* A stop signal: the counts are partial. 1 ends the wait (nothing runs that we
+ * started), 0 waits on for the command, which was given the signal. */
+static int on_stop(struct run *r, int sig, int aimed)
+{
+	r->interrupted = 1;
+	r->signo = sig;
+	if (!r->cmd)
+		return 1;
+	if (aimed)
+		stat_os_signal(r->cmd, sig);
+	return 0;
+}
+
+/* Waits for the end of the measurement: the command's exit, SIGINT/SIGTERM, the
+ * attached task's exit or --timeout, printing -I intervals on the way. */
+static int wait_loop(struct run *r)
 {
 	long period_ns = r->cfg->interval_ms > 0 ? r->cfg->interval_ms * 1000000L : 0;
 	double next = r->t0 + (double)period_ns;
 
 	for (;;) {
-		struct timespec ts;
-		double wake = wake_at(r, period_ns, next);
-		siginfo_t si;
-		int sig;
+		int ms = wait_ms(wake_at(r, period_ns, next)), sig, aimed, end;
 
-		if (wake >= 0) {
-			double wait = wake - now_ns();
-			if (wait < 0)
-				wait = 0;
-			ts.tv_sec = (time_t)(wait / 1e9);
-			ts.tv_nsec = (long)fmod(wait, 1e9);
-		}
-		sig = wake >= 0 ? sigtimedwait(set, &si, &ts) : sigwaitinfo(set, &si);
-		if (sig < 0) {
-			int end;
+		if (r->cmd) {
+			int status, got = pmu_command_wait_timeout(r->cmd, ms, &status);
 
-			if (errno != EAGAIN && errno != EINTR)
-				return tool_error("stat", "waiting", PMU_EIO);
-			if ((end = on_time(r, &period_ns, &next)) != 0)
-				return end == 2 ? 0 : 1;
-			continue;
-		}
-		if (sig == SIGCHLD && r->cmd) {
-			int done = reaped(r);
-
-			if (done)
-				return done < 0;
-			continue;
-		}
-		if (sig == SIGINT || sig == SIGTERM) {
-			r->interrupted = 1;
-			r->signo = sig;
-			if (!r->cmd)
+			if (got == 1) {
+				exited(r, status);
 				return 0;
-			/* A terminal's Ctrl-C reaches the child too; a kill aimed at us is passed on. */
-			if (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL)
-				kill(pmu_command_pid(r->cmd), sig);
+			}
+			/* a signal cuts the wait short: it is taken below */
+			if (got < 0 && !stat_os_stop_pending())
+				return tool_error("stat", "waiting for the command", got);
+		} else {
+			stat_os_sleep(ms);
 		}
+		if ((sig = stat_os_take_stop(&aimed)) && on_stop(r, sig, aimed))
+			return 0;
+		if ((end = on_time(r, &period_ns, &next)) != 0)
+			return end == 2 ? 0 : 1;
 	}
-}
-
-/* SIGINT/SIGTERM outside measure()'s blocked window: between the runs of -r and
- * while the command is forked. perf catches them there too: the runs so far are
- * printed instead of pmukit dying with nothing said. */
-static volatile sig_atomic_t stop_signo;
-
-static void on_stop(int sig)
-{
-	stop_signo = sig;
-}
-
-/* Catches SIGINT and SIGTERM for the whole run, except where the caller ignores
- * one (a background job): the command keeps that, as exec keeps SIG_IGN. */
-static void catch_stop_signals(struct sigaction old[2])
-{
-	static const int sigs[2] = { SIGINT, SIGTERM };
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigemptyset(&sa.sa_mask);
-	stop_signo = 0;
-	for (int i = 0; i < 2; i++) {
-		sigaction(sigs[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-static void restore_stop_signals(const struct sigaction old[2])
-{
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
 }
 
 /* Says once that perf_event_paranoid made events count user mode only (perf does
@@ -359,7 +297,7 @@ static void note_user_fallback(const struct run *r, const struct pmu_event_list 
 			continue;
 		fprintf(stderr, "pmukit stat: perf_event_paranoid=%d forbids counting kernel mode "
 			"without CAP_PERFMON: counting user mode only (the events marked :u)\n",
-			pmuk_perf_paranoid());
+			stat_os_paranoid());
 		return;
 	}
 }
@@ -382,6 +320,15 @@ static int keep_reasons(struct run *r)
 	return 0;
 }
 
+/* The command cannot run: the sentence names it and the cause ("command not
+ * found"), as shells say it, and the exit status is theirs (127 not found, 126
+ * not runnable). Windows finds out at prepare (CreateProcess), POSIX at start. */
+static int command_failed(int err)
+{
+	fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
+	return err == PMU_ENOENT ? 127 : 126;
+}
+
 /* The command prepared (its pid the target) and the counters' options for one run;
  * 0 or the exit status. */
 static int prepare(struct run *r, struct pmu_target *target, struct pmu_counters_opts *opts)
@@ -392,12 +339,13 @@ static int prepare(struct run *r, struct pmu_target *target, struct pmu_counters
 	if (cfg->argv) {
 		err = pmu_command_prepare(cfg->argv, &r->cmd);
 		if (err)
-			return tool_error("stat", "preparing the command", err);
+			return err == PMU_ENOENT || err == PMU_EPERM ? command_failed(err)
+				: tool_error("stat", "preparing the command", err);
 		if (target->kind != PMU_TARGET_CPUS) {
 			target->kind = PMU_TARGET_PID;
 			target->pid = pmu_command_pid(r->cmd);
 			opts->inherit = 1;
-			opts->enable_on_exec = 1;
+			opts->enable_on_exec = STAT_OS_ENABLE_ON_EXEC;
 		}
 	} else if (target->kind == PMU_TARGET_PID) {
 		opts->inherit = 1;
@@ -462,12 +410,8 @@ static int start(struct run *r, const struct pmu_counters_opts *opts)
 	r->t0 = r->tprev = now_ns();
 	if (r->cmd) {
 		err = pmu_command_start(r->cmd);
-		if (err) {
-			/* the sentence names the command and the cause ("command not
-			 * found"), as shells and perf-like tools say it */
-			fprintf(stderr, "pmukit stat: %s\n", pmu_error_detail());
-			return err == PMU_ENOENT ? 127 : 126;
-		}
+		if (err)
+			return command_failed(err);
 	}
 	/* once the command runs: one that cannot start gets no -I header either */
 	stat_print_header(cfg);
@@ -480,9 +424,9 @@ static int start(struct run *r, const struct pmu_counters_opts *opts)
 
 /* Waits for the end of the run, stops the counting and reads the counts; 0 or the
  * exit status. */
-static int finish(struct run *r, const sigset_t *set, double *elapsed)
+static int finish(struct run *r, double *elapsed)
 {
-	int err, rc = wait_loop(r, set);
+	int err, rc = wait_loop(r);
 
 	*elapsed = now_ns() - r->t0;
 	/* stopped with the clock: every row is read over the same time as the total */
@@ -504,38 +448,23 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 	 * when that is every event */
 	PMU_OPTS(pmu_counters_opts, opts, .skip_unsupported = 1,
 		 .allow_empty = 1, .user_fallback = 1);
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct pmu_target target = r->cfg->target;
-	sigset_t set, old;
 	int rc;
 
+	r->exited = 0;
 	r->exit_status = -1;
-	/* SIGCHLD ignored (inherited from our parent) would reap the child for us and
-	 * leave no status to wait for: take the default for the run. */
-	sigaction(SIGCHLD, &dfl, &old_chld);
-	if ((rc = prepare(r, &target, &opts))) {
-		sigaction(SIGCHLD, &old_chld, NULL);
+	if ((rc = prepare(r, &target, &opts)))
 		return rc;
-	}
-	/* Blocked after the fork: the command starts with the caller's signal mask. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	/* ^C while the command was forked: it is not started (-1: no run; stat_run
+	/* ^C while the command was prepared: it is not started (-1: no run; stat_run
 	 * takes the signal as one between runs) */
-	if (stop_signo)
+	if (stat_os_stop_pending())
 		rc = -1;
 	else if (!(rc = open_counters(r, list, &target, &opts)) && !(rc = start(r, &opts)))
-		rc = finish(r, &set, elapsed);
+		rc = finish(r, elapsed);
 	pmu_counters_close(r->counters);
 	r->counters = NULL;
-	if (r->cmd)
-		pmu_command_free(r->cmd);
+	pmu_command_free(r->cmd);
 	r->cmd = NULL;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
 	return rc;
 }
 
@@ -599,12 +528,13 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 {
 	struct run r = { .cfg = cfg, .note = note };
 	struct repeat rep = { 0 };
-	struct sigaction old_stop[2];
 	double elapsed = 0;
-	int rc = 0, between;
+	int rc, between, aimed;
 
-	catch_stop_signals(old_stop);
-	for (int k = 1; k <= cfg->repeat && !r.signo && !stop_signo; k++) {
+	if ((rc = stat_os_check(cfg)))
+		return rc;
+	stat_os_catch();
+	for (int k = 1; k <= cfg->repeat && !r.signo && !stat_os_stop_pending(); k++) {
 		rc = measure(&r, list, &elapsed);
 		if (rc < 0) {		/* stopped before this run started */
 			rc = 0;
@@ -620,11 +550,13 @@ int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const c
 	if (!rc)
 		print_total(&r, &rep, elapsed);
 	/* caught between runs: the runs so far were whole, but the repeat was cut */
-	between = !r.signo && stop_signo;
+	between = !r.signo && stat_os_stop_pending();
 	if (between)
-		r.signo = stop_signo;
-	restore_stop_signals(old_stop);
-	if (!rc && r.exit_status > 0)
+		r.signo = stat_os_take_stop(&aimed);
+	stat_os_release();
+	/* any non-zero status passes through: NTSTATUS codes such as 0xC0000005 are
+	 * negative as int */
+	if (!rc && r.exited && r.exit_status != 0)
 		rc = r.exit_status;
 	/* no command to pass a status on, or none to blame for the stop: end as perf
 	 * does, by the signal (130 for ^C) */
