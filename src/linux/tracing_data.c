@@ -246,10 +246,8 @@ static int find_tracefs(char *events, size_t size)
 	char dir[PATH_MAX];
 	int err = pmuk_tracefs_events(events, size);
 
-	if (err == PMU_EPERM)
-		return pmuk_fail(err, "%s", PMUK_TRACEFS_PERM_HINT);
 	if (err)
-		return pmuk_fail(PMU_ENOENT, "%s", pmuk_tracefs_hint());
+		return pmuk_fail(err == PMU_EPERM ? err : PMU_ENOENT, "%s", pmuk_tracefs_hint(err));
 	snprintf(dir, sizeof(dir), "%s", events);
 	*strrchr(dir, '/') = '\0'; /* .../events -> the tracing directory */
 	if (tracefs_set_tracing_dir(dir))
