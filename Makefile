@@ -72,7 +72,7 @@ fuzz: deps
 
 # The hardware tests in an arm64 QEMU guest with an emulated PMU (needs root the first
 # time: installs qemu-system-arm and a cross compiler, downloads Debian's arm64 kernel).
-hwtest:
+hwtest: build
 	HWTEST_DIR=$(CURDIR)/$(HW_BUILD) bash scripts/hwtest.sh
 
 # The Windows cross build (mingw-w64, -Werror): pmukit.exe, pmukit.dll + import library,

@@ -121,7 +121,30 @@ timeout "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off -smp 1 -icount
 	tr -d '\r' | tee "$LOG" | grep --line-buffered -E '^(ok|FAIL|skip|#) ' || true
 say "guest finished"
 
-# 6. The summary, from the serial log alone.
+# 6. The guest's recording read on the host: the same top function, named through
+# the guest binary (--symfs: the recorded /bin/pmukit_hwtest lives under $R here).
+host_reads_guest() {
+	local data=$W/hw.data host=${PMUKIT_HOST:-$SRC/build/pmukit}
+	sed -n '/^# hw.data base64 begin$/,/^# hw.data base64 end$/p' "$LOG" | sed '1d;$d' |
+		base64 -d >"$data" 2>/dev/null || true
+	[ -s "$data" ] || { echo "skip - host_reads_guest_record: the guest wrote no recording"; return; }
+	[ -x "$host" ] || { echo "FAIL - host_reads_guest_record: no host pmukit at $host"; return; }
+	"$host" report -i "$data" --json --sort sym --no-children --symfs "$R" >"$W/host.json" \
+		2>"$W/host.err" || { echo "FAIL - host_reads_guest_record: $(head -c 300 "$W/host.err")"; return; }
+	python3 - "$W/host.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = d["top"][0] if d.get("top") else {}
+sym, pct = top.get("symbol", ""), top.get("percent", 0)
+ok = sym.endswith("known_loop") and pct >= 80 and d.get("with_callchain", 0) > 0
+print("%s - host_reads_guest_record%s" % ("ok" if ok else "FAIL", "" if ok else
+      ": top %r at %.1f%%, %s samples with stacks" % (sym, pct, d.get("with_callchain"))))
+print("# host: %d samples of the guest, top %s %.1f%%" % (d.get("samples", 0), sym, pct))
+PY
+}
+host_reads_guest | tee -a "$LOG"
+
+# 7. The summary, from the serial log alone.
 pass=$(grep -c '^ok - ' "$LOG" || true)
 fail=$(grep -c '^FAIL - ' "$LOG" || true)
 skip=$(grep -c '^skip - ' "$LOG" || true)

@@ -78,5 +78,6 @@ void hw_test_pinned(void);     /* hw_pinned.c: pinned events losing counters */
 void hw_test_userread(void);   /* hw_userread.c: mmap-page reads vs read() */
 void hw_test_sampling(void);   /* hw_sample.c: overflow sampling on cycles */
 void hw_test_command(void);    /* hw_command.c: pmukit stat / caps in this environment */
+void hw_test_record(void);     /* hw_record.c: pmukit record -g, report of the hot loop */
 
 #endif

@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 	hw_test_userread();
 	hw_test_sampling();
 	hw_test_command();
+	hw_test_record();
 
 	printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
 	fflush(stdout);

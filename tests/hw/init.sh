@@ -16,6 +16,12 @@ echo 1000000 >/proc/sys/kernel/perf_event_max_sample_rate
 echo 1 >/proc/sys/kernel/perf_user_access
 cd /tmp || exit 1
 # QEMU runs with -icount shift=0: counts are exact, the tests hold them to that.
-HWTEST_EXACT=1 PMUKIT=/bin/pmukit /bin/pmukit_hwtest
+HWTEST_EXACT=1 PMUKIT=/bin/pmukit HWTEST_RECORD=/tmp/hw.data /bin/pmukit_hwtest
 echo "# hwtest exit status $?"
+# The recording goes to the host over the console, to be read there too.
+if [ -s /tmp/hw.data ]; then
+	echo "# hw.data base64 begin"
+	base64 /tmp/hw.data
+	echo "# hw.data base64 end"
+fi
 poweroff -f
