@@ -55,6 +55,8 @@ struct pmu_sampler {
 	int stopped;
 	int decode_err;
 	int no_format_lost;    /* kernel before 6.0: losses known from LOST records only */
+	struct pmuk_sampler_raw raw; /* the recorder's attr tuning (zero: none) */
+	struct perf_event_attr *attr; /* [event] as opened on the first unit */
 };
 
 static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opts *o, int first,
@@ -166,6 +168,23 @@ static void close_unit(struct pmu_sampler *s, size_t u)
 	}
 }
 
+/* perf_event_open, and with raw.lower_precise a :p level the PMU refuses lowered
+ * one step at a time down to 0, as perf record does; the event keeps the level
+ * that opened (s->ev[e].precise_ip) for its other units. */
+static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr *a, int pid,
+			 int cpu, int group_fd)
+{
+	int fd = pmuk_perf_open(a, pid, cpu, group_fd);
+
+	while ((fd == -EINVAL || fd == -EOPNOTSUPP) && s->raw.lower_precise && a->precise_ip) {
+		a->precise_ip--;
+		fd = pmuk_perf_open(a, pid, cpu, group_fd);
+		if (fd >= 0)
+			s->ev[e].precise_ip = (uint8_t)a->precise_ip;
+	}
+	return fd;
+}
+
 /* Opens every event on unit u. 0, 1 when its thread vanished meanwhile, or an error. */
 static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_opts *o)
 {
@@ -181,11 +200,13 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 		int fd, err;
 
 		sample_attr(ev, o, first, &a);
+		if (s->raw.tune)
+			s->raw.tune(&a, e, first, s->raw.ctx);
 		if (s->no_format_lost)
 			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 		if (e == 0)
 			pmuk_sample_fmt_of(&a, &s->fmt);
-		fd = pmuk_perf_open(&a, pid, cpu, leader ? -1 : s->gfd[g]);
+		fd = open_lowering(s, e, &a, pid, cpu, leader ? -1 : s->gfd[g]);
 		if (fd == -EINVAL && !s->no_format_lost) {
 			/* PERF_FORMAT_LOST is new in Linux 6.0 */
 			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
@@ -199,6 +220,8 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 			return 1; /* the thread exited since /proc listed it */
 		if (fd < 0)
 			return open_fail(-fd, ev, &a, pid, cpu);
+		if (!s->attr[e].size)
+			s->attr[e] = a;
 		s->fd[u * s->nev + e] = fd;
 		if (leader)
 			s->gfd[g] = fd;
@@ -229,7 +252,8 @@ static int alloc_arrays(struct pmu_sampler *s)
 	s->ring = calloc(n, sizeof(*s->ring));
 	s->pfd = calloc(n, sizeof(*s->pfd));
 	s->bounce = malloc(PMUK_RING_BOUNCE);
-	if (!s->fd || !s->id || !s->gfd || !s->ring || !s->pfd || !s->bounce)
+	s->attr = calloc(s->nev, sizeof(*s->attr));
+	if (!s->fd || !s->id || !s->gfd || !s->ring || !s->pfd || !s->bounce || !s->attr)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
 				 s->nev, n);
 	for (size_t i = 0; i < n * s->nev; i++)
@@ -244,6 +268,13 @@ PMUK_SAMPLER_HEAD_CHECK(struct pmu_sampler);
 int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
 			 const struct pmu_sampler_opts *o, struct pmu_sampler **out)
 {
+	return pmuk_sampler_open_raw(ev, n, t, o, NULL, out);
+}
+
+int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			  const struct pmu_sampler_opts *o, const struct pmuk_sampler_raw *raw,
+			  struct pmu_sampler **out)
+{
 	struct pmu_sampler *s;
 	size_t opened = 0;
 	int err;
@@ -253,6 +284,8 @@ int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_
 		free(s);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
 	}
+	if (raw)
+		s->raw = *raw;
 	memcpy(s->ev, ev, n * sizeof(*ev));
 	s->nev = n;
 	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
@@ -483,5 +516,57 @@ void pmuk_sampler_os_close(struct pmu_sampler *s)
 	free(s->ring);
 	free(s->pfd);
 	free(s->bounce);
+	free(s->attr);
 	free(s);
+}
+
+int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_fn fn, void *ctx)
+{
+	int err = 0, ret;
+
+	for (size_t u = 0; u < s->units.n; u++) {
+		if (!s->ring[u].map)
+			continue;
+		ret = pmuk_ring_drain(&s->ring[u].ring, fn, ctx);
+		if (ret == PMU_EFORMAT) {
+			s->st.corrupt++;
+			err = ret;
+		} else if (ret) {
+			return ret;
+		}
+	}
+	return err;
+}
+
+const struct perf_event_attr *pmuk_sampler_attr(const struct pmu_sampler *s, size_t e)
+{
+	return e < s->nev ? &s->attr[e] : NULL;
+}
+
+size_t pmuk_sampler_ids(const struct pmu_sampler *s, size_t e, uint64_t *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t u = 0; u < s->units.n && e < s->nev; u++)
+		if (s->fd[u * s->nev + e] >= 0 && n < max)
+			ids[n++] = s->id[u * s->nev + e];
+	return n;
+}
+
+size_t pmuk_sampler_units(const struct pmu_sampler *s)
+{
+	return s->units.n;
+}
+
+uint64_t pmuk_sampler_lost_samples(const struct pmu_sampler *s, size_t e)
+{
+	uint64_t total = 0, v[3];
+
+	for (size_t u = 0; u < s->units.n && !s->no_format_lost; u++) {
+		int fd = s->fd[u * s->nev + e];
+
+		if (fd >= 0 && read(fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+			total += v[2];
+	}
+	return total;
 }
