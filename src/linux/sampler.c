@@ -188,7 +188,8 @@ static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr
 /* Opens every event on unit u. 0, 1 when its thread vanished meanwhile, or an error. */
 static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_opts *o)
 {
-	int pid = s->units.cpu ? -1 : s->units.id[u], cpu = s->units.cpu ? s->units.id[u] : -1;
+	int pid = s->units.cpu ? (s->raw.task_pid ? s->raw.task_pid : -1) : s->units.id[u];
+	int cpu = s->units.cpu ? s->units.id[u] : -1;
 
 	for (size_t e = 0; e < s->nev; e++)
 		s->gfd[e] = -1;
@@ -275,6 +276,7 @@ int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu
 			  const struct pmu_sampler_opts *o, const struct pmuk_sampler_raw *raw,
 			  struct pmu_sampler **out)
 {
+	static const struct pmu_target all_cpus = { .kind = PMU_TARGET_CPUS };
 	struct pmu_sampler *s;
 	size_t opened = 0;
 	int err;
@@ -290,6 +292,8 @@ int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu
 	s->nev = n;
 	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	s->mapsz = (1 + (size_t)o->pages) * s->pagesz;
+	if (s->raw.task_pid)
+		t = &all_cpus; /* one ring per CPU, each following the task */
 	if ((err = pmuk_target_units(t, &s->units)) < 0 || (err = alloc_arrays(s)) < 0)
 		goto fail;
 	for (size_t u = 0; u < s->units.n; u++) {
