@@ -110,6 +110,9 @@ void pmuk_rec_tune(struct perf_event_attr *a, size_t e, int first, void *ctx)
 		a->sample_regs_user = REGS_USER_MASK;
 		a->sample_stack_user = o->stack_user;
 		a->exclude_callchain_user = 1;
+		/* the unwinder reads .eh_frame_hdr through the read-only mappings */
+		if (first)
+			a->mmap_data = 1;
 	}
 	if (o->branches) {
 		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
