@@ -7,6 +7,9 @@
  * LOST_SAMPLES and the header features, and finishes the file. */
 #include "linux/record_int.h"
 #include "core/error.h"
+#include "linux/perf_event.h"
+
+#include <errno.h>
 
 #include <pmukit/caps.h>
 #include <stdio.h>
@@ -44,7 +47,8 @@ static int sampler_opts(const struct pmu_recording_opts *o, struct pmu_sampler_o
 	return 0;
 }
 
-/* -b refused: the reason the host has, from caps. */
+/* -b refused: the reason the host has, from caps (the open's own words when caps
+ * sees nothing missing). */
 static int branch_fail(int err)
 {
 	char first[512];
@@ -52,14 +56,33 @@ static int branch_fail(int err)
 	const struct pmu_cap *c;
 
 	snprintf(first, sizeof(first), "%s", pmu_error_detail());
-	if (pmu_caps_probe(&caps) < 0 || !(c = pmu_caps_get(caps, PMU_CONCERN_PRECISE))) {
+	if (pmu_caps_probe(&caps) < 0 || !(c = pmu_caps_get(caps, PMU_CONCERN_PRECISE)) ||
+	    c->status == PMU_CAP_AVAILABLE) {
 		pmu_caps_free(caps);
 		return pmuk_fail(err, "branch stacks (-b) cannot be recorded here: %s", first);
 	}
-	err = pmuk_fail(err, "branch stacks (-b) cannot be recorded here: %s (%s)%s%s",
-			c->reason, first, c->remedy[0] ? "; " : "", c->remedy);
+	err = pmuk_fail(PMU_ENOTSUP, "branch stacks (-b) cannot be recorded here: %s%s%s",
+			c->reason, c->remedy[0] ? "; " : "", c->remedy);
 	pmu_caps_free(caps);
 	return err;
+}
+
+/* As perf record: where perf_event_paranoid forbids kernel mode to this user, the
+ * events of a task that name no privilege level record user mode only. */
+static int user_fallback(struct pmu_recording *r, const struct pmu_target *t)
+{
+	int n = 0;
+
+	if (t->kind == PMU_TARGET_CPUS)
+		return 0;
+	for (size_t e = 0; e < r->nev; e++)
+		if (pmuk_perf_user_fallback(&r->ev[e], EACCES)) {
+			pmuk_rec_note(r, "perf_event_paranoid=%d forbids kernel mode to this user: "
+				      "recording %s (user mode only)", pmuk_perf_paranoid(),
+				      r->ev[e].name);
+			n++;
+		}
+	return n;
 }
 
 static int id_eq(const void *key, uint32_t i, const void *ctx)
@@ -163,6 +186,8 @@ static int open_all(struct pmu_recording *r, const struct pmu_event_list *events
 	if ((err = pmuk_rec_events(r, events)) < 0 || (err = sampler_opts(&r->o, &so)) < 0)
 		return err;
 	err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, &raw, &r->s);
+	if (err == PMU_EPERM && user_fallback(r, t))
+		err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, &raw, &r->s);
 	if (err < 0)
 		return r->o.branches && err != PMU_EPERM && err != PMU_ESRCH ? branch_fail(err) : err;
 	pmuk_rec_opened(r);

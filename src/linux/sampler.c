@@ -131,8 +131,8 @@ static int map_fail(int err, const struct pmu_sampler *s, const struct pmu_event
 		return pmuk_fail(PMU_EPERM, "cannot lock a %zu KiB ring buffer for %s: the locked-"
 				 "memory allowance for perf rings is used up (kernel.perf_event_mlock_kb"
 				 "=%s KiB per CPU and user, then RLIMIT_MEMLOCK=%s KiB); use fewer pages "
-				 "per ring or sample fewer threads, or raise it with sysctl -w "
-				 "kernel.perf_event_mlock_kb=N (CAP_IPC_LOCK is exempt)",
+				 "per ring or sample fewer threads, or raise them with sysctl -w "
+				 "kernel.perf_event_mlock_kb=N or ulimit -l (CAP_IPC_LOCK is exempt)",
 				 s->mapsz / 1024, ev->name, kb, lim);
 	}
 	if (err == ENOMEM)

@@ -382,13 +382,15 @@ static void print_summary(const struct rec_cfg *c, const struct pmu_recording_st
 	fprintf(stderr, "[ pmukit record: wrote %s: %llu samples, %llu records, %.3f MB ]\n",
 		c->path, (unsigned long long)st->samples, (unsigned long long)st->records,
 		(double)st->bytes / 1e6);
+	/* The kernel's LOST records and its lost-sample counts tell the same drops. */
 	if (st->events_lost || st->lost_samples)
-		fprintf(stderr, "pmukit record: lost %llu records (%llu samples) at full ring "
-			"buffers: give them more pages (-m %u or more), sample less often (a lower "
-			"-F), or raise the locked-memory limit for bigger rings "
-			"(sysctl -w kernel.perf_event_mlock_kb=N, ulimit -l)\n",
-			(unsigned long long)st->events_lost, (unsigned long long)st->lost_samples,
-			c->pages ? c->pages * 2 : 256);
+		fprintf(stderr, "pmukit record: %llu samples lost at full ring buffers (written "
+			"to the file as LOST and LOST_SAMPLES): give the rings more pages (-m %u or "
+			"more), sample less often (a lower -F or a larger -c), or raise the "
+			"locked-memory limit that bigger rings need (sysctl -w "
+			"kernel.perf_event_mlock_kb=N, ulimit -l)\n",
+			(unsigned long long)(st->lost_samples > st->events_lost ? st->lost_samples
+					     : st->events_lost), c->pages ? c->pages * 2 : 256);
 	if (st->throttles)
 		fprintf(stderr, "pmukit record: the kernel throttled sampling %llu times (too many "
 			"samples per second; kernel.perf_event_max_sample_rate): use a lower -F or a "
