@@ -183,7 +183,8 @@ static int open_all(struct pmu_recording *r, const struct pmu_event_list *events
 		return pmuk_fail(PMU_ENOTSUP, "inherit records one process and what it creates: "
 				 "give one pid (PMU_TARGET_PID), or record without inherit");
 
-	if ((err = pmuk_rec_events(r, events)) < 0 || (err = sampler_opts(&r->o, &so)) < 0)
+	if ((err = pmuk_rec_events(r, events)) < 0 || (err = sampler_opts(&r->o, &so)) < 0 ||
+	    (err = pmuk_pw_open(r->path, &r->w)) < 0)
 		return err;
 	err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, &raw, &r->s);
 	if (err == PMU_EPERM && user_fallback(r, t))
@@ -191,7 +192,7 @@ static int open_all(struct pmu_recording *r, const struct pmu_event_list *events
 	if (err < 0)
 		return r->o.branches && err != PMU_EPERM && err != PMU_ESRCH ? branch_fail(err) : err;
 	pmuk_rec_opened(r);
-	if ((err = pmuk_pw_open(r->path, &r->w)) < 0 || (err = add_events(r)) < 0)
+	if ((err = add_events(r)) < 0)
 		return err;
 	if (r->has_tracepoints && (err = pmuk_rec_tracing(r)) < 0)
 		return err;
@@ -224,8 +225,9 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 				strerror(err));
 	if (err) {
 		r->finished = 1; /* nothing to finish: the file is dropped below */
+		if (r->w)
+			remove(o->path);
 		pmuk_recording_os_close(r);
-		remove(o->path);
 		return err;
 	}
 	r->running = 1;
