@@ -146,7 +146,55 @@ else
 	echo "SKIP (part): no C compiler for the dwarf test"
 fi
 
-# 8. a command that cannot start: the error, and no recording left half-done
+# 8. Ctrl-C while a command runs: the command gets SIGTERM (as perf does), the file is whole
+"$PMUKIT" record -e cpu-clock -o int.data -- "$W" 1 -s 5000 2>int.err & bg=$!
+sleep 1; kill -INT $bg; wait $bg
+check_eq "SIGINT during a command: its status (SIGTERM) passes through" 143 $?
+bg=
+perf_reads "SIGINT during a command" int.data
+same_count "SIGINT during a command" int.data int.err
+
+# 9. lost samples: a one-page ring against 100000 page faults
+"$PMUKIT" record -e page-faults -c 1 -m 1 -o lost.data -- "$W" 100000 2>lost.err
+check "-m 1: recorded" test $? -eq 0
+said=$(sed -n 's/.*: \([0-9]*\) samples lost at full ring buffers.*/\1/p' lost.err)
+if [ -n "$said" ]; then
+	check "lost samples: the fix is named (-m, -F, mlock limit)" \
+		grep -q -- "-m 2 or more.*lower -F.*perf_event_mlock_kb" lost.err
+	got=$(perf report -i lost.data --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+	check_eq "lost samples: perf counts the $said samples pmukit said were lost" "$said" "$got"
+else
+	echo "# no sample was lost this time: the loss report is not exercised"
+fi
+same_count "-m 1" lost.data lost.err
+
+# 10. -b without a branch-stack PMU: the reason
+if ! ls /sys/bus/event_source/devices/*/caps/branches >/dev/null 2>&1; then
+	"$PMUKIT" record -b -o b.data -- true 2>b.err
+	check "-b without branch stacks: exit 1 with the reason" \
+		test $? -eq 1 -a -n "$(grep "branch stacks (-b) cannot be recorded here: " b.err)"
+	check "-b refused: no file left" test ! -e b.data
+fi
+
+# 11. an unprivileged user: user mode only as perf, and a ring over the mlock limit named
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && \
+   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] && \
+   setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$W"; then
+	nob() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	chmod 777 "$out"
+	nob "$PMUKIT" record -e cpu-clock -o "$out/u.data" -- "$W" 10 -s 200 2>u.err
+	check "nobody, paranoid 2: recorded" test $? -eq 0
+	check "nobody: says it records user mode only" grep -q "recording cpu-clock:u (user mode only)" u.err
+	check "nobody: the file names the event cpu-clock:u" \
+		grep -q "name = cpu-clock:u," <(perf report -f -i u.data --header-only 2>&1)
+	nob "$PMUKIT" record -e cpu-clock:u -m 4096 -o "$out/m.data" -- true 2>m.err
+	check "nobody, a 16 MiB ring: exit 1 naming perf_event_mlock_kb and RLIMIT_MEMLOCK" \
+		test $? -eq 1 -a -n "$(grep "perf_event_mlock_kb.*RLIMIT_MEMLOCK.*ulimit -l" m.err)"
+else
+	echo "# not root with setpriv under perf_event_paranoid >= 2: the unprivileged paths are not exercised"
+fi
+
+# 12. a command that cannot start: the error, and no recording left half-done
 "$PMUKIT" record -o nx.data -- /nonexistent/cmd 2>nx.err
 check "a missing command: exit 1 with the reason" test $? -eq 1 -a -n "$(grep -i "no such\|not found\|cannot" nx.err)"
 finish
