@@ -265,15 +265,6 @@ static void catch_stop(void)
 	SetConsoleCtrlHandler(on_ctrl, TRUE);
 }
 
-static int stop_asked(void)
-{
-	return 0;
-}
-
-static void backup(const char *path)
-{
-	(void)path;
-}
 #else
 static volatile sig_atomic_t stop_signal;
 
@@ -322,7 +313,10 @@ static void backup(const char *path)
 /* Waits for the command, forwarding a stop request as SIGTERM (as perf does). */
 static int wait_command(struct pmu_command *cmd, int *status)
 {
-	int sent = 0, err;
+#ifndef _WIN32
+	int sent = 0;
+#endif
+	int err;
 
 	for (;;) {
 		err = pmu_command_wait_timeout(cmd, 100, status);
@@ -407,7 +401,10 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 
 	if (c->spec && (err = pmu_event_parse(c->spec, &events)))
 		return tool_error("record", "parsing the events", err);
-#ifndef _WIN32
+#ifdef _WIN32
+	(void)argv;
+	(void)cmd;
+#else
 	if (c->cmd && (err = pmu_command_prepare(argv + c->cmd, cmd))) {
 		pmu_event_list_free(events);
 		return tool_error("record", "preparing the command", err);
