@@ -192,9 +192,12 @@ static int build_id_feature(struct pmu_recording *r)
 	for (size_t i = 0; i < r->maps.ndso; i++) {
 		struct rec_dso *d = &r->maps.dso[i];
 
+		/* perf names the kernel's dso [kernel.kallsyms], not its map's _text */
 		if (d->hit && build_id_of(d))
 			pmuk_pwf_build_id(&b, d->kernel ? PERF_REC_MISC_KERNEL : PERF_REC_MISC_USER, -1,
-					  d->build_id, d->build_id_size, d->path);
+					  d->build_id, d->build_id_size,
+					  strncmp(d->path, "[kernel.kallsyms]", 17) ? d->path :
+					  "[kernel.kallsyms]");
 	}
 	return feature(r, HEADER_BUILD_ID, &b);
 }

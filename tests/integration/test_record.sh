@@ -111,6 +111,24 @@ check "-a: SIGINT ends the recording, exit 0" test $? -eq 0
 bg=
 perf_reads "-a + SIGINT" a.data --sort comm
 same_count "-a + SIGINT" a.data a.err
+kbid=$(perf buildid-list -k 2>/dev/null)
+if [ -n "$kbid" ] && grep -q "\[k\]" <(perf report -i a.data --stdio --sort dso,sym 2>/dev/null); then
+	check "-a: the kernel's build-id is stored" grep -qx "$kbid \[kernel.kallsyms\]" <(perf buildid-list -i a.data 2>/dev/null)
+	check "-a: kernel samples are named" grep -q "\[kernel.kallsyms\] *\[k\] [a-z_]" <(perf report -i a.data --stdio --sort dso,sym 2>/dev/null)
+fi
+
+# -C 0 and -t: only that CPU, only that thread
+"$PMUKIT" record -e cpu-clock -C 0 -o c.data -- "$W" 1 -s 300 2>c.err
+perf_reads "-C 0" c.data
+check_eq "-C 0: every sample on CPU 0" "[000]" "$(perf script -i c.data -F cpu 2>/dev/null | sort -u | tr -d ' ')"
+"$W" 1 -s 1000 & bg=$!
+sleep 0.2
+"$PMUKIT" record -e cpu-clock -t $bg -o t.data 2>t.err
+perf_reads "-t" t.data
+same_count "-t" t.data t.err
+check_eq "-t: every sample of that thread" "$bg" "$(perf script -i t.data -F tid 2>/dev/null | sort -u | tr -d ' ')"
+wait $bg
+bg=
 
 # 6. --switch-events and -m
 "$PMUKIT" record -e cpu-clock --switch-events -m 4 -o sw.data -- "$W" 10 -t 2 -s 100 2>sw.err
