@@ -168,7 +168,8 @@ static void close_unit(struct pmu_sampler *s, size_t u)
 	}
 }
 
-/* perf_event_open, and with raw.lower_precise a :p level the PMU refuses lowered
+/* perf_event_open (without attr.build_id where the kernel predates it), and with
+ * raw.lower_precise a :p level the PMU refuses lowered
  * one step at a time down to 0, as perf record does; the event keeps the level
  * that opened (s->ev[e].precise_ip) for its other units. */
 static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr *a, int pid,
@@ -176,6 +177,11 @@ static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr
 {
 	int fd = pmuk_perf_open(a, pid, cpu, group_fd);
 
+	if (fd == -EINVAL && a->build_id) {
+		/* build-ids in MMAP2 are new in Linux 5.12: plain MMAP2 then */
+		a->build_id = 0;
+		fd = pmuk_perf_open(a, pid, cpu, group_fd);
+	}
 	while ((fd == -EINVAL || fd == -EOPNOTSUPP) && s->raw.lower_precise && a->precise_ip) {
 		a->precise_ip--;
 		fd = pmuk_perf_open(a, pid, cpu, group_fd);
