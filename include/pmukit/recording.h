@@ -75,7 +75,8 @@ struct pmu_recording_stats {
 	uint64_t samples;      /* samples written */
 	uint64_t lost_samples; /* samples the kernel dropped at full rings */
 	uint64_t throttles;    /* times the kernel throttled an event (too many samples) */
-	uint64_t records;      /* records written, every kind, synthesized ones included */
+	uint64_t records;      /* records written, every kind, synthesized ones included
+				  (perf's FINISHED_ROUND markers aside) */
 };
 #define pmu_recording_stats__last_field records
 

@@ -243,5 +243,8 @@ int pmuk_rec_features(struct pmu_recording *r)
 	if ((err = host_features(r)) < 0 || (err = cmdline_feature(r)) < 0 ||
 	    (err = event_features(r)) < 0)
 		return err;
+	/* an empty section whose presence tells perf report the samples have branch stacks */
+	if (r->o.branches && (err = pmuk_pw_feature(r->w, HEADER_BRANCH_STACK, NULL, 0)) < 0)
+		return err;
 	return build_id_feature(r);
 }
