@@ -8,6 +8,7 @@
 #include "linux/record_int.h"
 #include "core/error.h"
 #include "linux/perf_event.h"
+#include "linux/target.h"
 
 #include <errno.h>
 
@@ -169,28 +170,49 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-static int open_all(struct pmu_recording *r, const struct pmu_event_list *events,
-		    const struct pmu_target *t)
+/* The events through the sampler with the recorder's attrs (user mode only when
+ * paranoid asks it), into a file created first: no event is opened for nothing. */
+static int open_events(struct pmu_recording *r, const struct pmu_target *t,
+		       const struct pmuk_sampler_raw *raw)
 {
-	struct pmuk_sampler_raw raw = { pmuk_rec_tune, r, r->o.lower_precise, 0 };
 	struct pmu_sampler_opts so;
 	int err;
 
-	/* inherit: per-CPU rings following the task (one task: its threads then follow) */
-	if (r->o.inherit && t->kind == PMU_TARGET_PID && (!t->pids || t->npids == 1))
-		raw.task_pid = t->pids ? t->pids[0] : t->pid;
-	else if (r->o.inherit)
-		return pmuk_fail(PMU_ENOTSUP, "inherit records one process and what it creates: "
-				 "give one pid (PMU_TARGET_PID), or record without inherit");
-
-	if ((err = pmuk_rec_events(r, events)) < 0 || (err = sampler_opts(&r->o, &so)) < 0 ||
-	    (err = pmuk_pw_open(r->path, &r->w)) < 0)
+	if ((err = sampler_opts(&r->o, &so)) < 0 || (err = pmuk_pw_open(r->path, &r->w)) < 0)
 		return err;
-	err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, &raw, &r->s);
+	err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, raw, &r->s);
 	if (err == PMU_EPERM && user_fallback(r, t))
-		err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, &raw, &r->s);
+		err = pmuk_sampler_open_raw(r->ev, r->nev, t, &so, raw, &r->s);
 	if (err < 0)
 		return r->o.branches && err != PMU_EPERM && err != PMU_ESRCH ? branch_fail(err) : err;
+	return 0;
+}
+
+/* With inherit: every thread of the target on every CPU, rings per CPU. */
+static int open_inherit(struct pmu_recording *r, const struct pmu_target *t)
+{
+	struct pmuk_sampler_raw raw = { pmuk_rec_tune, r, r->o.lower_precise, NULL, 0 };
+	struct pmuk_units tasks = { NULL, 0, 0 };
+	int err;
+
+	if (r->o.inherit && t->kind == PMU_TARGET_CPUS)
+		return pmuk_fail(PMU_EINVAL, "inherit follows tasks: a CPU target takes none");
+	if (r->o.inherit && (err = pmuk_target_units(t, &tasks)) < 0)
+		return err;
+	raw.tids = tasks.id;
+	raw.ntids = tasks.n;
+	err = open_events(r, t, &raw);
+	pmuk_units_free(&tasks);
+	return err;
+}
+
+static int open_all(struct pmu_recording *r, const struct pmu_event_list *events,
+		    const struct pmu_target *t)
+{
+	int err = pmuk_rec_events(r, events);
+
+	if (err < 0 || (err = open_inherit(r, t)) < 0)
+		return err;
 	pmuk_rec_opened(r);
 	if ((err = add_events(r)) < 0)
 		return err;

@@ -57,6 +57,8 @@ struct pmu_sampler {
 	int no_format_lost;    /* kernel before 6.0: losses known from LOST records only */
 	struct pmuk_sampler_raw raw; /* the recorder's attr tuning (zero: none) */
 	struct perf_event_attr *attr; /* [event] as opened on the first unit */
+	int *tid_of;           /* raw.tids: [unit] the task it follows, else NULL */
+	size_t ncpu;           /* raw.tids: CPUs per task */
 };
 
 static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opts *o, int first,
@@ -191,18 +193,32 @@ static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr
 	return fd;
 }
 
+/* The unit whose ring unit u writes to: itself, or with raw.tids the first unit
+ * of the same CPU that has a ring (units are tid-major: u = tid * ncpu + cpu). */
+static size_t ring_unit(const struct pmu_sampler *s, size_t u)
+{
+	if (!s->tid_of)
+		return u;
+	for (size_t k = u % s->ncpu; k < u; k += s->ncpu)
+		if (s->ring[k].map)
+			return k;
+	return u;
+}
+
 /* Opens every event on unit u. 0, 1 when its thread vanished meanwhile, or an error. */
 static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_opts *o)
 {
-	int pid = s->units.cpu ? (s->raw.task_pid ? s->raw.task_pid : -1) : s->units.id[u];
+	int pid = s->tid_of ? s->tid_of[u] : s->units.cpu ? -1 : s->units.id[u];
 	int cpu = s->units.cpu ? s->units.id[u] : -1;
+	size_t ru = ring_unit(s, u);
+	int alone = s->tid_of ? s->raw.ntids > 1 : !s->units.cpu && s->units.n > 1;
 
 	for (size_t e = 0; e < s->nev; e++)
 		s->gfd[e] = -1;
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct pmu_event *ev = &s->ev[e];
 		size_t g = ev->group >= 0 && (size_t)ev->group < s->nev ? (size_t)ev->group : e;
-		int first = !s->ring[u].map, leader = ev->group_leader || s->gfd[g] < 0;
+		int first = e == 0, leader = ev->group_leader || s->gfd[g] < 0;
 		struct perf_event_attr a;
 		int fd, err;
 
@@ -223,7 +239,7 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 			else
 				fd = -EINVAL;
 		}
-		if (fd == -ESRCH && !s->units.cpu && s->units.n > 1)
+		if (fd == -ESRCH && alone)
 			return 1; /* the thread exited since /proc listed it */
 		if (fd < 0)
 			return open_fail(-fd, ev, &a, pid, cpu);
@@ -235,9 +251,9 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &s->id[u * s->nev + e]) < 0)
 			return pmuk_fail(PMU_EIO, "PERF_EVENT_IOC_ID on %s failed: %s", ev->name,
 					 strerror(errno));
-		if (first)
-			err = map_ring(s, u, fd, ev);
-		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring[u].fd) < 0)
+		if (!s->ring[ru].map)
+			err = map_ring(s, ru, fd, ev);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring[ru].fd) < 0)
 			err = pmuk_fail(PMU_EIO, "cannot send the samples of %s to the ring of %s "
 					"(PERF_EVENT_IOC_SET_OUTPUT): %s", ev->name, s->ev[0].name,
 					strerror(errno));
@@ -270,6 +286,28 @@ static int alloc_arrays(struct pmu_sampler *s)
 	return 0;
 }
 
+/* raw.tids: a unit per task and CPU (tid-major), one ring per CPU. */
+static int task_units(struct pmu_sampler *s)
+{
+	size_t ncpu = s->units.n, n = s->raw.ntids * ncpu;
+	int *id = malloc(n * sizeof(*id));
+
+	s->tid_of = malloc(n * sizeof(*s->tid_of));
+	if (!id || !s->tid_of) {
+		free(id);
+		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu threads on %zu CPUs",
+				 s->raw.ntids, ncpu);
+	}
+	for (size_t u = 0; u < n; u++) {
+		id[u] = s->units.id[u % ncpu];
+		s->tid_of[u] = s->raw.tids[u / ncpu];
+	}
+	pmuk_units_free(&s->units);
+	s->units = (struct pmuk_units){ id, n, 1 };
+	s->ncpu = ncpu;
+	return 0;
+}
+
 PMUK_SAMPLER_HEAD_CHECK(struct pmu_sampler);
 
 int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
@@ -298,9 +336,8 @@ int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu
 	s->nev = n;
 	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	s->mapsz = (1 + (size_t)o->pages) * s->pagesz;
-	if (s->raw.task_pid)
-		t = &all_cpus; /* one ring per CPU, each following the task */
-	if ((err = pmuk_target_units(t, &s->units)) < 0 || (err = alloc_arrays(s)) < 0)
+	if ((err = pmuk_target_units(s->raw.ntids ? &all_cpus : t, &s->units)) < 0 ||
+	    (s->raw.ntids && (err = task_units(s)) < 0) || (err = alloc_arrays(s)) < 0)
 		goto fail;
 	for (size_t u = 0; u < s->units.n; u++) {
 		err = open_unit(s, u, o);
@@ -527,6 +564,7 @@ void pmuk_sampler_os_close(struct pmu_sampler *s)
 	free(s->pfd);
 	free(s->bounce);
 	free(s->attr);
+	free(s->tid_of);
 	free(s);
 }
 

@@ -19,9 +19,11 @@ struct pmuk_sampler_raw {
 	pmuk_attr_tune_fn tune;
 	void *ctx;
 	int lower_precise;     /* a :p level the PMU refuses is lowered until it opens */
-	/* Not 0: one ring per online CPU, each event following this task (and with
-	 * attr.inherit its children): the kernel maps no inherited event of cpu -1. */
-	int task_pid;
+	/* Not 0: these tasks on every online CPU (a unit each), one ring per CPU that
+	 * every task's events of that CPU write to: with attr.inherit, what they create
+	 * is followed too (the kernel maps no inherited event of cpu -1). */
+	const int *tids;
+	size_t ntids;
 };
 
 /* pmuk_sampler_os_open with raw (may be NULL); o must have its defaults filled. */

@@ -103,6 +103,14 @@ check "-p: stops when the process exits" test $? -eq 0
 perf_reads "-p" p.data --sort comm,dso
 same_count "-p" p.data p.err
 check "-p: samples named touch_pages (comm and dso)" grep -q "touch_pages *touch_pages" p.data.report
+# -p follows what the process creates after the start (inherit, as perf)
+sh -c "sleep 0.5; '$W' 1 -s 500" & bg=$!
+sleep 0.2
+"$PMUKIT" record -e cpu-clock -p $bg -o pc.data 2>pc.err
+perf_reads "-p, a child started later" pc.data --sort comm
+same_count "-p, a child started later" pc.data pc.err
+check "-p: the child started later is recorded" grep -q "% *touch_pages" pc.data.report
+bg=
 
 # 5. -a, stopped by SIGINT to pmukit (the file is finished)
 "$PMUKIT" record -e cpu-clock -a -o a.data 2>a.err & bg=$!

@@ -413,6 +413,8 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 		c->target = (struct pmu_target){ .kind = PMU_TARGET_PID,
 						 .pid = pmu_command_pid(*cmd) };
 		c->o.inherit = c->o.enable_on_exec = 1;
+	} else if (c->target.kind == PMU_TARGET_PID) {
+		c->o.inherit = 1;  /* as perf: the threads and children it creates too */
 	}
 	if (c->pages)
 		c->o.buffer_kb = (unsigned)(c->pages * (unsigned long)sysconf(_SC_PAGESIZE) / 1024);
