@@ -56,6 +56,8 @@ int pmuk_pw_open(const char *path, struct pmuk_perf_writer **out)
 		pmuk_pw_free(w);
 		return err;
 	}
+	/* records come one by one, tens of thousands a second: write in large blocks */
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	if (put(w, zero, sizeof(zero), "the header") < 0) {
 		pmuk_pw_free(w);
 		return PMU_EIO;
@@ -130,6 +132,18 @@ int pmuk_pw_write(struct pmuk_perf_writer *w, const void *rec, size_t size)
 	if (!w->in_data && (err = begin_data(w)) < 0)
 		return err;
 	if ((err = put(w, rec, size, "a record")) < 0)
+		return err;
+	w->data_size += size;
+	return 0;
+}
+
+int pmuk_pw_write_bytes(struct pmuk_perf_writer *w, const void *p, size_t size)
+{
+	int err;
+
+	if (!w->in_data && (err = begin_data(w)) < 0)
+		return err;
+	if ((err = put(w, p, size, "records")) < 0)
 		return err;
 	w->data_size += size;
 	return 0;

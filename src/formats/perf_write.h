@@ -40,6 +40,8 @@ int pmuk_pw_add_attr(struct pmuk_perf_writer *w, const void *attr, uint32_t size
 		     const uint64_t *ids, size_t nids);
 /* One record, its perf_event_header first (size a multiple of 8, <= 65535). */
 int pmuk_pw_write(struct pmuk_perf_writer *w, const void *rec, size_t size);
+/* Records already framed (the caller checked every header), size bytes of them. */
+int pmuk_pw_write_bytes(struct pmuk_perf_writer *w, const void *p, size_t size);
 /* A header feature's body (enum perf_header_feature), copied; a second call for
  * the same feature replaces the first. */
 int pmuk_pw_feature(struct pmuk_perf_writer *w, int feat, const void *body, size_t size);

@@ -29,22 +29,30 @@ static int event_of(const struct pmu_recording *r, const uint8_t *rec, size_t si
 	return i == PMUK_INDEX_NONE ? -1 : (int)r->ids[i].event;
 }
 
-static void on_sample(struct pmu_recording *r, const struct pmu_record *d)
-{
-	const struct pmu_sample *s = &d->sample;
-	int kernel = d->cpumode == PMU_CPUMODE_KERNEL;
+#define SAMPLE_HEAD (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
+/* A sample marks the module of its ip (as perf record: not its callers'), read
+ * straight from the record's first fields, {identifier, ip, pid/tid, time}, which
+ * every attr of the recorder has: the drain must keep up with the kernel. */
+static int on_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, int e)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t ip, time;
+	int32_t pid;
+
+	if ((r->fmt[e].sample_type & SAMPLE_HEAD) != SAMPLE_HEAD || size < 40)
+		return -1;
+	memcpy(&ip, rec + 16, 8);
+	memcpy(&pid, rec + 24, 4);
+	memcpy(&time, rec + 32, 8);
 	r->st.samples++;
-	if (d->has & PMU_HAS_TIME) {
-		if (!r->first_time || d->time < r->first_time)
-			r->first_time = d->time;
-		if (d->time > r->last_time)
-			r->last_time = d->time;
-	}
-	if (d->has & PMU_HAS_IP)
-		pmuk_rec_maps_hit(&r->maps, d->pid, s->ip, kernel);
-	for (uint32_t i = 0; (d->has & PMU_HAS_CALLCHAIN) && i < s->nr_callchain; i++)
-		pmuk_rec_maps_hit(&r->maps, d->pid, s->callchain[i], i < s->nr_kernel_frames);
+	if (!r->first_time || time < r->first_time)
+		r->first_time = time;
+	if (time > r->last_time)
+		r->last_time = time;
+	pmuk_rec_maps_hit(&r->maps, pid, ip,
+			  (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
+	return 0;
 }
 
 static int on_mmap(struct pmu_recording *r, const struct pmu_record *d)
@@ -57,16 +65,24 @@ static int on_mmap(struct pmu_recording *r, const struct pmu_record *d)
 				 m->build_id_size, d->cpumode == PMU_CPUMODE_KERNEL);
 }
 
-static int inspect(struct pmu_recording *r, void *rec, size_t size)
+/* rec is read-only: the decoder works on a copy (the rare records it needs). */
+static int inspect(struct pmu_recording *r, const void *rec, size_t size)
 {
 	struct pmu_record d;
 	int e = event_of(r, rec, size);
 
-	if (e < 0 || pmuk_decode_record(&r->fmt[e], rec, size, &d) != 0)
+	r->st.records++;
+	if (e < 0)
 		return 0; /* written all the same: perf may know what we do not */
+	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE &&
+	    on_sample(r, rec, size, e) == 0)
+		return 0;
+	memcpy(r->scratch, rec, size);
+	if (pmuk_decode_record(&r->fmt[e], r->scratch, size, &d) != 0)
+		return 0;
 	switch (d.kind) {
 	case PMU_RECORD_SAMPLE:
-		on_sample(r, &d);
+		r->st.samples++;  /* an attr without the usual head: counted, not tracked */
 		return 0;
 	case PMU_RECORD_MMAP:
 		return on_mmap(r, &d);
@@ -86,19 +102,20 @@ static int inspect(struct pmu_recording *r, void *rec, size_t size)
 	}
 }
 
-int pmuk_rec_write(struct pmu_recording *r, const void *rec, size_t size)
+int pmuk_rec_peek(const void *rec, size_t size, void *ctx)
 {
-	int err = pmuk_pw_write(r->w, rec, size);
-
-	if (!err)
-		r->st.records++;
-	return err;
+	return inspect(ctx, rec, size);
 }
 
-int pmuk_rec_on_record(void *rec, size_t size, void *ctx)
+int pmuk_rec_span(const void *p, size_t size, void *ctx)
+{
+	return pmuk_pw_write_bytes(((struct pmu_recording *)ctx)->w, p, size);
+}
+
+int pmuk_rec_on_record(const void *rec, size_t size, void *ctx)
 {
 	struct pmu_recording *r = ctx;
-	int err = pmuk_rec_write(r, rec, size);
+	int err = pmuk_pw_write(r->w, rec, size);
 
 	return err ? err : inspect(r, rec, size);
 }

@@ -89,6 +89,7 @@ struct pmu_recording {
 	char err_detail[512];
 	int finished;
 	uint64_t drains;       /* drains that wrote records (buffers_written) */
+	uint64_t scratch[8192]; /* 64 KiB: a record copied for the decoder */
 };
 
 /* record_attr.c */
@@ -99,10 +100,12 @@ void pmuk_rec_note(struct pmu_recording *r, const char *fmt, ...)
 /* After the open: the :p levels lowered, and a -b the PMU refused explained. */
 void pmuk_rec_opened(struct pmu_recording *r);
 
-/* record_data.c: one ring record (writable, valid during the call). */
-int pmuk_rec_on_record(void *rec, size_t size, void *ctx);
-/* A record built here (header first): written and counted like the kernel's. */
-int pmuk_rec_write(struct pmu_recording *r, const void *rec, size_t size);
+/* record_data.c: the rings' records (pmuk_sampler_drain): each one counted and
+ * tracked, then their bytes written. */
+int pmuk_rec_peek(const void *rec, size_t size, void *ctx);
+int pmuk_rec_span(const void *p, size_t size, void *ctx);
+/* A record built here (header first): written, counted and tracked as the kernel's. */
+int pmuk_rec_on_record(const void *rec, size_t size, void *ctx);
 int pmuk_rec_finished_round(struct pmu_recording *r);
 /* LOST_SAMPLES of each event at the end. */
 int pmuk_rec_lost_samples(struct pmu_recording *r);

@@ -44,7 +44,7 @@ static int sampler_opts(const struct pmu_recording_opts *o, struct pmu_sampler_o
 	so->callchain = o->callchain;
 	so->task = 1;
 	so->context_switch = o->context_switch;
-	so->start_disabled = o->enable_on_exec;
+	so->start_disabled = 1;  /* enabled after the synthesis (or by the exec) */
 	return 0;
 }
 
@@ -137,7 +137,7 @@ static void thread_fail(struct pmu_recording *r, int err)
 static int drain(struct pmu_recording *r)
 {
 	uint64_t before = r->st.records;
-	int err = pmuk_sampler_drain(r->s, pmuk_rec_on_record, r);
+	int err = pmuk_sampler_drain(r->s, pmuk_rec_peek, pmuk_rec_span, r);
 
 	if (err == PMU_EFORMAT)
 		err = 0; /* the sampler counted it; the file keeps what was whole */
@@ -148,20 +148,27 @@ static int drain(struct pmu_recording *r)
 	return err;
 }
 
+/* As perf record: drain again at once while the rings keep bringing records, and
+ * wait on them (woken at half full) only after a pass that found none; waiting
+ * for every wakeup loses samples at high rates on a loaded machine. */
 static void *drain_thread(void *arg)
 {
 	struct pmu_recording *r = arg;
 	struct timespec idle = { 0, 50 * 1000000 };
+	uint64_t before = 0;
 
 	while (!r->stopping) {
-		int n = pmu_sampler_poll(r->s, 100), err;
+		int n = 1, err;
 
+		if (r->st.records == before)
+			n = pmu_sampler_poll(r->s, 100);
 		if (n == PMU_ESRCH)
 			nanosleep(&idle, NULL); /* every thread exited: wait for stop */
 		else if (n < 0) {
 			thread_fail(r, n);
 			break;
 		}
+		before = r->st.records;
 		if ((err = drain(r)) < 0) {
 			thread_fail(r, err);
 			break;
@@ -245,6 +252,12 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 	if (!err && (err = pthread_create(&r->thread, NULL, drain_thread, r)) != 0)
 		err = pmuk_fail(PMU_ENOMEM, "cannot start the thread that writes %s: %s", r->path,
 				strerror(err));
+	if (!err)
+		r->running = 1;
+	/* Sampling starts once what ran before is written (as perf): the /proc walk
+	 * of -a takes long enough to overflow every ring at high rates. */
+	if (!err && !o->enable_on_exec)
+		err = pmu_sampler_enable(r->s);
 	if (err) {
 		r->finished = 1; /* nothing to finish: the file is dropped below */
 		if (r->w)
@@ -252,7 +265,6 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 		pmuk_recording_os_close(r);
 		return err;
 	}
-	r->running = 1;
 	*out = r;
 	return 0;
 }
@@ -305,6 +317,10 @@ void pmuk_recording_os_close(struct pmu_recording *r)
 
 	if (!r->finished)
 		pmuk_recording_os_stop(r, &st);
+	if (r->running) { /* a start that failed after the thread began */
+		r->stopping = 1;
+		pthread_join(r->thread, NULL);
+	}
 	pmuk_pw_free(r->w);
 	pmu_sampler_close(r->s);
 	pmuk_rec_maps_free(&r->maps);

@@ -568,14 +568,15 @@ void pmuk_sampler_os_close(struct pmu_sampler *s)
 	free(s);
 }
 
-int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_fn fn, void *ctx)
+int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_peek_fn peek, pmuk_ring_span_fn span,
+		       void *ctx)
 {
 	int err = 0, ret;
 
 	for (size_t u = 0; u < s->units.n; u++) {
 		if (!s->ring[u].map)
 			continue;
-		ret = pmuk_ring_drain(&s->ring[u].ring, fn, ctx);
+		ret = pmuk_ring_drain_spans(&s->ring[u].ring, peek, span, ctx);
 		if (ret == PMU_EFORMAT) {
 			s->st.corrupt++;
 			err = ret;

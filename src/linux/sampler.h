@@ -30,9 +30,11 @@ struct pmuk_sampler_raw {
 int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
 			  const struct pmu_sampler_opts *o, const struct pmuk_sampler_raw *raw,
 			  struct pmu_sampler **out);
-/* Every ring's records as the kernel wrote them (pmuk_ring_drain on each). Returns
- * 0, fn's nonzero value, or PMU_EFORMAT after a corrupt ring (the rest drained). */
-int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_fn fn, void *ctx);
+/* Every ring's records as the kernel wrote them (pmuk_ring_drain_spans on each:
+ * peek at each record, then its bytes to span). Returns 0, the callbacks' nonzero
+ * value, or PMU_EFORMAT after a corrupt ring (the others drained). */
+int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_peek_fn peek, pmuk_ring_span_fn span,
+		       void *ctx);
 /* Event e's attr as opened (precise_ip as lowered); ids: its kernel ids, one per
  * open unit, up to max; the count. */
 const struct perf_event_attr *pmuk_sampler_attr(const struct pmu_sampler *s, size_t e);
