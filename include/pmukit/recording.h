@@ -45,8 +45,11 @@ extern "C" {
 struct pmu_recording_opts {
 	size_t sz;             /* sizeof(struct pmu_recording_opts) */
 	const char *path;      /* the file to write (replaced if it exists) */
-	uint64_t period;       /* hardware events: events between samples; 0: 1000003 */
-	uint64_t freq;         /* cpu-clock/task-clock: samples per second per CPU; 0: 1000 */
+	uint64_t period;       /* hardware events: events between samples; 0: 1000003.
+				  Linux: set, every event samples every period events
+				  (perf -c); else at freq (perf -F); not both */
+	uint64_t freq;         /* cpu-clock/task-clock: samples per second per CPU; 0: 1000
+				  (Linux: every event but tracepoints, which sample every hit) */
 	int callchain;         /* a call stack with every sample */
 	int branches;          /* the last taken branches (LBR) with every sample */
 	int context_switch;    /* also record context switches */
@@ -57,7 +60,8 @@ struct pmu_recording_opts {
 				  user registers (perf's --call-graph dwarf); 0: none */
 	int data_addr;         /* data address, data source and weight of each sample
 				  (perf -d; physical address too where allowed) */
-	int inherit;           /* also record the threads and children the target creates */
+	int inherit;           /* also record the threads and children the target creates
+				  (Linux: task targets; each thread on every CPU) */
 	int enable_on_exec;    /* start when the target execs: a pmu_command prepared
 				  and not yet started, recorded from its first instruction */
 	int lower_precise;     /* a :p level the PMU refuses is lowered until the event
@@ -73,7 +77,9 @@ struct pmu_recording_stats {
 	uint64_t bytes;        /* size of the file written */
 	/* Linux (0 on Windows, where only the reader knows) */
 	uint64_t samples;      /* samples written */
-	uint64_t lost_samples; /* samples the kernel dropped at full rings */
+	uint64_t lost_samples; /* samples the kernel dropped at full rings (its counters;
+				  events_lost sums its LOST records, which tell the same
+				  drops as they happen) */
 	uint64_t throttles;    /* times the kernel throttled an event (too many samples) */
 	uint64_t records;      /* records written, every kind, synthesized ones included
 				  (perf's FINISHED_ROUND markers aside) */
