@@ -323,13 +323,17 @@ static int emit_maps(struct synth *s, int32_t pid)
 	return err;
 }
 
-static int synth_one(struct synth *s, int32_t pid)
+/* leaders_only: skip pid when it is not a thread group leader (its leader is
+ * listed on its own). */
+static int synth_one(struct synth *s, int32_t pid, int leaders_only)
 {
 	int32_t tgid;
 	int err;
 
 	if ((err = read_tgid(pid, &tgid)))
 		return err;
+	if (leaders_only && tgid != pid)
+		return 0;
 	if ((err = emit_comms(s, tgid)))
 		return err;
 	return emit_maps(s, tgid);
@@ -349,7 +353,7 @@ int pmuk_synth_process(int32_t pid, pmuk_synth_fn fn, void *ctx)
 	if (!fn || pid <= 0)
 		return pmuk_fail(PMU_EINVAL, "pmuk_synth_process needs a process id above 0 and a "
 				 "callback (got pid %d)", (int)pid);
-	err = synth_one(&s, pid);
+	err = synth_one(&s, pid, 0);
 	synth_done(&s);
 	return err;
 }
@@ -372,7 +376,7 @@ int pmuk_synth_all(pmuk_synth_fn fn, void *ctx)
 		return err == PMU_ENOMEM ? err : pmuk_fail(PMU_ENOENT, "cannot list %s: is proc "
 							    "mounted? (mount -t proc proc /proc)", path);
 	for (size_t i = 0; i < n && !err; i++) {
-		err = synth_one(&s, pids[i]);
+		err = synth_one(&s, pids[i], 1);
 		if (s.stopped)
 			break;
 		denied += err == PMU_EPERM;
