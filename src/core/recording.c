@@ -29,6 +29,10 @@ int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, 
 
 	if (!r)
 		return pmuk_fail(PMU_EINVAL, "no recording");
+	/* Checked before stopping: a bad size must not end a recording unreported. */
+	if (st && size == 0)
+		return pmuk_fail(PMU_EINVAL, "pmu_recording_stop: size 0 for the stats; pass "
+				 "sizeof(struct pmu_recording_stats)");
 	err = pmuk_recording_os_stop(r, &s);
 	if (!err && st)
 		err = PMUK_COPY_OUT(st, size, s, pmu_recording_stats);
@@ -38,6 +42,11 @@ int pmu_recording_stop(struct pmu_recording *r, struct pmu_recording_stats *st, 
 const char *pmu_recording_path(const struct pmu_recording *r)
 {
 	return r ? ((const struct pmuk_recording_head *)(const void *)r)->path : NULL;
+}
+
+const char *pmu_recording_notes(const struct pmu_recording *r)
+{
+	return r ? ((const struct pmuk_recording_head *)(const void *)r)->notes : NULL;
 }
 
 void pmu_recording_close(struct pmu_recording *r)

@@ -11,7 +11,8 @@
 
 /* The first members of every backend's struct pmu_recording (layout asserted there). */
 #define PMUK_RECORDING_HEAD \
-	char path[1024];       /* the file written, UTF-8 */
+	char path[1024];       /* the file written, UTF-8 */ \
+	char notes[1024];      /* pmu_recording_notes: sentences, one a line */
 
 struct pmuk_recording_head {
 	PMUK_RECORDING_HEAD

@@ -89,3 +89,58 @@ int pmuk_ring_drain(struct pmuk_ring *r, pmuk_ring_fn fn, void *ctx)
 	__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
 	return ret;
 }
+
+/* The whole records of [tail, tail + n) to span, in one or two pieces. */
+static int spans(const struct pmuk_ring *r, uint64_t tail, uint64_t n, pmuk_ring_span_fn span,
+		 void *ctx)
+{
+	uint64_t off = tail & (r->size - 1), first = r->size - off < n ? r->size - off : n;
+	int ret = n ? span(r->data + off, (size_t)first, ctx) : 0;
+
+	if (!ret && first < n)
+		ret = span(r->data, (size_t)(n - first), ctx);
+	return ret;
+}
+
+int pmuk_ring_drain_spans(struct pmuk_ring *r, pmuk_ring_peek_fn peek, pmuk_ring_span_fn span,
+			  void *ctx)
+{
+	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&r->page->data_tail, __ATOMIC_RELAXED), pos = tail;
+	struct perf_event_header h;
+	const char *why = NULL;
+	unsigned long long val = 0;
+	int ret = 0;
+
+	if (head - tail > r->size)
+		return corrupt(r, tail, head, "data_head runs ahead of data_tail by more than the "
+			       "ring holds: distance", (unsigned long long)(head - tail));
+	while (pos != head && !ret) {
+		uint64_t left = head - pos, off = pos & (r->size - 1);
+
+		if (left < sizeof(h)) {
+			why = "truncated record header of size", val = left;
+			break;
+		}
+		copy_out(r, pos, &h, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > left) {
+			why = h.size > left ? "record extends past data_head: header.size" :
+			      "record header.size", val = h.size;
+			break;
+		}
+		if (off + h.size <= r->size) {
+			ret = peek(r->data + off, h.size, ctx);
+		} else {
+			copy_out(r, pos, r->bounce, h.size);
+			ret = peek(r->bounce, h.size, ctx);
+		}
+		if (!ret)
+			pos += h.size;
+	}
+	if (!ret)
+		ret = spans(r, tail, pos - tail, span, ctx);
+	if (ret)
+		return ret; /* nothing consumed: the caller failed to keep it */
+	__atomic_store_n(&r->page->data_tail, pos, __ATOMIC_RELEASE);
+	return why ? corrupt(r, pos, head, why, val) : 0;
+}

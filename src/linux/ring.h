@@ -35,6 +35,22 @@ typedef int (*pmuk_ring_fn)(void *rec, size_t size, void *ctx);
  * the offset. */
 int pmuk_ring_drain(struct pmuk_ring *r, pmuk_ring_fn fn, void *ctx);
 
+/* Called with each record where it lies in the ring (header first, read-only,
+ * maybe unaligned for wider loads than 8 bytes: copy to decode), or in the bounce
+ * buffer when it wraps past the end of the data area. */
+typedef int (*pmuk_ring_peek_fn)(const void *rec, size_t size, void *ctx);
+/* Called with the bytes of the whole records drained, as they lie in the data area
+ * (one span, or two when they wrap), before the tail moves past them. */
+typedef int (*pmuk_ring_span_fn)(const void *p, size_t size, void *ctx);
+
+/* pmuk_ring_drain without copying what does not wrap: peek sees each record in
+ * place, then span gets their bytes in at most two pieces (the perf.data writer
+ * stores them verbatim). Returns 0, the first nonzero of peek or span (no record
+ * is consumed then), or PMU_EFORMAT as pmuk_ring_drain, after the whole records
+ * before the corrupt one went through peek and span. */
+int pmuk_ring_drain_spans(struct pmuk_ring *r, pmuk_ring_peek_fn peek, pmuk_ring_span_fn span,
+			  void *ctx);
+
 /* Bytes waiting to be read (data_head - data_tail). */
 uint64_t pmuk_ring_pending(const struct pmuk_ring *r);
 

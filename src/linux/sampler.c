@@ -55,6 +55,10 @@ struct pmu_sampler {
 	int stopped;
 	int decode_err;
 	int no_format_lost;    /* kernel before 6.0: losses known from LOST records only */
+	struct pmuk_sampler_raw raw; /* the recorder's attr tuning (zero: none) */
+	struct perf_event_attr *attr; /* [event] as opened on the first unit */
+	int *tid_of;           /* raw.tids: [unit] the task it follows, else NULL */
+	size_t ncpu;           /* raw.tids: CPUs per task */
 };
 
 static void sample_attr(const struct pmu_event *ev, const struct pmu_sampler_opts *o, int first,
@@ -129,8 +133,8 @@ static int map_fail(int err, const struct pmu_sampler *s, const struct pmu_event
 		return pmuk_fail(PMU_EPERM, "cannot lock a %zu KiB ring buffer for %s: the locked-"
 				 "memory allowance for perf rings is used up (kernel.perf_event_mlock_kb"
 				 "=%s KiB per CPU and user, then RLIMIT_MEMLOCK=%s KiB); use fewer pages "
-				 "per ring or sample fewer threads, or raise it with sysctl -w "
-				 "kernel.perf_event_mlock_kb=N (CAP_IPC_LOCK is exempt)",
+				 "per ring or sample fewer threads, or raise them with sysctl -w "
+				 "kernel.perf_event_mlock_kb=N or ulimit -l (CAP_IPC_LOCK is exempt)",
 				 s->mapsz / 1024, ev->name, kb, lim);
 	}
 	if (err == ENOMEM)
@@ -166,26 +170,66 @@ static void close_unit(struct pmu_sampler *s, size_t u)
 	}
 }
 
+/* perf_event_open (without attr.build_id where the kernel predates it), and with
+ * raw.lower_precise a :p level the PMU refuses lowered
+ * one step at a time down to 0, as perf record does; the event keeps the level
+ * that opened (s->ev[e].precise_ip) for its other units. */
+static int open_lowering(struct pmu_sampler *s, size_t e, struct perf_event_attr *a, int pid,
+			 int cpu, int group_fd)
+{
+	int fd = pmuk_perf_open(a, pid, cpu, group_fd);
+
+	if (fd == -EINVAL && a->build_id) {
+		/* build-ids in MMAP2 are new in Linux 5.12: plain MMAP2 then */
+		a->build_id = 0;
+		fd = pmuk_perf_open(a, pid, cpu, group_fd);
+	}
+	while ((fd == -EINVAL || fd == -EOPNOTSUPP) && s->raw.lower_precise && a->precise_ip) {
+		a->precise_ip--;
+		fd = pmuk_perf_open(a, pid, cpu, group_fd);
+		if (fd >= 0)
+			s->ev[e].precise_ip = (uint8_t)a->precise_ip;
+	}
+	return fd;
+}
+
+/* The unit whose ring unit u writes to: itself, or with raw.tids the first unit
+ * of the same CPU that has a ring (units are tid-major: u = tid * ncpu + cpu). */
+static size_t ring_unit(const struct pmu_sampler *s, size_t u)
+{
+	if (!s->tid_of)
+		return u;
+	for (size_t k = u % s->ncpu; k < u; k += s->ncpu)
+		if (s->ring[k].map)
+			return k;
+	return u;
+}
+
 /* Opens every event on unit u. 0, 1 when its thread vanished meanwhile, or an error. */
 static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_opts *o)
 {
-	int pid = s->units.cpu ? -1 : s->units.id[u], cpu = s->units.cpu ? s->units.id[u] : -1;
+	int pid = s->tid_of ? s->tid_of[u] : s->units.cpu ? -1 : s->units.id[u];
+	int cpu = s->units.cpu ? s->units.id[u] : -1;
+	size_t ru = ring_unit(s, u);
+	int alone = s->tid_of ? s->raw.ntids > 1 : !s->units.cpu && s->units.n > 1;
 
 	for (size_t e = 0; e < s->nev; e++)
 		s->gfd[e] = -1;
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct pmu_event *ev = &s->ev[e];
 		size_t g = ev->group >= 0 && (size_t)ev->group < s->nev ? (size_t)ev->group : e;
-		int first = !s->ring[u].map, leader = ev->group_leader || s->gfd[g] < 0;
+		int first = e == 0, leader = ev->group_leader || s->gfd[g] < 0;
 		struct perf_event_attr a;
 		int fd, err;
 
 		sample_attr(ev, o, first, &a);
+		if (s->raw.tune)
+			s->raw.tune(&a, e, first, s->raw.ctx);
 		if (s->no_format_lost)
 			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 		if (e == 0)
 			pmuk_sample_fmt_of(&a, &s->fmt);
-		fd = pmuk_perf_open(&a, pid, cpu, leader ? -1 : s->gfd[g]);
+		fd = open_lowering(s, e, &a, pid, cpu, leader ? -1 : s->gfd[g]);
 		if (fd == -EINVAL && !s->no_format_lost) {
 			/* PERF_FORMAT_LOST is new in Linux 6.0 */
 			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
@@ -195,19 +239,21 @@ static int open_unit(struct pmu_sampler *s, size_t u, const struct pmu_sampler_o
 			else
 				fd = -EINVAL;
 		}
-		if (fd == -ESRCH && !s->units.cpu && s->units.n > 1)
+		if (fd == -ESRCH && alone)
 			return 1; /* the thread exited since /proc listed it */
 		if (fd < 0)
 			return open_fail(-fd, ev, &a, pid, cpu);
+		if (!s->attr[e].size)
+			s->attr[e] = a;
 		s->fd[u * s->nev + e] = fd;
 		if (leader)
 			s->gfd[g] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &s->id[u * s->nev + e]) < 0)
 			return pmuk_fail(PMU_EIO, "PERF_EVENT_IOC_ID on %s failed: %s", ev->name,
 					 strerror(errno));
-		if (first)
-			err = map_ring(s, u, fd, ev);
-		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring[u].fd) < 0)
+		if (!s->ring[ru].map)
+			err = map_ring(s, ru, fd, ev);
+		else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring[ru].fd) < 0)
 			err = pmuk_fail(PMU_EIO, "cannot send the samples of %s to the ring of %s "
 					"(PERF_EVENT_IOC_SET_OUTPUT): %s", ev->name, s->ev[0].name,
 					strerror(errno));
@@ -229,7 +275,8 @@ static int alloc_arrays(struct pmu_sampler *s)
 	s->ring = calloc(n, sizeof(*s->ring));
 	s->pfd = calloc(n, sizeof(*s->pfd));
 	s->bounce = malloc(PMUK_RING_BOUNCE);
-	if (!s->fd || !s->id || !s->gfd || !s->ring || !s->pfd || !s->bounce)
+	s->attr = calloc(s->nev, sizeof(*s->attr));
+	if (!s->fd || !s->id || !s->gfd || !s->ring || !s->pfd || !s->bounce || !s->attr)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu events on %zu threads/CPUs",
 				 s->nev, n);
 	for (size_t i = 0; i < n * s->nev; i++)
@@ -239,11 +286,41 @@ static int alloc_arrays(struct pmu_sampler *s)
 	return 0;
 }
 
+/* raw.tids: a unit per task and CPU (tid-major), one ring per CPU. */
+static int task_units(struct pmu_sampler *s)
+{
+	size_t ncpu = s->units.n, n = s->raw.ntids * ncpu;
+	int *id = malloc(n * sizeof(*id));
+
+	s->tid_of = malloc(n * sizeof(*s->tid_of));
+	if (!id || !s->tid_of) {
+		free(id);
+		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu threads on %zu CPUs",
+				 s->raw.ntids, ncpu);
+	}
+	for (size_t u = 0; u < n; u++) {
+		id[u] = s->units.id[u % ncpu];
+		s->tid_of[u] = s->raw.tids[u / ncpu];
+	}
+	pmuk_units_free(&s->units);
+	s->units = (struct pmuk_units){ id, n, 1 };
+	s->ncpu = ncpu;
+	return 0;
+}
+
 PMUK_SAMPLER_HEAD_CHECK(struct pmu_sampler);
 
 int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
 			 const struct pmu_sampler_opts *o, struct pmu_sampler **out)
 {
+	return pmuk_sampler_open_raw(ev, n, t, o, NULL, out);
+}
+
+int pmuk_sampler_open_raw(const struct pmu_event *ev, size_t n, const struct pmu_target *t,
+			  const struct pmu_sampler_opts *o, const struct pmuk_sampler_raw *raw,
+			  struct pmu_sampler **out)
+{
+	static const struct pmu_target all_cpus = { .kind = PMU_TARGET_CPUS };
 	struct pmu_sampler *s;
 	size_t opened = 0;
 	int err;
@@ -253,11 +330,14 @@ int pmuk_sampler_os_open(const struct pmu_event *ev, size_t n, const struct pmu_
 		free(s);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening %zu events", n);
 	}
+	if (raw)
+		s->raw = *raw;
 	memcpy(s->ev, ev, n * sizeof(*ev));
 	s->nev = n;
 	s->pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	s->mapsz = (1 + (size_t)o->pages) * s->pagesz;
-	if ((err = pmuk_target_units(t, &s->units)) < 0 || (err = alloc_arrays(s)) < 0)
+	if ((err = pmuk_target_units(s->raw.ntids ? &all_cpus : t, &s->units)) < 0 ||
+	    (s->raw.ntids && (err = task_units(s)) < 0) || (err = alloc_arrays(s)) < 0)
 		goto fail;
 	for (size_t u = 0; u < s->units.n; u++) {
 		err = open_unit(s, u, o);
@@ -483,5 +563,59 @@ void pmuk_sampler_os_close(struct pmu_sampler *s)
 	free(s->ring);
 	free(s->pfd);
 	free(s->bounce);
+	free(s->attr);
+	free(s->tid_of);
 	free(s);
+}
+
+int pmuk_sampler_drain(struct pmu_sampler *s, pmuk_ring_peek_fn peek, pmuk_ring_span_fn span,
+		       void *ctx)
+{
+	int err = 0, ret;
+
+	for (size_t u = 0; u < s->units.n; u++) {
+		if (!s->ring[u].map)
+			continue;
+		ret = pmuk_ring_drain_spans(&s->ring[u].ring, peek, span, ctx);
+		if (ret == PMU_EFORMAT) {
+			s->st.corrupt++;
+			err = ret;
+		} else if (ret) {
+			return ret;
+		}
+	}
+	return err;
+}
+
+const struct perf_event_attr *pmuk_sampler_attr(const struct pmu_sampler *s, size_t e)
+{
+	return e < s->nev ? &s->attr[e] : NULL;
+}
+
+size_t pmuk_sampler_ids(const struct pmu_sampler *s, size_t e, uint64_t *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t u = 0; u < s->units.n && e < s->nev; u++)
+		if (s->fd[u * s->nev + e] >= 0 && n < max)
+			ids[n++] = s->id[u * s->nev + e];
+	return n;
+}
+
+size_t pmuk_sampler_units(const struct pmu_sampler *s)
+{
+	return s->units.n;
+}
+
+uint64_t pmuk_sampler_lost_samples(const struct pmu_sampler *s, size_t e)
+{
+	uint64_t total = 0, v[3];
+
+	for (size_t u = 0; u < s->units.n && !s->no_format_lost; u++) {
+		int fd = s->fd[u * s->nev + e];
+
+		if (fd >= 0 && read(fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+			total += v[2];
+	}
+	return total;
 }

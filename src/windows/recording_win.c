@@ -60,6 +60,12 @@ static int plan(const struct pmu_event_list *events, const struct pmu_recording_
 	uint64_t freq = o->freq ? o->freq : 1000;
 
 	memset(p, 0, sizeof(*p));
+	if (o->stack_user)
+		return pmuk_fail(PMU_ENOTSUP, "copies of the user stack (--call-graph dwarf) are "
+				 "not recorded on Windows: ETW walks the stacks itself; use -g");
+	if (o->data_addr)
+		return pmuk_fail(PMU_ENOTSUP, "data addresses (-d) are not recorded on Windows: "
+				 "precise data-source sampling is not public there (see pmukit caps)");
 	p->timer = !events;
 	for (size_t i = 0; events && i < events->n; i++) {
 		const struct pmu_event *ev = &events->ev[i];

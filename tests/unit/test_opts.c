@@ -215,8 +215,7 @@ static void fill_recording(void *p)
 	((struct pmu_recording_opts *)p)->path = "/nonexistent/pmukit-test.etl";
 }
 
-/* Linux writes no recordings yet: accepted means ENOTSUP (Windows would refuse
- * NULL, which has no path). */
+/* Accepted means the file cannot be created (EIO): the path is required. */
 static int call_recording(const void *o)
 {
 	struct pmu_recording *r = NULL;
@@ -238,7 +237,7 @@ static const struct api apis[] = {
 	API(pmu_cpustat_opts, NULL, call_cpustat, 0, 0),
 	API(pmu_symbolizer_opts, fill_symbolizer, call_symbolizer, 0, 0),
 	API(pmu_symbolizer_module, fill_module, call_module, PMU_ENOENT, 1),
-	API(pmu_recording_opts, fill_recording, call_recording, PMU_ENOTSUP, 0),
+	API(pmu_recording_opts, fill_recording, call_recording, PMU_EIO, 1),
 };
 
 static void check_api(const struct api *a)

@@ -1,39 +1,66 @@
 /* SPDX-License-Identifier: MIT */
-/* pmukit record: samples of a command to a file in the OS's native format
- * (pmukit/recording.h: .etl on Windows; Linux has no file writer yet and says so). */
+/* pmukit record: samples to a file in the OS's native format (pmukit/recording.h):
+ * perf.data on Linux, with perf record's options and meanings; .etl on Windows. */
 #include "cmd.h"
+#include "core/cpulist.h"
 #include "core/num.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pmukit/pmukit.h>
 #include <pmukit/recording.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _WIN32
 #include <windows.h>
 #else
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #endif
+
+#define MAX_IDS 64
+
+struct rec_cfg {
+	struct pmu_recording_opts o;
+	struct pmu_target target;
+	int ids[MAX_IDS];
+	int *cpus;
+	const char *spec;
+	const char *path;
+	unsigned pages;        /* -m, 0: the library's default */
+	int cmd;               /* argv index of the command, 0: none */
+};
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit record -o FILE [-e EVENTS] [-F HZ | -c PERIOD] [-g] [--lbr]\n"
-		   "                     [--switch] -- COMMAND [ARGS...]\n\n"
-		   "Records samples of the whole machine while COMMAND runs (Windows: an ETW\n"
-		   "kernel session writing FILE as .etl), then passes COMMAND's exit status\n"
-		   "through. Read the file with 'pmukit report' or 'pmukit etl'.\n\n"
-		   "  -o FILE        the output file (required)\n"
-		   "  -e EVENTS      cpu-clock samples on the timer (the default); hardware\n"
-		   "                 events (instructions, cycles, ...) on counter overflow\n"
-		   "  -F HZ          timer samples per second per CPU (default 1000)\n"
-		   "  -c PERIOD      events between hardware-event samples (default 1000003)\n"
-		   "  -g             a call stack with every sample\n"
-		   "  --lbr          the last taken branches with every sample (LBR)\n"
-		   "  --switch       also record context switches\n"
-		   "  --help         this text\n\n"
-		   "Windows needs an elevated prompt (SeSystemProfilePrivilege). Linux: no\n"
-		   "perf.data writer yet; pmukit says so.\n");
+	fprintf(f, "usage: pmukit record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
+		   "                     [-b] [-d] [--switch-events] [-m PAGES]\n"
+		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [-- COMMAND [ARGS...]]\n\n"
+		   "Records samples of COMMAND (or of running processes, threads or CPUs until\n"
+		   "Ctrl-C) to FILE, then passes COMMAND's exit status through. Linux writes\n"
+		   "perf.data (perf report/script read it; an existing FILE becomes FILE.old);\n"
+		   "Windows writes .etl from an ETW kernel session (the whole machine, -o required).\n"
+		   "Read the file with 'pmukit report' (or perf).\n\n"
+		   "  -e EVENTS      events to sample (default: cycles, or cpu-clock without a\n"
+		   "                 hardware PMU); tracepoints (sched:sched_switch) too\n"
+		   "  -F HZ          samples per second (default 1000)\n"
+		   "  -c PERIOD      sample every PERIOD events instead\n"
+		   "  -g             frame-pointer call stacks (--call-graph fp)\n"
+		   "  --call-graph fp|dwarf[,SIZE]  dwarf: copy SIZE bytes of user stack and the\n"
+		   "                 user registers with each sample (default 8192), unwound later\n"
+		   "  -b, --lbr      taken-branch stacks (LBR, BRBE) where the PMU has them\n"
+		   "  -d             data addresses, data source and weight of each sample\n"
+		   "  --switch-events  also record context switches (--switch)\n"
+		   "  -m PAGES       data pages of each ring buffer, a power of two\n"
+		   "  -a             every CPU (the whole system)\n"
+		   "  -C CPUS        these CPUs (0,2-3)\n"
+		   "  -p PID[,PID]   running processes   -t TID[,TID]  running threads\n"
+		   "  -o FILE        the output (default perf.data on Linux)\n"
+		   "  --help         this text\n");
 }
 
 /* -F and -c: a decimal number above 0 (core/num.h: no sign, blank or overflow). */
@@ -42,82 +69,126 @@ static int positive(const char *opt, const char *s, uint64_t *v)
 	if (!pmuk_parse_u64(s, 10, v) && *v)
 		return 0;
 	fprintf(stderr, "pmukit record: %s needs a number above 0, not '%s'\n", opt, s);
-	return -1;
+	return 2;
 }
 
-static int exit_code(int status)
+static int bad(const char *fmt, const char *arg)
 {
-#ifdef _WIN32
-	return status;
-#else
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-#endif
+	fprintf(stderr, "pmukit record: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
 }
 
-#ifdef _WIN32
-/* An ETW session outlives the process that started it: Ctrl-C reaches the command
- * through the console, and pmukit waits for it and stops the session. */
-static BOOL WINAPI on_ctrl(DWORD type)
+/* -p/-t "A" or "A,B,...": whole numbers > 0. */
+static int take_ids(struct rec_cfg *c, int opt, const char *s)
 {
-	return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
-}
-#endif
+	size_t n = 0;
+	char buf[32];
+	long v;
 
-/* Runs the command; on failure closes (stops) the recording too. */
-static int run(char **argv, struct pmu_recording *r, int *status)
-{
-	struct pmu_command *cmd;
-	int err = pmu_command_prepare(argv, &cmd);
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
 
-	if (err) {
-		pmu_recording_close(r);
-		return tool_error("record", "preparing the command", err);
+		if (n == MAX_IDS || len >= sizeof(buf))
+			return bad("-p/-t takes process or thread ids (123 or 123,456), not '%s'", s);
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (pmuk_parse_long(buf, 10, 1, INT_MAX, &v))
+			return bad("-p/-t takes process or thread ids (123 or 123,456), not '%s'", s);
+		c->ids[n++] = (int)v;
+		p += len;
+		if (!*p)
+			break;
 	}
-	if (!(err = pmu_command_start(cmd)))
-		err = pmu_command_wait(cmd, status);
-	pmu_command_free(cmd);
-	if (err) {
-		pmu_recording_close(r);
-		return tool_error("record", "running the command", err);
+	c->target.kind = opt == 'p' ? PMU_TARGET_PID : PMU_TARGET_TID;
+	c->target.pid = c->ids[0];
+	c->target.pids = n > 1 ? c->ids : NULL;
+	c->target.npids = n > 1 ? n : 0;
+	return 0;
+}
+
+/* --call-graph fp | dwarf[,SIZE] (SIZE a multiple of 8 up to 65528, as perf). */
+static int take_call_graph(struct rec_cfg *c, const char *s)
+{
+	uint64_t size = 8192;
+
+	if (!strcmp(s, "fp")) {
+		c->o.callchain = 1;
+		c->o.stack_user = 0;
+		return 0;
 	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return bad("--call-graph takes fp or dwarf[,SIZE], not '%s'", s);
+	if (s[5] && (pmuk_parse_u64(s + 6, 10, &size) || size == 0 || size > 65528 || size % 8))
+		return bad("--call-graph dwarf,SIZE: SIZE is a multiple of 8 from 8 to 65528 bytes, "
+			   "not '%s'", s + 6);
+	c->o.callchain = 1;
+	c->o.stack_user = (uint32_t)size;
+	return 0;
+}
+
+static int take_pages(struct rec_cfg *c, const char *s)
+{
+	uint64_t v;
+
+	if (pmuk_parse_u64(s, 10, &v) || v == 0 || (v & (v - 1)) || v > (1u << 20))
+		return bad("-m takes a number of pages that is a power of two (1, 2, 4, ... "
+			   "1048576), not '%s'", s);
+	c->pages = (unsigned)v;
+	return 0;
+}
+
+static int take_cpus(struct rec_cfg *c, const char *s)
+{
+	size_t n;
+
+	free(c->cpus);
+	c->cpus = NULL;
+	if (pmuk_cpulist_parse(s, &c->cpus, &n) < 0 || n == 0)
+		return bad("-C takes a CPU list (0,2-3), not '%s'", s);
+	c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS, .cpus = c->cpus, .ncpus = n };
 	return 0;
 }
 
 static const struct option longopts[] = {
-	{ "lbr", no_argument, NULL, 'L' },
+	{ "call-graph", required_argument, NULL, 'G' },
+	{ "lbr", no_argument, NULL, 'b' },
+	{ "branch-any", no_argument, NULL, 'b' },
+	{ "switch-events", no_argument, NULL, 'S' },
 	{ "switch", no_argument, NULL, 'S' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "data", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* One option; 0 to go on, else the exit status. */
-static int take_option(int opt, char **argv, struct pmu_recording_opts *o, const char **spec)
+static int take_option(int opt, char **argv, struct rec_cfg *c)
 {
 	switch (opt) {
-	case 'o':
-		o->path = optarg;
-		return 0;
-	case 'e':
-		*spec = optarg;
-		return 0;
-	case 'F':
-	case 'c':
-		return positive(opt == 'F' ? "-F" : "-c", optarg, opt == 'F' ? &o->freq :
-				&o->period) ? 2 : 0;
-	case 'g':
-		o->callchain = 1;
-		return 0;
-	case 'L':
-		o->branches = 1;
-		return 0;
-	case 'S':
-		o->context_switch = 1;
-		return 0;
-	case 'h':
-		usage(stdout);
-		return 0;
+	case 'o': c->path = optarg; return 0;
+	case 'e': c->spec = optarg; return 0;
+	case 'F': return positive("-F", optarg, &c->o.freq);
+	case 'c': return positive("-c", optarg, &c->o.period);
+	case 'g': c->o.callchain = 1; return 0;
+	case 'G': return take_call_graph(c, optarg);
+	case 'b': c->o.branches = 1; return 0;
+	case 'd': c->o.data_addr = 1; return 0;
+	case 'S': c->o.context_switch = 1; return 0;
+	case 'm': return take_pages(c, optarg);
+	case 'a': c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS }; return 0;
+	case 'C': return take_cpus(c, optarg);
+	case 'p': case 't': return take_ids(c, opt, optarg);
+	case 'h': usage(stdout); return 0;
 	default:
 		tool_bad_option(argv, opt, longopts);
 		usage(stderr);
@@ -125,18 +196,40 @@ static int take_option(int opt, char **argv, struct pmu_recording_opts *o, const
 	}
 }
 
-/* Options up to '--', then the command: *cmd its index in argv. -1 to go on,
- * else the exit status. */
-static int parse_args(int argc, char **argv, struct pmu_recording_opts *o,
-		      const char **spec, int *cmd)
+/* What the options say together. 0 or the exit status. */
+static int check_cfg(struct rec_cfg *c, int argc, int optind_)
+{
+	int has_target = c->target.kind != PMU_TARGET_SELF;
+
+	if (c->o.freq && c->o.period)
+		return bad("%s", "-F and -c exclude each other: sample at a frequency or every "
+			   "PERIOD events");
+	if (optind_ >= argc && !has_target)
+		return bad("%s", "nothing to record: give a command after '--', or -p, -t, -a or -C");
+#ifdef _WIN32
+	if (!c->path)
+		return bad("%s", "no output file (-o FILE.etl)");
+	if (optind_ >= argc)
+		return bad("%s", "no command after '--' (ETW records the whole machine while it runs)");
+	c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS };
+#else
+	if (!c->path)
+		c->path = "perf.data";
+#endif
+	c->cmd = optind_ < argc ? optind_ : 0;
+	return 0;
+}
+
+/* Options up to '--', then the command. -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct rec_cfg *c)
 {
 	const char *last_value = NULL;
 	int opt, rc, dashes;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gh", longopts, NULL)) != -1) {
-		if ((rc = take_option(opt, argv, o, spec)) || opt == 'h')
+	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1) {
+		if ((rc = take_option(opt, argv, c)) || opt == 'h')
 			return rc;
 		last_value = optarg;
 	}
@@ -147,45 +240,242 @@ static int parse_args(int argc, char **argv, struct pmu_recording_opts *o,
 		usage(stderr);
 		return 2;
 	}
-	if (!o->path || optind >= argc) {
-		fprintf(stderr, "pmukit record: %s\n", o->path ? "no command after '--'"
-			: "no output file (-o FILE)");
+	if ((rc = check_cfg(c, argc, optind))) {
 		usage(stderr);
-		return 2;
+		return rc;
 	}
-	*cmd = optind;
 	return -1;
+}
+
+#ifdef _WIN32
+/* An ETW session outlives the process that started it: Ctrl-C reaches the command
+ * through the console, and pmukit waits for it and stops the session. */
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+	return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
+}
+
+static int exit_code(int status)
+{
+	return status;
+}
+
+static void catch_stop(void)
+{
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+}
+
+#else
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* SIGINT/SIGTERM end the recording (not pmukit): the file is finished. */
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int stop_asked(void)
+{
+	return stop_signal != 0;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+/* As perf: an existing non-empty output becomes FILE.old. */
+static void backup(const char *path)
+{
+	char old[4096];
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_size == 0 || !S_ISREG(st.st_mode) ||
+	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return;
+	if (rename(path, old) < 0)
+		fprintf(stderr, "pmukit record: cannot rename %s to %s: %s\n", path, old,
+			strerror(errno));
+}
+#endif
+
+/* Waits for the command, forwarding a stop request as SIGTERM (as perf does). */
+static int wait_command(struct pmu_command *cmd, int *status)
+{
+#ifndef _WIN32
+	int sent = 0;
+#endif
+	int err;
+
+	for (;;) {
+		err = pmu_command_wait_timeout(cmd, 100, status);
+		if (err == 1)
+			return 0;
+		if (err < 0 && err != PMU_EIO)
+			return err;
+#ifndef _WIN32
+		if (stop_asked() && !sent) {
+			kill(pmu_command_pid(cmd), SIGTERM);
+			sent = 1;
+		}
+#endif
+	}
+}
+
+/* No command: until a stop signal, or until every -p process has exited. */
+static void wait_targets(const struct pmu_target *t)
+{
+#ifndef _WIN32
+	const int *ids = t->pids ? t->pids : &t->pid;
+	size_t n = t->pids ? t->npids : 1;
+
+	while (!stop_asked()) {
+		size_t alive = 0;
+
+		for (size_t i = 0; i < n; i++)
+			alive += kill(ids[i], 0) == 0 || errno == EPERM;
+		if (t->kind != PMU_TARGET_CPUS && alive == 0)
+			return;
+		usleep(100 * 1000);
+	}
+#else
+	(void)t;
+#endif
+}
+
+static void print_notes(const struct pmu_recording *r)
+{
+	const char *n = pmu_recording_notes(r);
+
+	for (const char *l = n; l && *l;) {
+		size_t len = strcspn(l, "\n");
+
+		fprintf(stderr, "pmukit record: %.*s\n", (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+}
+
+static void print_summary(const struct rec_cfg *c, const struct pmu_recording_stats *st)
+{
+#ifdef _WIN32
+	fprintf(stderr, "pmukit record: wrote %s: %llu bytes, %llu buffers, %llu events lost\n",
+		c->path, (unsigned long long)st->bytes, (unsigned long long)st->buffers_written,
+		(unsigned long long)st->events_lost);
+#else
+	fprintf(stderr, "[ pmukit record: wrote %s: %llu samples, %llu records, %.3f MB ]\n",
+		c->path, (unsigned long long)st->samples, (unsigned long long)st->records,
+		(double)st->bytes / 1e6);
+	/* The kernel's LOST records and its lost-sample counts tell the same drops. */
+	if (st->events_lost || st->lost_samples)
+		fprintf(stderr, "pmukit record: %llu samples lost at full ring buffers (written "
+			"to the file as LOST and LOST_SAMPLES): give the rings more pages (-m %u or "
+			"more), sample less often (a lower -F or a larger -c), or raise the "
+			"locked-memory limit that bigger rings need (sysctl -w "
+			"kernel.perf_event_mlock_kb=N, ulimit -l)\n",
+			(unsigned long long)(st->lost_samples > st->events_lost ? st->lost_samples
+					     : st->events_lost), c->pages ? c->pages * 2 : 256);
+	if (st->throttles)
+		fprintf(stderr, "pmukit record: the kernel throttled sampling %llu times (too many "
+			"samples per second; kernel.perf_event_max_sample_rate): use a lower -F or a "
+			"larger -c\n", (unsigned long long)st->throttles);
+#endif
+}
+
+/* Starts the recording (of the prepared command when there is one). */
+static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
+		 struct pmu_recording **r)
+{
+	struct pmu_event_list *events = NULL;
+	int err;
+
+	if (c->spec && (err = pmu_event_parse(c->spec, &events)))
+		return tool_error("record", "parsing the events", err);
+#ifdef _WIN32
+	(void)argv;
+	(void)cmd;
+#else
+	if (c->cmd && (err = pmu_command_prepare(argv + c->cmd, cmd))) {
+		pmu_event_list_free(events);
+		return tool_error("record", "preparing the command", err);
+	}
+	if (*cmd && c->target.kind == PMU_TARGET_SELF) {
+		c->target = (struct pmu_target){ .kind = PMU_TARGET_PID,
+						 .pid = pmu_command_pid(*cmd) };
+		c->o.inherit = c->o.enable_on_exec = 1;
+	} else if (c->target.kind == PMU_TARGET_PID) {
+		c->o.inherit = 1;  /* as perf: the threads and children it creates too */
+	}
+	if (c->pages)
+		c->o.buffer_kb = (unsigned)(c->pages * (unsigned long)sysconf(_SC_PAGESIZE) / 1024);
+	backup(c->path);
+#endif
+	c->o.path = c->path;
+	c->o.lower_precise = 1;
+	err = pmu_recording_start(events, &c->target, &c->o, r);
+	pmu_event_list_free(events);
+	if (err)
+		return tool_error("record", "starting the recording", err);
+	print_notes(*r);
+	return 0;
+}
+
+static int record(struct rec_cfg *c, char **argv)
+{
+	struct pmu_recording_stats st;
+	struct pmu_command *cmd = NULL;
+	struct pmu_recording *r = NULL;
+	int err, status = 0, rc;
+
+	catch_stop();
+	if ((rc = start(c, argv, &cmd, &r)))
+		goto out;
+	if (c->cmd && !cmd)
+		err = pmu_command_prepare(argv + c->cmd, &cmd);
+	else
+		err = 0;
+	if (!err && cmd && !(err = pmu_command_start(cmd)))
+		err = wait_command(cmd, &status);
+	else if (!err)
+		wait_targets(&c->target);
+	if (err) {
+		rc = tool_error("record", "running the command", err);
+		goto out;
+	}
+	err = pmu_recording_stop(r, &st, sizeof(st));
+	if (err) {
+		rc = tool_error("record", "finishing the recording", err);
+		goto out;
+	}
+	print_summary(c, &st);
+	rc = cmd ? exit_code(status) : 0;
+out:
+	pmu_recording_close(r);
+	pmu_command_free(cmd);
+	return rc;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	PMU_OPTS(pmu_recording_opts, o);
-	struct pmu_target target = { .kind = PMU_TARGET_CPUS };
-	struct pmu_recording_stats st;
-	struct pmu_event_list *events = NULL;
-	struct pmu_recording *r;
-	const char *spec = NULL;
-	int cmd, err, status = 0;
+	struct rec_cfg c;
+	int rc;
 
-	if ((err = parse_args(argc, argv, &o, &spec, &cmd)) >= 0)
-		return err;
-	if (spec && (err = pmu_event_parse(spec, &events)))
-		return tool_error("record", "parsing the events", err);
-#ifdef _WIN32
-	SetConsoleCtrlHandler(on_ctrl, TRUE);
-#endif
-	err = pmu_recording_start(events, &target, &o, &r);
-	pmu_event_list_free(events);
-	if (err)
-		return tool_error("record", "starting the recording", err);
-	if ((err = run(argv + cmd, r, &status)))
-		return err;
-	err = pmu_recording_stop(r, &st, sizeof(st));
-	pmu_recording_close(r);
-	if (err)
-		return tool_error("record", "finishing the recording", err);
-	fprintf(stderr, "pmukit record: wrote %s: %llu bytes, %llu buffers, %llu events lost\n",
-		o.path, (unsigned long long)st.bytes, (unsigned long long)st.buffers_written,
-		(unsigned long long)st.events_lost);
-	return exit_code(status);
+	memset(&c, 0, sizeof(c));
+	c.o.sz = sizeof(c.o);
+	c.target.kind = PMU_TARGET_SELF;
+	rc = parse_args(argc, argv, &c);
+	if (rc < 0)
+		rc = record(&c, argv);
+	free(c.cpus);
+	return rc;
 }
