@@ -89,6 +89,7 @@ windows-check: windows
 
 bench: build
 	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+	@for b in bench/record.sh bench/report.sh; do echo "== $$b"; bash $$b $(BUILD) || exit 1; done
 
 # Every build directory the Makefile and scripts create (build-hw holds the downloaded
 # arm64 kernel too).
