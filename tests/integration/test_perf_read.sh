@@ -81,6 +81,25 @@ assert perf and not bad, (bad, perf, ours)
 		fail "$what: dso shares differ from perf report"
 }
 
+# A copy of a file-mode perf.data without its EVENT_DESC feature: the reader
+# names the events itself (type/config; tracepoints through the tracing data).
+strip_event_desc() {
+	py "
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+feat = list(struct.unpack_from('<4Q', d, 72))
+doff, dsz = struct.unpack_from('<QQ', d, 40)
+at = doff + dsz
+bits = [b for b in range(256) if feat[b // 64] >> (b % 64) & 1]
+table = [d[at + 16 * i: at + 16 * i + 16] for i in range(len(bits))]
+keep = [t for b, t in zip(bits, table) if b != 12]
+feat[0] &= ~(1 << 12)
+struct.pack_into('<4Q', d, 72, *feat)
+d[at:at + 16 * len(bits)] = b''.join(keep) + bytes(16 * (len(bits) - len(keep)))
+open(sys.argv[2], 'wb').write(d)
+" "$1" "$2"
+}
+
 # 1. file mode, cpu-clock -g of the workload spinning
 rec "$tmp/g.data" -e cpu-clock -F 999 -g -- "$WL" 2000 -s 400 || fail "perf record -g"
 same_counts "$tmp/g.data" "cpu-clock -g"
@@ -124,6 +143,8 @@ wait
 rec "$tmp/two.data" -e cpu-clock,page-faults -F 999 -g -- "$WL" 3000 -s 300 || fail "perf record two events"
 same_counts "$tmp/two.data" "two events"
 check_eq "two events: both attrs" 2 "$(val "$tmp/two.data.dump" events)"
+strip_event_desc "$tmp/two.data" "$tmp/two-nodesc.data"
+same_counts "$tmp/two-nodesc.data" "two events, no EVENT_DESC (names from type/config)"
 
 # 5. page-faults -c 1 -d: data addresses
 rec "$tmp/pf.data" -e page-faults -c 1 -d -- "$WL" 500 || fail "perf record -d"
@@ -138,6 +159,8 @@ if rec "$tmp/tp.data" -e sched:sched_switch -a -- sleep 0.2; then
 	check "sched_switch: every sample carries its raw payload" \
 		test "$(val "$tmp/tp.data.dump" with_raw)" = "$(val "$tmp/tp.data.dump" samples)"
 	check "sched_switch: the tracing data is there" test "$(val "$tmp/tp.data.dump" tracing_data)" -gt 0
+	strip_event_desc "$tmp/tp.data" "$tmp/tp-nodesc.data"
+	same_counts "$tmp/tp-nodesc.data" "sched_switch, no EVENT_DESC (name from the tracing data)"
 else
 	echo "# tracepoint recording skipped: $(head -c 200 "$tmp/tp.data.err")"
 fi
