@@ -76,6 +76,19 @@ static void round_rec(struct pbuf *p)
 	rec_words(p, PERF_REC_FINISHED_ROUND, 0, NULL, 0);
 }
 
+/* PMUKIT_PERF_SEED_DIR=DIR: every file read goes there too (fuzz seeds). */
+static void save_seed(const struct pbuf *file)
+{
+	static int n;
+	const char *dir = getenv("PMUKIT_PERF_SEED_DIR");
+	char p[512];
+
+	if (!dir)
+		return;
+	snprintf(p, sizeof(p), "%s/synth%02d.data", dir, n++);
+	assert_int_equal(pb_write(file, p), 0);
+}
+
 static int run(const struct pbuf *file, const struct pmu_trace_opts *o, struct got *g,
 	       struct pmu_trace **out)
 {
@@ -84,6 +97,7 @@ static int run(const struct pbuf *file, const struct pmu_trace_opts *o, struct g
 	int err;
 
 	assert_int_equal(pb_write(file, path), 0);
+	save_seed(file);
 	memset(g, 0, sizeof(*g));
 	if ((err = pmu_trace_open(path, o ? o : &def, &t)))
 		return err;
