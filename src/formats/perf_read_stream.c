@@ -4,6 +4,7 @@
  * decoded and queued for time order. */
 #include "formats/perf_read_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,25 +177,34 @@ static int header_attr(struct perf_src *s, const uint8_t *rec, size_t size, uint
 	return 0;
 }
 
-/* HEADER_TRACING_DATA: {u32 size} then size bytes outside the record. */
+/* HEADER_TRACING_DATA: {u32 size} then size bytes outside the record, read
+ * as they come (a damaged size must not allocate what is not there). */
 static int tracing_data(struct perf_src *s, const uint8_t *rec, size_t size, uint64_t off)
 {
 	uint32_t n;
-	uint8_t *p;
-	size_t got;
+	uint8_t *p = NULL;
+	size_t have = 0, cap = 0;
 
 	if (size < 12)
 		return damaged(s, off, size, "a tracing data record shorter than 12 bytes");
 	memcpy(&n, rec + 8, 4);
 	if (n > MAX_TRACING_DATA)
 		return damaged(s, off, size, "tracing data over 256 MiB");
-	if (!(p = malloc(n ? n : 1)))
-		return pmuk_fail(PMU_ENOMEM, "%s: no memory for the tracing data", s->path);
-	if ((got = perf_in(s, p, n)) < n) {
-		free(p);
-		return damaged(s, off, size + got, "the tracing data ends before its size");
+	while (have < n) {
+		size_t want = n - have < (1u << 20) ? n - have : (1u << 20), got;
+
+		if (pmuk_grow((void **)&p, &cap, have + want, 1)) {
+			free(p);
+			return pmuk_fail(PMU_ENOMEM, "%s: no memory for the tracing data", s->path);
+		}
+		if ((got = perf_in(s, p + have, want)) < want) {
+			free(p);
+			return damaged(s, off, size + have + got,
+				       "the tracing data ends before its size");
+		}
+		have += got;
 	}
-	perf_feat_parse(s, HEADER_TRACING_DATA, p, n, off + size);
+	perf_feat_parse(s, HEADER_TRACING_DATA, p ? p : (const uint8_t *)"", n, off + size);
 	free(p);
 	perf_ev_publish(s);
 	perf_info_finish(s);

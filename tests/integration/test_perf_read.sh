@@ -133,6 +133,10 @@ d = json.load(open(sys.argv[1]))
 assert d['samples'] > 0 and d['events'] == ['cpu-clock'], d['samples']
 " "$tmp/stdin.json" && pass "perf record -o - | pmukit report -i -" ||
 	fail "perf record -o - | pmukit report -i - ($(head -c 300 "$tmp/stdin.err"))"
+"$PMUKIT" report -i - --json <"$tmp/g.data" >"$tmp/redir.json" 2>&1
+check "pmukit report -i - < file-mode perf.data (seekable stdin)" grep -q '"samples": [1-9]' "$tmp/redir.json"
+cat "$tmp/g.data" | "$PMUKIT" report -i - >/dev/null 2>"$tmp/catfile.err"
+check "file mode through a pipe: refused with how to do it" grep -q 'cannot be read from a pipe' "$tmp/catfile.err"
 mkfifo "$tmp/fifo"
 cat "$tmp/p.data" >"$tmp/fifo" &
 "$DUMP" "$tmp/fifo" >"$tmp/fifo.dump" 2>&1
