@@ -246,7 +246,7 @@ static const struct pmuk_trace_ops perf_ops = { .read = perf_read, .close = perf
 int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pipe_mode)
 {
 	struct perf_src *s = calloc(1, sizeof(*s));
-	uint8_t magic[8];
+	uint8_t magic[8] = { 0 };
 	int err;
 
 	if (!s || !(s->path = strdup(path))) {
@@ -266,7 +266,7 @@ int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pip
 				 "%s: offset 0: %s", path, memcmp(magic, "2ELIFREP", 8) ?
 				 "no PERFILE2 magic: not a perf.data file" :
 				 "the file was written on a machine of the other byte order "
-				 "(big-endian); pmukit reads perf.data of this machine's byte order "
+				 "(e.g. big-endian); pmukit reads perf.data of this machine's byte order "
 				 "only: run perf report on a machine like the one that recorded it");
 	err = pipe_mode ? open_pipe_mode(s) : open_file_mode(s);
 	if (err)

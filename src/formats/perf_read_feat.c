@@ -210,6 +210,22 @@ static int build_ids(struct perf_src *s, struct fcur *c)
 	return 0;
 }
 
+/* The tracepoint format files: kept whole, their ids name events. */
+static int tracing(struct perf_src *s, struct fcur *c)
+{
+	for (size_t i = 0; i < s->nr_tps; i++)
+		free(s->tps[i].name);
+	s->nr_tps = 0;
+	free(s->tracing);
+	s->tracing_size = 0;
+	if (!(s->tracing = malloc(c->left ? c->left : 1)))
+		return -1;
+	memcpy(s->tracing, c->p, c->left);
+	s->tracing_size = c->left;
+	perf_tracing_ids(s);
+	return 0;
+}
+
 static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 {
 	struct pmu_trace_info *in = &s->t->info;
@@ -249,16 +265,7 @@ static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 	case HEADER_BUILD_ID:
 		return build_ids(s, c);
 	case HEADER_TRACING_DATA:
-		for (size_t i = 0; i < s->nr_tps; i++)
-			free(s->tps[i].name);
-		s->nr_tps = 0;
-		free(s->tracing);
-		if (!(s->tracing = malloc(c->left ? c->left : 1)))
-			return -1;
-		memcpy(s->tracing, c->p, c->left);
-		s->tracing_size = c->left;
-		perf_tracing_ids(s);
-		return 0;
+		return tracing(s, c);
 	default:
 		return 0;   /* topology, caches, pmu mappings ...: not in the model */
 	}

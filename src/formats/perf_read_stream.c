@@ -46,7 +46,6 @@ static uint64_t rest_of_input(struct perf_src *s)
 static int damaged(struct perf_src *s, uint64_t off, uint64_t consumed, const char *what)
 {
 	s->t->st.bytes_skipped += consumed + rest_of_input(s);
-	s->pos = s->data_end;
 	return pmuk_fail(PMU_EFORMAT, "%s: offset %llu: %s; the records before it were read",
 			 s->path, (unsigned long long)off, what);
 }
@@ -326,6 +325,13 @@ int perf_stream_read(struct pmu_trace *t, pmu_record_fn cb, void *ctx)
 			break;
 	if (s->pipe)
 		t->info.data_size = s->pos - PERF_PIPE_HEADER_SIZE;
+	if (s->carry_n) {
+		/* the compressed stream ended inside a record */
+		pmuk_trace_warn(t, "%s: the compressed records end with %zu bytes of an unfinished "
+				"record; they are skipped", s->path, s->carry_n);
+		t->st.bytes_skipped += s->carry_n;
+		s->carry_n = 0;
+	}
 	if (ret > 0 || s->cb_ret)
 		return s->cb_ret ? s->cb_ret : ret;
 	if (!ret && !s->pipe && s->data_end < s->data_end_said) {
