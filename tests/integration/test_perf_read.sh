@@ -169,9 +169,14 @@ else
 	echo "# tracepoint recording skipped: $(head -c 200 "$tmp/tp.data.err")"
 fi
 
-# 7. a truncated copy: the records before the cut are delivered, then the error names the offset
-size=$(stat -c %s "$tmp/g.data")
-head -c $((size * 2 / 3)) "$tmp/g.data" >"$tmp/cut.data"
+# 7. a copy cut inside its data section: the records before the cut are
+# delivered, then the error names the offset
+cut=$(py "
+import struct, sys
+off, size = struct.unpack_from('<QQ', open(sys.argv[1], 'rb').read(), 40)
+print(off + size * 2 // 3)
+" "$tmp/g.data")
+head -c "$cut" "$tmp/g.data" >"$tmp/cut.data"
 "$DUMP" "$tmp/cut.data" >"$tmp/cut.dump" 2>"$tmp/cut.err"
 check "truncated: PMU_EFORMAT after the records before the cut" \
 	test "$(val "$tmp/cut.dump" read)" = -11 -a "$(val "$tmp/cut.dump" samples)" -gt 0
