@@ -731,6 +731,118 @@ static void test_pipe_build_id(void **state)
 	free(p.b);
 }
 
+/* A pipe with one attr and a sample, then what the caller appends. */
+static void pipe_start(struct pbuf *p)
+{
+	uint64_t hdr[2] = { PERF_FILE_MAGIC, PERF_PIPE_HEADER_SIZE };
+	uint8_t a[PERF_ATTR_SIZE_VER8];
+
+	memset(p, 0, sizeof(*p));
+	pb_put(p, hdr, 16);
+	attr_make(a, PERF_ATYPE_SW, 0, ST_BASIC, 0);
+	rec_bytes(p, PERF_REC_HEADER_ATTR, 0, a, sizeof(a));
+	sample(p, 1, 1, 10);
+}
+
+/* Pipe-mode damage: the offset in the detail, the sample before delivered. */
+static void test_pipe_damage(void **state)
+{
+	struct pbuf p;
+	size_t at;
+	uint8_t junk[24];
+
+	(void)state;
+	/* tracing data that ends before its size */
+	pipe_start(&p);
+	at = p.n;
+	struct perf_rec_header th = { PERF_REC_HEADER_TRACING_DATA, 0, 12 };
+	pb_put(&p, &th, 8);
+	pb_u32(&p, 100);
+	pb_put(&p, "0123456789", 10);
+	expect_damage(&p, at, 1, 12 + 10);
+	assert_non_null(strstr(pmu_error_detail(), "tracing data ends"));
+	free(p.b);
+
+	/* AUX trace data that ends before its size */
+	pipe_start(&p);
+	at = p.n;
+	uint64_t aux[] = { 64, 0, 0, 0, 0 };
+	rec_words(&p, PERF_REC_AUXTRACE, 0, aux, 5);
+	pb_put(&p, "abc", 3);
+	expect_damage(&p, at, 1, 48 + 3);
+	free(p.b);
+
+	/* a header cut short */
+	pipe_start(&p);
+	at = p.n;
+	pb_put(&p, "\x09\0\0", 3);
+	expect_damage(&p, at, 1, 3);
+	assert_non_null(strstr(pmu_error_detail(), "record header (8 bytes)"));
+	free(p.b);
+
+	/* garbage as a compressed record: skipped with a warning, the read goes on */
+	pipe_start(&p);
+	at = p.n;
+	memset(junk, 0x5a, sizeof(junk));
+	rec_bytes(&p, PERF_REC_COMPRESSED, 0, junk, sizeof(junk));
+	sample(&p, 1, 1, 11);
+	struct got g;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	char want[64];
+	int err = run(&p, NULL, &g, &t);
+#ifdef HAVE_ZSTD_H
+	assert_int_equal(err, 0);
+	assert_int_equal(g.n, 2);
+	snprintf(want, sizeof(want), "offset %zu:", at);
+	assert_non_null(strstr(g.warn, want));
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.bytes_skipped, 8 + sizeof(junk));
+#else
+	assert_int_equal(err, PMU_ENOTSUP);
+	(void)want;
+	(void)st;
+#endif
+	pmu_trace_close(t);
+	free(p.b);
+
+	/* an attr record too short for an attr: the open names it */
+	memset(&p, 0, sizeof(p));
+	uint64_t hdr[2] = { PERF_FILE_MAGIC, PERF_PIPE_HEADER_SIZE }, w[2] = { 0 };
+	pb_put(&p, hdr, 16);
+	rec_words(&p, PERF_REC_HEADER_ATTR, 0, w, 2);
+	expect_open(&p, PMU_EFORMAT, "offset 16: an attr record of 24 bytes");
+	free(p.b);
+}
+
+#ifdef HAVE_ZSTD_H
+/* A zero-size record inside the compressed stream. */
+static void test_compressed_damage(void **state)
+{
+	struct pfile f;
+	struct pbuf plain = { 0 }, out;
+	uint8_t z[1024];
+	size_t zn, at;
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	sample(&plain, 0x1000, 3, 100);
+	pb_u64(&plain, PERF_REC_SAMPLE);        /* type 9, size 0 */
+	zn = ZSTD_compress(z, sizeof(z), plain.b, plain.n, 1);
+	assert_false(ZSTD_isError(zn));
+	struct perf_rec_header h = { PERF_REC_COMPRESSED, 0, (uint16_t)(8 + zn) };
+	pb_put(&f.data, &h, sizeof(h));
+	pb_put(&f.data, z, zn);
+	pfile_build(&f, &out);
+	at = out.n - f.data.n;
+	expect_damage(&out, at, 1, 8);
+	assert_non_null(strstr(pmu_error_detail(), "compressed record holds"));
+	free(plain.b);
+	free(out.b);
+	pfile_free(&f);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -747,6 +859,10 @@ int main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_side_records),
 		cmocka_unit_test(test_pipe_build_id),
+		cmocka_unit_test(test_pipe_damage),
+#ifdef HAVE_ZSTD_H
+		cmocka_unit_test(test_compressed_damage),
+#endif
 	};
 	int ret;
 
