@@ -3,7 +3,8 @@
  * through the record source (file or pipe mode by its header) and read to the
  * end, touching everything a record and the metadata point at. Seeds:
  * tests/fuzz/seeds/fuzz_perf_read/ (small files of perf record: file mode,
- * pipe mode, -z; and the crafted files of test_perf_read, written there when
+ * pipe mode, -z; and the crafted files of test_perf_read and
+ * test_perf_read_damage, written there when
  * PMUKIT_PERF_SEED_DIR is set). */
 #include <pmukit/trace.h>
 
