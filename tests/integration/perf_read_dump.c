@@ -13,7 +13,7 @@ struct tally {
 	uint64_t *per_event;
 	size_t nr_events;
 	uint64_t backwards, last_time, with_addr, with_raw, mmap_bid, kernel_mmap_pid;
-	uint64_t with_callchain;
+	uint64_t with_callchain, with_regs, with_stack;
 };
 
 static int on_record(const struct pmu_record *r, void *ctx)
@@ -33,6 +33,11 @@ static int on_record(const struct pmu_record *r, void *ctx)
 		t->with_callchain += !!(r->has & PMU_HAS_CALLCHAIN);
 		if ((r->has & PMU_HAS_RAW) && r->sample.ext && r->sample.ext->raw_size)
 			t->with_raw++;
+		if ((r->has & PMU_HAS_REGS_USER) && r->sample.ext->nr_regs &&
+		    r->sample.ext->regs_abi)
+			t->with_regs++;
+		if ((r->has & PMU_HAS_STACK_USER) && r->sample.ext->stack_size)
+			t->with_stack++;
 	}
 	if (r->kind == PMU_RECORD_MMAP) {
 		t->mmap_bid += r->mmap.build_id_size != 0;
@@ -91,9 +96,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.lost_samples, (unsigned long long)st.throttles,
 	       (unsigned long long)st.skipped, (unsigned long long)st.bytes_skipped,
 	       (unsigned long long)st.out_of_order, (unsigned long long)t.backwards);
-	printf("with_addr %llu\nwith_raw %llu\nwith_callchain %llu\nmmap_build_ids %llu\n"
-	       "kernel_mmaps_pid_minus_1 %llu\n", (unsigned long long)t.with_addr,
-	       (unsigned long long)t.with_raw, (unsigned long long)t.with_callchain,
+	printf("with_addr %llu\nwith_raw %llu\nwith_callchain %llu\nwith_regs %llu\n"
+	       "with_stack %llu\nmmap_build_ids %llu\nkernel_mmaps_pid_minus_1 %llu\n",
+	       (unsigned long long)t.with_addr, (unsigned long long)t.with_raw,
+	       (unsigned long long)t.with_callchain, (unsigned long long)t.with_regs,
+	       (unsigned long long)t.with_stack,
 	       (unsigned long long)t.mmap_bid, (unsigned long long)t.kernel_mmap_pid);
 	printf("read %d\n", err);
 	if (err)

@@ -176,7 +176,7 @@ else
 	echo "# tracepoint recording skipped: $(head -c 200 "$tmp/tp.data.err")"
 fi
 
-# 8. side records (--switch-events, two threads): each kind counted as perf script shows them
+# 7. side records (--switch-events, two threads): each kind counted as perf script shows them
 rec "$tmp/sw.data" -e cpu-clock -F 999 --switch-events -- "$WL" 200 -s 200 -t 2 || fail "perf record --switch-events"
 same_counts "$tmp/sw.data" "--switch-events"
 perf script -i "$tmp/sw.data" --show-switch-events --show-task-events --show-mmap-events \
@@ -189,7 +189,17 @@ for k in COMM FORK EXIT MMAP SWITCH; do
 done
 check "--switch-events: switches were recorded" test "$(val "$tmp/sw.data.dump" kind_switch)" -gt 0
 
-# 7. a copy cut inside its data section: the records before the cut are
+# 8. --call-graph dwarf: user registers and a stack copy on every user-mode sample
+rec "$tmp/dw.data" -e cpu-clock -F 499 --call-graph dwarf,4096 -- "$WL" 100 -s 300 ||
+	fail "perf record --call-graph dwarf"
+same_counts "$tmp/dw.data" "--call-graph dwarf"
+user=$(perf script -i "$tmp/dw.data" -G -F ip 2>/dev/null | grep -vc '^ *ffff')
+check "--call-graph dwarf: registers on the $user user-mode samples" \
+	test "$(val "$tmp/dw.data.dump" with_regs)" -ge "$user" -a "$user" -gt 0
+check "--call-graph dwarf: a stack copy on the $user user-mode samples" \
+	test "$(val "$tmp/dw.data.dump" with_stack)" -ge "$user"
+
+# 9. a copy cut inside its data section: the records before the cut are
 # delivered, then the error names the offset
 cut=$(py "
 import struct, sys
