@@ -199,7 +199,22 @@ check "--call-graph dwarf: registers on the $user user-mode samples" \
 check "--call-graph dwarf: a stack copy on the $user user-mode samples" \
 	test "$(val "$tmp/dw.data.dump" with_stack)" -ge "$user"
 
-# 9. a copy cut inside its data section: the records before the cut are
+# 9. losses: a one-page ring at a high rate on both CPUs. Whatever this
+# machine's load makes of it, the sums equal perf's own.
+if rec "$tmp/lost.data" -e cpu-clock -c 20000 -m 1 -a -- sleep 0.3; then
+	"$DUMP" "$tmp/lost.data" >"$tmp/lost.dump" 2>&1
+	perf script -i "$tmp/lost.data" --show-lost-events 2>/dev/null |
+		grep -oE 'PERF_RECORD_LOST lost [0-9]+' | awk '{s += $NF; n++} END {print s + 0, n + 0}' >"$tmp/lost.perf"
+	read -r plost nlost <"$tmp/lost.perf"
+	check_eq "losses: LOST counts sum as perf script's ($nlost records)" "$plost" "$(val "$tmp/lost.dump" lost)"
+	plsamp=$(perf report -i "$tmp/lost.data" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: //p' | head -1)
+	check_eq "losses: LOST_SAMPLES sum as perf report's Total Lost Samples" "${plsamp:-0}" "$(val "$tmp/lost.dump" lost_samples)"
+	check_eq "losses: samples as perf script's" "$(perf script -i "$tmp/lost.data" -F event 2>/dev/null | wc -l)" "$(val "$tmp/lost.dump" samples)"
+else
+	fail "perf record -m 1 -a"
+fi
+
+# 10. a copy cut inside its data section: the records before the cut are
 # delivered, then the error names the offset
 cut=$(py "
 import struct, sys
