@@ -5,8 +5,10 @@
  * the round before it (perf's rule: a round holds what the rings had when it
  * started, so nothing older than the previous round's end arrives later);
  * without rounds, what is older than the newest time minus a window. Records
- * without a time take the newest time seen, keeping their place. A record
- * older than one already delivered goes out at once, counted out of order. */
+ * without a time take the newest time seen, keeping their place; so do those
+ * of time 0, which perf synthesizes (mmaps at the start, LOST_SAMPLES at the
+ * end) and, as perf, does not order. A record older than one already
+ * delivered goes out at once, counted out of order. */
 #include "formats/perf_read_int.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -90,7 +92,7 @@ int perf_order_round(struct perf_src *s)
 
 int perf_order_add(struct perf_src *s, struct perf_qent *q)
 {
-	q->key = q->rec.has & PMU_HAS_TIME ? q->rec.time : s->max_time;
+	q->key = (q->rec.has & PMU_HAS_TIME) && q->rec.time ? q->rec.time : s->max_time;
 	q->seq = s->seq++;
 	if (s->out_any && q->key < s->last_out) {
 		s->t->st.out_of_order++;

@@ -21,7 +21,7 @@ static int on_record(const struct pmu_record *r, void *ctx)
 	struct tally *t = ctx;
 
 	t->kinds[r->kind]++;
-	if (r->has & PMU_HAS_TIME) {
+	if ((r->has & PMU_HAS_TIME) && r->time) {   /* time 0: perf's synthesized records */
 		if (r->time < t->last_time)
 			t->backwards++;
 		t->last_time = r->time;

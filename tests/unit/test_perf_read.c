@@ -114,14 +114,16 @@ static void test_window(void **state)
 	sample(&f.data, 1, 1, 2000);   /* 1000 goes out: older than 2000 - 100 */
 	sample(&f.data, 1, 1, 1500);   /* in time: 1500 goes out too */
 	sample(&f.data, 1, 1, 900);    /* older than 1500 delivered: late */
+	sample(&f.data, 1, 1, 0);      /* time 0 (perf synthesized it): keeps its place */
 	pfile_build(&f, &out);
 	PMU_OPTS(pmu_trace_opts, o, .reorder_window_ns = 100);
 	assert_int_equal(run(&out, &o, &g, &t), 0);
-	assert_int_equal(g.n, 4);
+	assert_int_equal(g.n, 5);
 	assert_int_equal(g.r[0].time, 1000);
 	assert_int_equal(g.r[1].time, 1500);
 	assert_int_equal(g.r[2].time, 900);
 	assert_int_equal(g.r[3].time, 2000);
+	assert_int_equal(g.r[4].time, 0);
 	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
 	assert_int_equal(st.out_of_order, 1);
 	pmu_trace_close(t);
@@ -129,6 +131,7 @@ static void test_window(void **state)
 	assert_int_equal(run(&out, NULL, &g, NULL), 0);
 	assert_int_equal(g.r[0].time, 900);
 	assert_int_equal(g.r[3].time, 2000);
+	assert_int_equal(g.r[4].time, 0);
 	free(out.b);
 	pfile_free(&f);
 }
