@@ -207,6 +207,8 @@ struct perf_rec_header {
 #define PERF_AF_FREQ (1ull << 10)
 #define PERF_AF_PRECISE_SHIFT 15                /* 2 bits */
 #define PERF_AF_SAMPLE_ID_ALL (1ull << 18)
+#define PERF_AF_EXCLUDE_HOST (1ull << 19)
+#define PERF_AF_EXCLUDE_GUEST (1ull << 20)
 #define PERF_AF_USE_CLOCKID (1ull << 25)
 
 /* attr.type */

@@ -226,6 +226,27 @@ static int tracing(struct perf_src *s, struct fcur *c)
 	return 0;
 }
 
+/* {u32 nr; {u32 type; str name}[nr]}: names of the dynamic PMUs' types. */
+static int pmu_mappings(struct perf_src *s, struct fcur *c)
+{
+	uint32_t nr, type;
+	char *name;
+
+	if (fget(c, &nr, 4) || nr > c->left / 8)
+		return -1;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (fget(c, &type, 4) || !(name = fstr(c)))
+			return -1;
+		if (pmuk_grow((void **)&s->pmus, &s->cap_pmus, s->nr_pmus + 1, sizeof(*s->pmus))) {
+			free(name);
+			return -1;
+		}
+		s->pmus[s->nr_pmus].type = type;
+		s->pmus[s->nr_pmus++].name = name;
+	}
+	return 0;
+}
+
 static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 {
 	struct pmu_trace_info *in = &s->t->info;
@@ -264,6 +285,8 @@ static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 		return 0;
 	case HEADER_BUILD_ID:
 		return build_ids(s, c);
+	case HEADER_PMU_MAPPINGS:
+		return pmu_mappings(s, c);
 	case HEADER_TRACING_DATA:
 		return tracing(s, c);
 	default:
@@ -278,7 +301,7 @@ static const char *const feat_names[HEADER_LAST_FEATURE] = {
 	[HEADER_CPUDESC] = "cpu description", [HEADER_CPUID] = "cpuid",
 	[HEADER_TOTAL_MEM] = "total memory", [HEADER_CMDLINE] = "command line",
 	[HEADER_EVENT_DESC] = "event descriptions", [HEADER_SAMPLE_TIME] = "sample time",
-	[HEADER_CLOCK_DATA] = "clock data",
+	[HEADER_CLOCK_DATA] = "clock data", [HEADER_PMU_MAPPINGS] = "pmu mappings",
 };
 
 void perf_feat_parse(struct perf_src *s, int feat, const uint8_t *p, size_t n, uint64_t off)
@@ -352,4 +375,7 @@ void perf_feat_free(struct perf_src *s)
 	for (size_t i = 0; i < s->nr_tps; i++)
 		free(s->tps[i].name);
 	free(s->tps);
+	for (size_t i = 0; i < s->nr_pmus; i++)
+		free(s->pmus[i].name);
+	free(s->pmus);
 }

@@ -79,6 +79,9 @@ struct perf_src {
 	size_t tracing_size;
 	int feat_event_desc;
 
+	/* dynamic PMU types -> names (HEADER_PMU_MAPPINGS) */
+	struct { uint32_t type; char *name; } *pmus;
+	size_t nr_pmus, cap_pmus;
 	/* tracepoint ids -> "sys:name", from the tracing data */
 	struct { uint64_t id; char *name; } *tps;
 	size_t nr_tps, cap_tps;

@@ -35,11 +35,56 @@ static const char *tp_name(const struct perf_src *s, uint64_t id)
 	return NULL;
 }
 
+static const char *pmu_name(const struct perf_src *s, uint32_t type)
+{
+	for (size_t i = 0; i < s->nr_pmus; i++)
+		if (s->pmus[i].type == type)
+			return s->pmus[i].name;
+	return NULL;
+}
+
+/* perf 6.1's modifier suffix (evsel__add_modifiers): the privilege levels
+ * kept when any is excluded, p per precise level, H and G when exclude_guest
+ * is what levels or precision make the default (later perfs print H/G only
+ * when one is excluded). */
+static void modifiers(const uint8_t *attr, char *buf, size_t size)
+{
+	uint64_t fl;
+	char m[16];
+	size_t n = 0;
+	int levels, guest_default = 0;
+
+	memcpy(&fl, attr + PERF_ATTR_FLAGS, sizeof(fl));
+	levels = !!(fl & (PERF_AF_EXCLUDE_KERNEL | PERF_AF_EXCLUDE_USER | PERF_AF_EXCLUDE_HV));
+	if (levels) {
+		if (!(fl & PERF_AF_EXCLUDE_KERNEL))
+			m[n++] = 'k';
+		if (!(fl & PERF_AF_EXCLUDE_USER))
+			m[n++] = 'u';
+		if (!(fl & PERF_AF_EXCLUDE_HV))
+			m[n++] = 'h';
+		guest_default = 1;
+	}
+	for (uint64_t p = (fl >> PERF_AF_PRECISE_SHIFT) & 3; p; p--) {
+		m[n++] = 'p';
+		guest_default = 1;
+	}
+	if ((fl & PERF_AF_EXCLUDE_HOST) || !!(fl & PERF_AF_EXCLUDE_GUEST) == guest_default) {
+		if (!(fl & PERF_AF_EXCLUDE_HOST))
+			m[n++] = 'H';
+		if (!(fl & PERF_AF_EXCLUDE_GUEST))
+			m[n++] = 'G';
+	}
+	m[n] = 0;
+	if (n && strlen(buf) + n + 2 <= size)
+		strcat(strcat(buf, ":"), m);
+}
+
 char *perf_event_name(const struct perf_src *s, const struct perf_ev *e)
 {
 	uint32_t type;
 	uint64_t config;
-	char buf[96];
+	char buf[128];
 	const char *n = NULL;
 
 	memcpy(&type, e->attr + PERF_ATTR_TYPE, sizeof(type));
@@ -60,9 +105,13 @@ char *perf_event_name(const struct perf_src *s, const struct perf_ev *e)
 		snprintf(buf, sizeof(buf), "tracepoint:%llu", (unsigned long long)config);
 	else if (type == PERF_ATYPE_RAW)
 		snprintf(buf, sizeof(buf), "r%llx", (unsigned long long)config);
+	else if ((n = pmu_name(s, type)))
+		snprintf(buf, sizeof(buf), "%.64s/config=0x%llx/", n, (unsigned long long)config);
 	else
 		snprintf(buf, sizeof(buf), "type%u/config=0x%llx/", type,
 			 (unsigned long long)config);
+	/* a tracepoint's name is sys:name, a modifier after it reads the same */
+	modifiers(e->attr, buf, sizeof(buf));
 	return strdup(buf);
 }
 

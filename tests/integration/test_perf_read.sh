@@ -30,11 +30,22 @@ rec() {
 rec "$tmp/probe" -e cpu-clock -- true ||
 	skip "perf record cannot sample cpu-clock here (perf_event_paranoid?)"
 
+# pq ARGS...: perf report/script's stdout, tried three times as rec() is
+# (the same aborts hit the readers when other perf processes run beside).
+pq() {
+	local i
+	for i in 1 2 3; do
+		perf "$@" 2>/dev/null >"$tmp/pq.out" && break
+		echo "# perf $1 failed (try $i)" >&2
+	done
+	cat "$tmp/pq.out"
+}
+
 val() { sed -n "s/^$2 //p" "$1" | head -1; }
 
 # Samples per event as perf script counts them: "NAME:" lines without stacks.
 perf_counts() {
-	perf script -i "$1" -G -F event 2>/dev/null | sed 's/^ *//; s/: *$//' | sort | uniq -c |
+	pq script -i "$1" -G -F event | sed 's/^ *//; s/: *$//' | sort | uniq -c |
 		awk '{print $2, $1}'
 }
 
@@ -56,7 +67,7 @@ same_counts() {
 # Header facts equal perf report --header-only's.
 same_header() {
 	local f=$1 what=$2 h=$1.hdr
-	perf report -i "$f" --header-only 2>/dev/null >"$h"
+	pq report -i "$f" --header-only >"$h"
 	check_eq "$what: hostname" "$(sed -n 's/^# hostname : //p' "$h")" "$(val "$f.dump" hostname)"
 	check_eq "$what: os release" "$(sed -n 's/^# os release : //p' "$h")" "$(val "$f.dump" os_release)"
 	check_eq "$what: nrcpus online" "$(sed -n 's/^# nrcpus online : //p' "$h")" "$(val "$f.dump" nrcpus_online)"
@@ -64,14 +75,14 @@ same_header() {
 	check_eq "$what: perf version" "$(sed -n 's/^# perf version : //p' "$h")" "$(val "$f.dump" version)"
 	check_eq "$what: total memory" "$(sed -n 's/^# total memory : \([0-9]*\) kB/\1/p' "$h")" "$(val "$f.dump" total_mem)"
 	local lost
-	lost=$(perf report -i "$f" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: //p' | head -1)
+	lost=$(pq report -i "$f" --stdio | sed -n 's/^# Total Lost Samples: //p' | head -1)
 	check_eq "$what: lost samples" "${lost:-0}" "$(val "$f.dump" lost_samples)"
 }
 
 # Shares per dso within 1 percentage point of perf report --sort dso.
 same_dsos() {
 	local f=$1 what=$2
-	perf report -i "$f" --stdio --no-children --sort dso 2>/dev/null |
+	pq report -i "$f" --stdio --no-children --sort dso |
 		grep -E '^ +[0-9.]+%' >"$f.pdso"
 	"$PMUKIT" report -i "$f" --json >"$f.json" 2>/dev/null
 	py "
@@ -193,8 +204,8 @@ fi
 # 7. side records (--switch-events, two threads): each kind counted as perf script shows them
 rec "$tmp/sw.data" -e cpu-clock -F 999 --switch-events -- "$WL" 200 -s 200 -t 2 || fail "perf record --switch-events"
 same_counts "$tmp/sw.data" "--switch-events"
-perf script -i "$tmp/sw.data" --show-switch-events --show-task-events --show-mmap-events \
-	--show-lost-events -F comm 2>/dev/null | grep -oE 'PERF_RECORD_[A-Z0-9_]+' |
+pq script -i "$tmp/sw.data" --show-switch-events --show-task-events --show-mmap-events \
+	--show-lost-events -F comm | grep -oE 'PERF_RECORD_[A-Z0-9_]+' |
 	sed 's/MMAP2/MMAP/; s/SWITCH_CPU_WIDE/SWITCH/' | sort | uniq -c >"$tmp/sw.kinds"
 for k in COMM FORK EXIT MMAP SWITCH; do
 	want=$(awk -v k="PERF_RECORD_$k" '$2 == k {s += $1} END {print s + 0}' "$tmp/sw.kinds")
@@ -207,7 +218,7 @@ check "--switch-events: switches were recorded" test "$(val "$tmp/sw.data.dump" 
 rec "$tmp/dw.data" -e cpu-clock -F 499 --call-graph dwarf,4096 -- "$WL" 100 -s 300 ||
 	fail "perf record --call-graph dwarf"
 same_counts "$tmp/dw.data" "--call-graph dwarf"
-user=$(perf script -i "$tmp/dw.data" -G -F ip 2>/dev/null | grep -vc '^ *ffff')
+user=$(pq script -i "$tmp/dw.data" -G -F ip | grep -vc '^ *ffff')
 check "--call-graph dwarf: registers on the $user user-mode samples" \
 	test "$(val "$tmp/dw.data.dump" with_regs)" -ge "$user" -a "$user" -gt 0
 check "--call-graph dwarf: a stack copy on the $user user-mode samples" \
@@ -217,13 +228,13 @@ check "--call-graph dwarf: a stack copy on the $user user-mode samples" \
 # machine's load makes of it, the sums equal perf's own.
 if rec "$tmp/lost.data" -e cpu-clock -c 20000 -m 1 -a -- sleep 0.3; then
 	"$DUMP" "$tmp/lost.data" >"$tmp/lost.dump" 2>&1
-	perf script -i "$tmp/lost.data" --show-lost-events 2>/dev/null |
+	pq script -i "$tmp/lost.data" --show-lost-events |
 		grep -oE 'PERF_RECORD_LOST lost [0-9]+' | awk '{s += $NF; n++} END {print s + 0, n + 0}' >"$tmp/lost.perf"
 	read -r plost nlost <"$tmp/lost.perf"
 	check_eq "losses: LOST counts sum as perf script's ($nlost records)" "$plost" "$(val "$tmp/lost.dump" lost)"
-	plsamp=$(perf report -i "$tmp/lost.data" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: //p' | head -1)
+	plsamp=$(pq report -i "$tmp/lost.data" --stdio | sed -n 's/^# Total Lost Samples: //p' | head -1)
 	check_eq "losses: LOST_SAMPLES sum as perf report's Total Lost Samples" "${plsamp:-0}" "$(val "$tmp/lost.dump" lost_samples)"
-	check_eq "losses: samples as perf script's" "$(perf script -i "$tmp/lost.data" -F event 2>/dev/null | wc -l)" "$(val "$tmp/lost.dump" samples)"
+	check_eq "losses: samples as perf script's" "$(pq script -i "$tmp/lost.data" -F event | wc -l)" "$(val "$tmp/lost.dump" samples)"
 else
 	fail "perf record -m 1 -a"
 fi

@@ -44,7 +44,8 @@ static inline void pb_set64(struct pbuf *p, size_t at, uint64_t v)
 	memcpy(p->b + at, &v, 8);
 }
 
-/* A perf_event_attr of VER8 size. */
+/* A perf_event_attr of VER8 size; exclude_guest as perf record sets it
+ * (flags with PERF_AF_EXCLUDE_GUEST toggle it off). */
 static inline void attr_make(uint8_t a[PERF_ATTR_SIZE_VER8], uint32_t type, uint64_t config,
 			     uint64_t sample_type, uint64_t flags)
 {
@@ -54,6 +55,7 @@ static inline void attr_make(uint8_t a[PERF_ATTR_SIZE_VER8], uint32_t type, uint
 	memcpy(a + PERF_ATTR_TYPE, &type, 4);
 	memcpy(a + PERF_ATTR_SIZE, &size, 4);
 	memcpy(a + PERF_ATTR_CONFIG, &config, 8);
+	flags ^= PERF_AF_EXCLUDE_GUEST;
 	memcpy(a + PERF_ATTR_SAMPLE_TYPE, &sample_type, 8);
 	memcpy(a + PERF_ATTR_FLAGS, &flags, 8);
 }

@@ -216,6 +216,44 @@ static void test_tracepoint_names(void **state)
 	pfile_free(&f);
 }
 
+/* Names as perf 6.1 gives them without EVENT_DESC: modifiers (checked
+ * against perf script on stripped files: cpu-clock:u is named cpu-clock:uH),
+ * dynamic PMUs by HEADER_PMU_MAPPINGS. */
+static void test_modifier_names(void **state)
+{
+	static const struct { uint32_t type; uint64_t config, flags; const char *name; } c[] = {
+		{ PERF_ATYPE_HW, 0, PERF_AF_EXCLUDE_KERNEL | PERF_AF_EXCLUDE_HV, "cycles:uH" },
+		{ PERF_ATYPE_HW, 1, PERF_AF_EXCLUDE_USER, "instructions:khH" },
+		{ PERF_ATYPE_HW, 0, 2ull << PERF_AF_PRECISE_SHIFT, "cycles:ppH" },
+		{ PERF_ATYPE_SW, 9, PERF_AF_EXCLUDE_GUEST, "dummy:HG" },  /* guest not excluded */
+		{ PERF_ATYPE_SW, 1, 0, "task-clock" },
+		{ 9, 0x3, 0, "msr/config=0x3/" },
+		{ 77, 0x1, 0, "type77/config=0x1/" },
+	};
+	const size_t n = sizeof(c) / sizeof(c[0]);
+	struct pfile f;
+	struct pbuf out;
+	struct pmu_trace *t;
+	struct got g;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	for (size_t i = 0; i < n; i++)
+		attr_make(f.attrs[i], c[i].type, c[i].config, ST_BASIC, c[i].flags);
+	f.nr_attrs = n;
+	f.has_feat[HEADER_PMU_MAPPINGS] = 1;
+	pb_u32(&f.feat[HEADER_PMU_MAPPINGS], 1);
+	pb_u32(&f.feat[HEADER_PMU_MAPPINGS], 9);
+	feat_string(&f.feat[HEADER_PMU_MAPPINGS], "msr");
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, &t), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(pmu_trace_event(t, i)->name, c[i].name);
+	pmu_trace_close(t);
+	free(out.b);
+	pfile_free(&f);
+}
+
 /* Pipe mode: header records, EVENT_DESC naming, ID_INDEX, FINISHED_INIT. */
 static void test_pipe_mode(void **state)
 {
@@ -442,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_identifier),
 		cmocka_unit_test(test_tracepoint_names),
+		cmocka_unit_test(test_modifier_names),
 		cmocka_unit_test(test_pipe_mode),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_compressed),
