@@ -1,0 +1,126 @@
+#!/bin/bash
+# pmukit report against perf report on the same perf.data, recorded here with
+# Debian's perf: top symbols (--no-children --sort sym) and --sort comm,dso
+# within 1 percentage point, for a file-mode, a zstd-compressed (-z) and a
+# pipe-mode recording; the header lines both print; call graphs and children.
+# Skips, saying why, where perf cannot record or pmukit cannot read perf.data.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v perf >/dev/null || skip "no perf here (Debian package linux-perf)"
+command -v cc >/dev/null || skip "no C compiler to build the workload"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Three functions of known weight: hot 3/6, warm 2/6, cold 1/6 of the work.
+cat >"$tmp/w.c" <<'EOF'
+static volatile double x;
+__attribute__((noinline)) static void spin(long n) { for (long i = 0; i < n; i++) x += i * 0.5; }
+__attribute__((noinline)) void hot(void) { spin(3000000); }
+__attribute__((noinline)) void warm(void) { spin(2000000); }
+__attribute__((noinline)) void cold(void) { spin(1000000); }
+int main(void) { for (int k = 0; k < 50; k++) { hot(); warm(); cold(); } return x < 0; }
+EOF
+cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/w" "$tmp/w.c" || skip "the workload does not build"
+
+record() {	# FILE perf-record-options...
+	local out=$1; shift
+	perf record -q -e cpu-clock -F 999 -g "$@" -- "$tmp/w" >"$tmp/rec.out" 2>&1 && [ -s "$out" ]
+}
+record "$tmp/perf.data" -o "$tmp/perf.data" ||
+	skip "perf record -e cpu-clock -g does not run here: $(tail -1 "$tmp/rec.out")"
+
+if ! "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort sym -g none >"$tmp/pk.sym" 2>"$tmp/pk.err"; then
+	skip "pmukit does not read perf.data on this branch (pmu_trace's perf.data reader lands with i10-perfread): $(head -1 "$tmp/pk.err")"
+fi
+
+# "pct  col col ..." rows of a perf/pmukit text report: {key: pct}
+rows() {
+	py "
+import re,sys
+d={}
+for l in open(sys.argv[1]):
+    m=re.match(r'^ +([0-9.]+)%  (.+?)\s*$', l)
+    if m and not l.startswith('#'):
+        k=' '.join(m.group(2).split())
+        d[k]=d.get(k,0)+float(m.group(1))
+for k,v in sorted(d.items(), key=lambda kv:-kv[1]):
+    print('%.2f\t%s' % (v,k))
+" "$1"
+}
+
+# Every row of perf's above 1% is in pmukit's within 1 point, and the other
+# way round; at least min rows compared.
+agree() {	# WHAT PERF-ROWS PMUKIT-ROWS MIN
+	py "
+import sys
+def load(p):
+    return {l.split('\t',1)[1].rstrip('\n'): float(l.split('\t')[0]) for l in open(p) if '\t' in l}
+a,b=load(sys.argv[1]),load(sys.argv[2])
+keys=[k for k in set(a)|set(b) if max(a.get(k,0),b.get(k,0))>=1.0]
+bad=[(k,a.get(k,0),b.get(k,0)) for k in keys if abs(a.get(k,0)-b.get(k,0))>1.0]
+assert len(keys)>=int(sys.argv[3]) and not bad, (keys, bad)
+" "$2" "$3" "$4" && pass "$1" || { fail "$1"; paste "$2" "$3" | head -8; }
+}
+
+compare() {	# LABEL FILE
+	local f=$2
+	perf report -i "$f" --stdio --no-children --sort sym -g none 2>/dev/null >"$tmp/perf.sym"
+	"$PMUKIT" report -i "$f" --no-children --sort sym -g none >"$tmp/pk.sym" 2>"$tmp/pk.err" ||
+		{ fail "$1: pmukit report: $(head -1 "$tmp/pk.err")"; return; }
+	rows "$tmp/perf.sym" >"$tmp/perf.symr"
+	rows "$tmp/pk.sym" >"$tmp/pk.symr"
+	if grep -qE '\[\.\] (hot|main)$' "$tmp/pk.symr"; then
+		agree "$1: --sort sym within 1 point of perf report" "$tmp/perf.symr" "$tmp/pk.symr" 3
+	else	# module+offset only: the symbolizer's recording mode has not landed
+		echo "# $1: --sort sym not compared: frames are not named yet (pmu_symbolizer_resolve_pid)"
+	fi
+	perf report -i "$f" --stdio --no-children --sort comm,dso -g none 2>/dev/null >"$tmp/perf.cd"
+	"$PMUKIT" report -i "$f" --no-children --sort comm,dso -g none >"$tmp/pk.cd"
+	rows "$tmp/perf.cd" >"$tmp/perf.cdr"
+	rows "$tmp/pk.cd" >"$tmp/pk.cdr"
+	agree "$1: --sort comm,dso within 1 point of perf report" "$tmp/perf.cdr" "$tmp/pk.cdr" 1
+	local ps pk
+	ps=$(sed -n "s/^# Samples: \([0-9]*\).*of event.*/\1/p" "$tmp/perf.cd" | head -1)
+	pk=$(sed -n "s/^# Samples: \([0-9]*\) of event.*/\1/p" "$tmp/pk.cd" | head -1)
+	# perf prints large counts as "12K": compare only when it gave the number
+	case $ps in *[!0-9]*|'') ;; *) check_eq "$1: the same sample count" "$ps" "$pk" ;; esac
+}
+
+compare "file mode" "$tmp/perf.data"
+if record "$tmp/z.data" -z -o "$tmp/z.data"; then
+	compare "perf record -z" "$tmp/z.data"
+else
+	echo "# perf record -z does not run here: $(tail -1 "$tmp/rec.out")"
+fi
+perf record -q -e cpu-clock -F 999 -g -o - -- "$tmp/w" 2>/dev/null >"$tmp/pipe.data"
+if [ -s "$tmp/pipe.data" ]; then
+	compare "pipe mode" "$tmp/pipe.data"
+	"$PMUKIT" report -i - --sort comm -g none <"$tmp/pipe.data" >"$tmp/stdin" 2>&1
+	check "pipe mode from standard input (-i -)" grep -q '^# Samples: ' "$tmp/stdin"
+fi
+
+# The header: the lines perf prints, the same values
+perf report -i "$tmp/perf.data" --header-only 2>/dev/null >"$tmp/perf.hdr"
+"$PMUKIT" report -i "$tmp/perf.data" --header-only >"$tmp/pk.hdr"
+for k in 'hostname' 'os release' 'arch' 'nrcpus online' 'nrcpus avail' 'cpudesc' 'total memory'; do
+	a=$(grep -m1 "^# $k *:" "$tmp/perf.hdr" | sed 's/^[^:]*: *//')
+	b=$(grep -m1 "^# $k *:" "$tmp/pk.hdr" | sed 's/^[^:]*: *//')
+	check_eq "--header-only: $k as perf says" "$a" "$b"
+done
+check "--header-only: the event with its sample_type" grep -q '^# event : name = cpu-clock.*sample_type = IP|TID|TIME|CALLCHAIN|PERIOD' "$tmp/pk.hdr"
+check "--header-only: the command line" grep -q "^# cmdline : .*perf record" "$tmp/pk.hdr"
+
+# Children and call graphs from perf's call chains
+"$PMUKIT" report -i "$tmp/perf.data" --sort sym --json >"$tmp/pk.json"
+py "
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d['children'] is True and d['with_callchain']>0
+rows=d['sections'][0]['rows']
+top=max(rows, key=lambda r: r['children'])
+assert top['children']>=95 and top['self']<5, top
+" "$tmp/pk.json" && pass "children: a root symbol holds (almost) every sample" || fail "children on perf's call chains"
+"$PMUKIT" report -i "$tmp/perf.data" --no-children --sort dso -g callee >"$tmp/pk.g"
+check "call graphs drawn" grep -qE '^ {12}---' "$tmp/pk.g"
+finish
