@@ -115,24 +115,35 @@ static struct rv_row *row_of(struct rv_view *v, const uint32_t *k)
 	return w;
 }
 
-/* Keys of every entry of g in keys[0..g->n), the distinct ones first: how
- * many are distinct. */
-static size_t distinct_keys(const struct rv_view *v, const struct rp_group *g, uint32_t *keys)
+/* The row key of every entry of g into v->keys, and v->first[i] set where
+ * entry i is the innermost with its key (a recursion counts once): linear in
+ * the depth, deep stacks being common. 0 or PMU_ENOMEM. */
+static int group_keys(struct rv_view *v, const struct rp_group *g)
 {
-	size_t d = 0;
+	size_t n = g->n, size = 16;
 
-	for (size_t i = 0; i < g->n; i++) {
-		uint32_t *k = &keys[d * RV_MAX_KEYS];
+	while (size < 2 * n)
+		size *= 2;
+	if (pmuk_grow((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
+	    pmuk_grow((void **)&v->first, &v->cap_first, n + 1, 1) ||
+	    pmuk_grow((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
+		return PMU_ENOMEM;
+	memset(v->set, 0xff, size * sizeof(*v->set));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *k = &v->keys[i * RV_MAX_KEYS];
 		key_at(v, g, i, k);
-		size_t j = 0;
-		while (j < d && memcmp(&keys[j * RV_MAX_KEYS], k, RV_MAX_KEYS * sizeof(*k)))
-			j++;
-		d += j == d;
+		size_t at = (size_t)key_hash(k) & (size - 1);
+		while (v->set[at] != RP_NONE &&
+		       memcmp(&v->keys[v->set[at] * RV_MAX_KEYS], k, RV_MAX_KEYS * sizeof(*k)))
+			at = (at + 1) & (size - 1);
+		v->first[i] = v->set[at] == RP_NONE;
+		if (v->first[i])
+			v->set[at] = (uint32_t)i;
 	}
-	return d;
+	return 0;
 }
 
-static int count_group(struct rv_view *v, const struct rp_group *g, uint32_t **keys, size_t *cap)
+static int count_group(struct rv_view *v, const struct rp_group *g)
 {
 	uint32_t self[RV_MAX_KEYS];
 	struct rv_row *w;
@@ -143,11 +154,12 @@ static int count_group(struct rv_view *v, const struct rp_group *g, uint32_t **k
 	w->self_n += g->count, w->self_p += g->period;
 	if (!v->children)
 		return 0;
-	if (pmuk_grow((void **)keys, cap, ((size_t)g->n + 1) * RV_MAX_KEYS, sizeof(**keys)))
+	if (group_keys(v, g))
 		return PMU_ENOMEM;
-	size_t d = distinct_keys(v, g, *keys);
-	for (size_t i = 0; i < d; i++) {
-		if (!(w = row_of(v, &(*keys)[i * RV_MAX_KEYS])))
+	for (size_t i = 0; i < g->n; i++) {
+		if (!v->first[i])
+			continue;
+		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
 			return PMU_ENOMEM;
 		w->ch_n += g->count, w->ch_p += g->period;
 	}
@@ -244,30 +256,22 @@ static int add_path(struct rv_view *v, const struct rp_group *g, uint32_t row, l
  * row is g's own function, else from the row down to the leaf). */
 static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_t *shown)
 {
-	uint32_t k[RV_MAX_KEYS], self[RV_MAX_KEYS];
+	uint32_t self[RV_MAX_KEYS];
 	long last = (long)g->n - 1;
 
 	if (!g->n)
 		return 0;
 	key_at(v, g, g->leaf, self);
+	if (v->children && group_keys(v, g))
+		return PMU_ENOMEM;
 	for (size_t i = v->children ? 0 : g->leaf; i < g->n; i++) {
-		if (v->children)
-			key_at(v, g, i, k);
-		else
-			memcpy(k, self, sizeof(k));
+		const uint32_t *k = v->children ? &v->keys[i * RV_MAX_KEYS] : self;
+		if (v->children && !v->first[i])
+			continue;	/* once per row: at its innermost entry */
 		uint32_t row = find_row(v, k);
 		if (row == RP_NONE || !shown[row])
 			continue;
-		/* once per row: at its first (innermost) entry */
-		int first = 1;
-		for (size_t j = 0; j < i && v->children && first; j++) {
-			uint32_t o[RV_MAX_KEYS];
-			key_at(v, g, j, o);
-			first = memcmp(o, k, sizeof(o)) != 0;
-		}
-		if (!first)
-			continue;
-		int own = !memcmp(k, self, sizeof(k));
+		int own = !memcmp(k, self, sizeof(self));
 		size_t at = own ? g->leaf : i;
 		int err = v->graph == 2 ? add_path(v, g, row, (long)at, last, 1) :
 			  own ? add_path(v, g, row, last, (long)at, -1) :
@@ -313,8 +317,6 @@ static int build_graphs(struct rv_view *v)
 int pmuk_rv_build(struct rv_view *v)
 {
 	struct pmu_report *r = v->r;
-	uint32_t *keys = NULL;
-	size_t cap = 0;
 	int err = 0;
 
 	if (!v->comm && !(v->comm = calloc(r->n_threads + 1, sizeof(*v->comm))))
@@ -323,8 +325,7 @@ int pmuk_rv_build(struct rv_view *v)
 		v->comm[i] = pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, &r->threads[i]));
 	for (size_t i = 0; i < r->n_groups && !err; i++)
 		if (r->groups[i].event == v->event)
-			err = count_group(v, &r->groups[i], &keys, &cap);
-	free(keys);
+			err = count_group(v, &r->groups[i]);
 	if (!err)
 		err = sort_rows(v);
 	if (!err && v->graph)
@@ -335,6 +336,7 @@ int pmuk_rv_build(struct rv_view *v)
 void pmuk_rv_free(struct rv_view *v)
 {
 	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
+	free(v->keys), free(v->first), free(v->set);
 	pmuk_index_free(&v->ix);
 	pmuk_index_free(&v->node_ix);
 }

@@ -41,6 +41,12 @@ struct rv_view {
 	size_t n_nodes, cap_nodes;
 	struct pmuk_index node_ix;
 	uint32_t *comm;              /* interned thread name per thread */
+	/* per group: the row key of each entry, whether it is the key's first
+	 * (innermost) entry, and a hash set finding that in linear time */
+	uint32_t *keys;
+	uint8_t *first;
+	uint32_t *set;
+	size_t cap_keys, cap_first, cap_set;
 };
 
 /* "comm,dso,sym" into v->key; PMU_EINVAL naming the bad key. */

@@ -555,6 +555,35 @@ static void test_unwind_fallback(void **state)
 	pmu_symbolizer_close(sym);
 }
 
+/* A deep recursion (foo and bar alternating 2000 deep under main): each
+ * symbol counts once per sample in Children, and the view stays quick. */
+static void test_deep_recursion(void **state)
+{
+	enum { DEPTH = 2000 };
+	static uint64_t chain[DEPTH + 2];
+	struct pmu_report *rp;
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v, .sort = "sym", .graph = PMU_REPORT_GRAPH_NONE);
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	mmap_rec(rp, 10, 0x1000, 0x8000, "/opt/app/app");
+	chain[0] = LEAF;
+	for (int i = 1; i <= DEPTH; i++)
+		chain[i] = i & 1 ? FOO : BAR;
+	chain[DEPTH + 1] = MAIN;
+	for (int s = 0; s < 200; s++) {	/* 200 distinct stacks: each one frame shorter */
+		chain[DEPTH - s] = MAIN;
+		sample(rp, 10, 0, (uint64_t)s, chain, DEPTH + 1 - (uint32_t)s, 0);
+	}
+	char *out = view(rp, &v);
+	assert_string_equal(row(out, "[.] foo"), "   100.00%     0.00%  [.] foo");
+	assert_string_equal(row(out, "[.] bar"), "   100.00%     0.00%  [.] bar");
+	assert_string_equal(row(out, "[.] leaf"), "   100.00%   100.00%  [.] leaf");
+	free(out);
+	pmu_report_free(rp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_losses_in_header),
 		cmocka_unit_test(test_symbolizer_fallback),
 		cmocka_unit_test(test_unwind_fallback),
+		cmocka_unit_test(test_deep_recursion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
