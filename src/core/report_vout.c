@@ -109,6 +109,27 @@ static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k,
 	}
 }
 
+/* A single root: "---name" and its chain. perf leaves out the root when it is
+ * the row's own symbol and the sort starts with sym (it would read twice). */
+static void single_root(FILE *f, const struct rv_view *v, const struct rv_row *w,
+			const struct rv_node *root, char *prefix)
+{
+	size_t n;
+	const struct rv_node **k;
+
+	if (v->key[0] != RV_SYM || root->sym != w->k[0]) {
+		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, root));
+		chain(f, v, root, prefix, 15);
+		return;
+	}
+	k = visible(v, root->kids, &n);
+	if (n == 1 && k[0]->p == root->p)
+		single_root(f, v, w, k[0], prefix);
+	else if (n)
+		branches(f, v, k, n, prefix, 12);
+	free(k);
+}
+
 static void graph(FILE *f, const struct rv_view *v, const struct rv_row *w)
 {
 	char prefix[PREFIX_MAX];
@@ -116,20 +137,24 @@ static void graph(FILE *f, const struct rv_view *v, const struct rv_row *w)
 	uint64_t all = 0;
 	const struct rv_node **k = visible(v, w->roots, &n);
 
-	if (!n) {
-		free(k);
-		return;
-	}
 	for (uint32_t i = w->roots; i != RP_NONE; i = v->nodes[i].next)
 		all += v->nodes[i].p;
 	memset(prefix, ' ', 15);
 	if (n == 1 && k[0]->p == all) {
-		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, k[0]));
-		chain(f, v, k[0], prefix, 15);
-	} else {
+		size_t kids;
+		const struct rv_node **c = visible(v, k[0]->kids, &kids);
+		int alone = v->key[0] == RV_SYM && k[0]->sym == w->k[0] && !kids;
+		free(c);
+		if (alone) {	/* nothing but the row itself */
+			free(k);
+			return;
+		}
+		single_root(f, v, w, k[0], prefix);
+	} else if (n) {
 		branches(f, v, k, n, prefix, 12);
 	}
-	fputc('\n', f);
+	if (n)
+		fputc('\n', f);
 	free(k);
 }
 

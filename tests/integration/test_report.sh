@@ -19,7 +19,8 @@ for l in 'Total Lost Samples' 'Lost records' 'Skipped bytes' 'Out of order'; do
 	check "text: '# $l: 0' in the header" grep -q "^# $l: 0$" "$tmp/text"
 done
 check "text: children by default (the samples carry stacks)" grep -q '^# Children      Self  Command  *Shared Object  *Symbol$' "$tmp/text"
-check "text: kernel rows" grep -qE '^ +[0-9]+\.[0-9]{2}% +[0-9]+\.[0-9]{2}%  Idle +ntoskrnl.exe +\[k\] 0x[0-9a-f]{16}$' "$tmp/text"
+# (the Windows modules are not on this machine: a symbolizer says [missing])
+check "text: kernel rows" grep -qE '^ +[0-9]+\.[0-9]{2}% +[0-9]+\.[0-9]{2}%  Idle +ntoskrnl.exe +\[k\] 0x[0-9a-f]{16}( \[missing\])?$' "$tmp/text"
 check "text: call graphs under rows" grep -qE '^ {12}---' "$tmp/text"
 check "text: graph branches" grep -qE '^ +\|--[0-9.]+%--' "$tmp/text"
 for k in dso sym tid pid cpu srcline comm,dso comm,dso,sym,cpu; do
@@ -38,7 +39,7 @@ d=[l.rstrip('\n') for l in open(sys.argv[1])]
 h=[l for l in d if l.startswith('# Overhead')][0]
 assert h.split()[1:]==['Overhead','Command','Shared','Object','Symbol','CPU'], h
 row=[l for l in d if l and not l.startswith('#')][0]
-assert re.match(r'^ +[0-9.]+%  \S+ +\S+ +\[[k.]\] \S+ +[0-9]{3}$', row), row
+assert re.match(r'^ +[0-9.]+%  \S+ +\S+ +\[[k.]\] \S+( \[missing\])? +[0-9]{3}$', row), row
 " "$tmp/s" && pass "--sort comm,dso,sym,cpu: one row key of four columns" || fail "--sort comm,dso,sym,cpu: one row key of four columns"
 
 # 1b. children vs self: each row's Children >= Self, a top-level row holds all
@@ -58,15 +59,17 @@ assert sum(1 for r in rows if r['children_samples']>r['self_samples'])>10
 " "$tmp/cj" && pass "children: >= self, self adds to 100%, callers get children" || fail "children vs self"
 
 # 1c. call graph orientation: callee starts at the row, caller at the root
-"$PMUKIT" report -i "$F" --sort sym --no-children -g callee --percent-limit 0.1 >"$tmp/callee"
-"$PMUKIT" report -i "$F" --sort sym --no-children -g caller --percent-limit 0.1 >"$tmp/caller"
+# (dso,sym: with a sort starting with sym the row's own symbol heading its
+# graph is left out, as perf does)
+"$PMUKIT" report -i "$F" --sort dso,sym --no-children -g callee --percent-limit 0.1 >"$tmp/callee"
+"$PMUKIT" report -i "$F" --sort dso,sym --no-children -g caller --percent-limit 0.1 >"$tmp/caller"
 py "
 import re,sys
 def graphs(path):
     out={}; cur=None
     for l in open(path):
         l=l.rstrip('\n')
-        m=re.match(r'^ +[0-9.]+%  \[[k.]\] (\S+)$', l)
+        m=re.match(r'^ +[0-9.]+%  \S+ +\[[k.]\] (\S+)( \[missing\])?$', l)
         if m: cur=m.group(1); out[cur]=[]; continue
         if cur and l.strip(): out[cur].append(l)
     return out

@@ -12,13 +12,14 @@ command -v cc >/dev/null || skip "no C compiler to build the workload"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Three functions of known weight: hot 3/6, warm 2/6, cold 1/6 of the work.
+# Three functions of known weight, each spinning itself: hot 3/6, warm 2/6,
+# cold 1/6 of the work.
 cat >"$tmp/w.c" <<'EOF'
 static volatile double x;
-__attribute__((noinline)) static void spin(long n) { for (long i = 0; i < n; i++) x += i * 0.5; }
-__attribute__((noinline)) void hot(void) { spin(3000000); }
-__attribute__((noinline)) void warm(void) { spin(2000000); }
-__attribute__((noinline)) void cold(void) { spin(1000000); }
+#define SPIN(n) for (long i = 0; i < (n); i++) x += i * 0.5
+__attribute__((noinline)) void hot(void) { SPIN(3000000); }
+__attribute__((noinline)) void warm(void) { SPIN(2000000); }
+__attribute__((noinline)) void cold(void) { SPIN(1000000); }
 int main(void) { for (int k = 0; k < 50; k++) { hot(); warm(); cold(); } return x < 0; }
 EOF
 cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/w" "$tmp/w.c" || skip "the workload does not build"
@@ -70,7 +71,7 @@ compare() {	# LABEL FILE
 		{ fail "$1: pmukit report: $(head -1 "$tmp/pk.err")"; return; }
 	rows "$tmp/perf.sym" >"$tmp/perf.symr"
 	rows "$tmp/pk.sym" >"$tmp/pk.symr"
-	if grep -qE '\[\.\] (hot|main)$' "$tmp/pk.symr"; then
+	if grep -qE '\[\.\] (hot|warm|cold)$' "$tmp/pk.symr"; then
 		agree "$1: --sort sym within 1 point of perf report" "$tmp/perf.symr" "$tmp/pk.symr" 3
 	else	# module+offset only: the symbolizer's recording mode has not landed
 		echo "# $1: --sort sym not compared: frames are not named yet (pmu_symbolizer_resolve_pid)"
@@ -118,9 +119,15 @@ import json,sys
 d=json.load(open(sys.argv[1]))
 assert d['children'] is True and d['with_callchain']>0
 rows=d['sections'][0]['rows']
-top=max(rows, key=lambda r: r['children'])
+top=max(rows, key=lambda r: (r['children'], -r['self']))
 assert top['children']>=95 and top['self']<5, top
 " "$tmp/pk.json" && pass "children: a root symbol holds (almost) every sample" || fail "children on perf's call chains"
-"$PMUKIT" report -i "$tmp/perf.data" --no-children --sort dso -g callee >"$tmp/pk.g"
-check "call graphs drawn" grep -qE '^ {12}---' "$tmp/pk.g"
+"$PMUKIT" report -i "$tmp/perf.data" --no-children --sort dso,sym -g callee >"$tmp/pk.g"
+check "call graphs drawn: hot's callers under it" grep -qE '^ {12}---hot$' "$tmp/pk.g"
+# the same graphs as perf draws them (rows of equal weight may come in another order)
+perf report -i "$tmp/perf.data" --stdio --no-children --sort sym 2>/dev/null | grep -vE '^(#|$)' | sort >"$tmp/perf.g"
+"$PMUKIT" report -i "$tmp/perf.data" --no-children --sort sym | grep -vE '^(#|$)' | sort >"$tmp/pk.g"
+if grep -qE '\[\.\] hot$' "$tmp/pk.g"; then
+	check "--no-children --sort sym: perf's lines, graphs included" diff -q "$tmp/perf.g" "$tmp/pk.g"
+fi
 finish
