@@ -109,8 +109,21 @@ for k in 'hostname' 'os release' 'arch' 'nrcpus online' 'nrcpus avail' 'cpudesc'
 	b=$(grep -m1 "^# $k *:" "$tmp/pk.hdr" | sed 's/^[^:]*: *//')
 	check_eq "--header-only: $k as perf says" "$a" "$b"
 done
+for k in 'time of first sample' 'time of last sample'; do
+	a=$(grep -m1 "^# $k *:" "$tmp/perf.hdr" | sed 's/^[^:]*: *//')
+	b=$(grep -m1 "^# $k *:" "$tmp/pk.hdr" | sed 's/^[^:]*: *//')
+	check_eq "--header-only: $k as perf says" "$a" "$b"
+done
 check "--header-only: the event with its sample_type" grep -q '^# event : name = cpu-clock.*sample_type = IP|TID|TIME|CALLCHAIN|PERIOD' "$tmp/pk.hdr"
 check "--header-only: the command line" grep -q "^# cmdline : .*perf record" "$tmp/pk.hdr"
+
+# --time with perf's absolute times: the same samples as perf report takes
+perf script -i "$tmp/perf.data" -F time 2>/dev/null | tr -d ' :' >"$tmp/times"
+n=$(wc -l <"$tmp/times")
+ta=$(sed -n "$((n / 4))p" "$tmp/times"); tb=$(sed -n "$((n / 2))p" "$tmp/times")
+ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
+pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
+check_eq "--time $ta,$tb: the samples perf report takes" "$ps" "$pk"
 
 # Children and call graphs from perf's call chains
 "$PMUKIT" report -i "$tmp/perf.data" --sort sym --json >"$tmp/pk.json"

@@ -222,6 +222,11 @@ static struct pmu_symbolizer *symbolizer(const struct report_args *a)
 
 	if (a->no_symbols)
 		return NULL;
+	/* pmu_symbolizer_opts gains no_demangle with the symbolizer's recording
+	 * mode (i10-symb): then `.no_demangle = a->no_demangle` above, and this goes */
+	if (a->no_demangle)
+		fprintf(stderr, "pmukit report: warning: --no-demangle: this build's symbolizer "
+			"does not demangle names anyway\n");
 	if ((err = pmu_symbolizer_open(&so, &s)))
 		fprintf(stderr, "pmukit report: warning: no symbolizer (%s: %s): frames are "
 			"module+offset\n", pmu_strerror(err), pmu_error_detail());
