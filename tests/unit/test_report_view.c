@@ -512,8 +512,10 @@ static void test_symbolizer_fallback(void **state)
 	size_t n = 0;
 	(void)state;
 
-	if (pmu_symbolizer_open(&so, &sym))
-		skip();	/* no symbolizer on this platform */
+	if (pmu_symbolizer_open(&so, &sym)) {
+		print_message("skipped: no symbolizer: %s\n", pmu_error_detail());
+		skip();
+	}
 	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
 	struct pmu_report *rp = make(&o);
 	PMU_OPTS(pmu_report_view, v, .sort = "sym", .children = PMU_REPORT_NO_CHILDREN,
@@ -542,8 +544,10 @@ static void test_unwind_fallback(void **state)
 	struct pmu_report_summary s;
 	(void)state;
 
-	if (pmu_symbolizer_open(&so, &sym))
+	if (pmu_symbolizer_open(&so, &sym)) {
+		print_message("skipped: no symbolizer: %s\n", pmu_error_detail());
 		skip();
+	}
 	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym, .resolve = resolve);
 	struct pmu_report *rp;
 	assert_int_equal(pmu_report_new(&o, &rp), 0);
