@@ -393,6 +393,7 @@ void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit
 	pmuk_rp_json_losses(r, j);
 	pmuk_json_uint(j, "with_callchain", r->sum.with_callchain);
 	pmuk_json_uint(j, "with_branches", r->sum.with_branches);
+	pmuk_json_uint(j, "unwound", r->sum.unwound);
 	pmuk_json_uint(j, "switches", r->sum.switches);
 	pmuk_json_uint(j, "stacks", r->n_stacks);
 	pmuk_json_arr_begin(j, "events");

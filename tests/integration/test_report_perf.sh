@@ -82,7 +82,7 @@ compare() {	# LABEL FILE
 	rows "$tmp/pk.cd" >"$tmp/pk.cdr"
 	agree "$1: --sort comm,dso within 1 point of perf report" "$tmp/perf.cdr" "$tmp/pk.cdr" 1
 	local ps pk
-	ps=$(sed -n "s/^# Samples: \([0-9]*\).*of event.*/\1/p" "$tmp/perf.cd" | head -1)
+	ps=$(sed -n "s/^# Samples: \([0-9]*[A-Za-z]*\) .*of event.*/\1/p" "$tmp/perf.cd" | head -1)
 	pk=$(sed -n "s/^# Samples: \([0-9]*\) of event.*/\1/p" "$tmp/pk.cd" | head -1)
 	# perf prints large counts as "12K": compare only when it gave the number
 	case $ps in *[!0-9]*|'') ;; *) check_eq "$1: the same sample count" "$ps" "$pk" ;; esac
@@ -135,6 +135,34 @@ rows=d['sections'][0]['rows']
 top=max(rows, key=lambda r: (r['children'], -r['self']))
 assert top['children']>=95 and top['self']<5, top
 " "$tmp/pk.json" && pass "children: a root symbol holds (almost) every sample" || fail "children on perf's call chains"
+# --call-graph dwarf of a program without frame pointers: unwound with the
+# registers and stack copies perf saved
+cat >"$tmp/nofp.c" <<'EOF'
+static volatile double x;
+__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) x += i * 0.5; }
+__attribute__((noinline)) void mid(void) { leaf(2000000); x += 1; }
+__attribute__((noinline)) void top(void) { mid(); x += 1; }
+int main(void) { for (int k = 0; k < 60; k++) top(); return x < 0; }
+EOF
+cc -O2 -g -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.c"
+if perf record -q -e cpu-clock -F 499 --call-graph dwarf,8192 -o "$tmp/dwarf.data" -- "$tmp/nofp" >"$tmp/rec.out" 2>&1; then
+	"$PMUKIT" report -i "$tmp/dwarf.data" --json >"$tmp/dw.json"
+	"$PMUKIT" report -i "$tmp/dwarf.data" --format collapsed >"$tmp/dw.folded"
+	if py "import json,sys; sys.exit(json.load(open(sys.argv[1]))['unwound']==0)" "$tmp/dw.json"; then
+		py "
+import re,sys
+n=ok=0
+for l in open(sys.argv[1]):
+    stack,c=l.rsplit(' ',1); n+=int(c)
+    if re.search(r'!main;[^ ]*!top;[^ ]*!mid;[^ ]*!leaf$', stack): ok+=int(c)
+assert n and ok>=0.9*n, (ok,n)
+" "$tmp/dw.folded" && pass "--call-graph dwarf: main;top;mid;leaf unwound without frame pointers" || fail "--call-graph dwarf unwinding"
+	else
+		echo "# --call-graph dwarf: not unwound here (pmu_symbolizer_unwind is PMU_ENOTSUP)"
+	fi
+else
+	echo "# perf record --call-graph dwarf does not run here: $(tail -1 "$tmp/rec.out")"
+fi
 "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort dso,sym -g callee >"$tmp/pk.g"
 check "call graphs drawn: hot's callers under it" grep -qE '^ {12}---hot$' "$tmp/pk.g"
 # the same graphs as perf draws them (rows of equal weight may come in another order)
