@@ -224,7 +224,7 @@ check "two recordings: said" grep -q "one recording only" "$tmp/err"
 # 10. --time: the samples perf-script shows between the two times
 py "
 import re,sys
-t=[float(m.group(1)) for m in re.finditer(r' (\d+\.\d{6}): \d+ Timer:', open(sys.argv[1]).read())]
+t=[float(m.group(1)) for m in re.finditer(r'\s(\d+\.\d{6}):\s+\d+ Timer:', open(sys.argv[1]).read())]
 a,b=t[len(t)//3],t[2*len(t)//3]
 # printed times are cut to microseconds: one printed b may be later than b
 print('%.6f %.6f %d' % (a, b, sum(1 for x in t if a<=x<b)))
