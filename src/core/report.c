@@ -231,6 +231,8 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
 	count(&ev->samples, &ev->period, period);
 	count(&r->sum.samples, &r->sum.period, period);
+	r->sum.with_callchain += rec->has & PMU_HAS_CALLCHAIN && rec->sample.nr_callchain > 0;
+	r->sum.with_branches += rec->sample.nr_branches > 0;
 	if (hidden(r, t)) {
 		r->sum.hidden++;
 		return 0;
@@ -247,8 +249,6 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 	struct rp_cpu *c = cpu_of(r, rec->has & PMU_HAS_CPU ? rec->cpu : -1);
 	if (c)
 		count(&c->samples, &c->period, period);
-	r->sum.with_callchain += rec->has & PMU_HAS_CALLCHAIN && rec->sample.nr_callchain > 0;
-	r->sum.with_branches += rec->sample.nr_branches > 0;
 	const char *proc = pmuk_rp_str(r, p->name);
 	if (!*proc)
 		proc = pmuk_rp_thread_name(r, t);
