@@ -125,6 +125,17 @@ ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/nul
 pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 check_eq "--time $ta,$tb: the samples perf report takes" "$ps" "$pk"
 
+# A truncated recording: the records before the damage are reported, the
+# error names the offset, the exit status is 1
+size=$(stat -c %s "$tmp/perf.data")
+head -c $((size * 6 / 10)) "$tmp/perf.data" >"$tmp/trunc.data"
+"$PMUKIT" report -i "$tmp/trunc.data" -s comm -g none >"$tmp/trunc.out" 2>"$tmp/trunc.err"
+check_eq "truncated: exit status 1" 1 $?
+check "truncated: the error names the offset" grep -q "offset [0-9]*" "$tmp/trunc.err"
+whole=$("$PMUKIT" report -i "$tmp/perf.data" -s comm -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
+part=$(sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" "$tmp/trunc.out" | head -1)
+check "truncated: the samples before it reported ($part of $whole)" test "${part:-0}" -gt 0 -a "${part:-0}" -lt "$whole"
+
 # Children and call graphs from perf's call chains
 "$PMUKIT" report -i "$tmp/perf.data" --sort sym --json >"$tmp/pk.json"
 py "

@@ -263,13 +263,18 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 		rc = tool_error("report", "creating the report", err);
 		goto out;
 	}
-	if ((err = pmu_trace_read(t, pmu_report_record, rep))) {
+	/* A corrupt or truncated recording: what came before is reported (its
+	 * header says how much was skipped), and the exit status says it failed. */
+	int damaged = (err = pmu_trace_read(t, pmu_report_record, rep)) == PMU_EFORMAT;
+	if (err && !damaged) {
 		rc = tool_error("report", a->path, err);
 		goto out;
 	}
+	if (damaged)
+		tool_error("report", a->path, err);
 	warn_no_samples(rep, a->path, a->json || a->fmt != FMT_TEXT);
 	err = write_out(rep, out, a);
-	rc = err ? tool_error("report", "writing the report", err) : 0;
+	rc = err ? tool_error("report", "writing the report", err) : damaged;
 out:
 	pmu_report_free(rep);
 	pmu_symbolizer_close(sym);
