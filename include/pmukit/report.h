@@ -20,6 +20,8 @@ extern "C" {
 #endif
 
 struct pmu_report;
+struct pmu_symbolizer; /* pmukit/symbols.h */
+struct pmu_trace;      /* pmukit/trace.h */
 
 /* The library's, by pointer: grows by appending (pmukit/opts.h). */
 /* A module mapped where a sampled address fell. */
@@ -48,8 +50,33 @@ struct pmu_report_opts {
 	uint32_t nr_pmc;
 	FILE *script;                     /* each sample as perf-script text, as it arrives */
 	uint64_t time_zero;               /* subtracted from times in perf-script text */
+	/* Names frames: function, source file:line and inlined calls (which become
+	 * frames of the stack). Every MMAP record is handed to it; each distinct
+	 * address is resolved once; samples with user registers and stack
+	 * (PMU_HAS_REGS_USER|PMU_HAS_STACK_USER) are unwound by it. Where it cannot
+	 * (PMU_ENOTSUP, no module) resolve / module+offset name the frame; a module
+	 * it finds stale or missing gives "module!+0xoff [stale]" / "[missing]",
+	 * never another file's name. NULL: resolve / module+offset only. */
+	struct pmu_symbolizer *symbolizer;
+	/* Filters, as perf report's --comm, --pid, --tid: samples of other threads
+	 * stay in the totals (percentages are of all samples) but in no row or
+	 * stack. NULL/0: no filter. comms is comma-separated. */
+	const char *comms;
+	const int32_t *pids;
+	uint32_t nr_pids;
+	const int32_t *tids;
+	uint32_t nr_tids;
+	/* As perf report's --cpu and --time: samples outside are dropped before
+	 * any total (summary.filtered counts them). Times are record times (ns);
+	 * time_end 0: no end. */
+	const int32_t *cpus;
+	uint32_t nr_cpus;
+	uint64_t time_start, time_end;
+	/* The recording the records come from, when there is one: its lost,
+	 * skipped-bytes and out-of-order counts join the text and JSON headers. */
+	const struct pmu_trace *trace;
 };
-#define pmu_report_opts__last_field time_zero /* see pmukit/opts.h */
+#define pmu_report_opts__last_field trace /* see pmukit/opts.h */
 
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out);
 void pmu_report_free(struct pmu_report *r);
@@ -71,6 +98,10 @@ struct pmu_report_summary {
 	uint64_t with_callchain; /* samples that carried a stack */
 	uint64_t with_branches;  /* samples that carried a branch stack (LBR) */
 	size_t threads, processes, modules, stacks;
+	uint64_t lost_samples;   /* the part of lost that were samples (LOST_SAMPLES) */
+	uint64_t filtered;       /* samples dropped by the cpus/time window filters */
+	uint64_t hidden;         /* samples counted in totals, hidden by comms/pids/tids */
+	uint64_t unwound;        /* samples whose user stack the symbolizer unwound */
 };
 /* Fills out, size bytes of it: pass sizeof(*out) (see pmukit/opts.h). */
 int pmu_report_summary(const struct pmu_report *r, struct pmu_report_summary *out, size_t size);
@@ -116,6 +147,38 @@ int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by
 int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit);
 /* Folded stacks, "process;root;...;leaf count" per line, sorted. */
 int pmu_report_write_collapsed(struct pmu_report *r, FILE *f);
+
+/* perf report's view: rows keyed by a set of sort keys, one section per
+ * event, Children/Self columns, call graphs under the rows. */
+enum pmu_report_children {
+	PMU_REPORT_CHILDREN_AUTO, /* children when samples carry stacks (perf's default) */
+	PMU_REPORT_CHILDREN,      /* a row also counts samples whose stack holds it */
+	PMU_REPORT_NO_CHILDREN,   /* self only: the sampled address */
+};
+enum pmu_report_graph {
+	PMU_REPORT_GRAPH_AUTO,    /* when stacks: caller with children, else callee */
+	PMU_REPORT_GRAPH_NONE,
+	PMU_REPORT_GRAPH_CALLER,  /* from the root (or the row) toward the leaf */
+	PMU_REPORT_GRAPH_CALLEE,  /* from the row toward the root */
+};
+struct pmu_report_view {
+	size_t sz;                /* sizeof(struct pmu_report_view) */
+	/* perf's sort keys, comma-separated: comm, dso (or module), sym (or
+	 * symbol), tid, pid, cpu, srcline; they combine into one row key.
+	 * NULL: "comm,dso,sym". */
+	const char *sort;
+	enum pmu_report_children children;
+	enum pmu_report_graph graph;
+	double percent_limit;     /* rows (and graph branches) under it are hidden;
+				     graph branches under 0.5% are hidden anyway */
+	size_t limit;             /* rows per event (0: all) */
+	int json;                 /* one JSON document (with pmu_report_write_json's keys) */
+};
+#define pmu_report_view__last_field json /* see pmukit/opts.h */
+/* PMU_EINVAL (the detail names it) on an unknown sort key. */
+int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report_view *v);
+/* The same checks alone (before reading a recording): 0 or PMU_EINVAL. */
+int pmu_report_view_check(const struct pmu_report_view *v);
 
 /* A self-contained interactive flame graph (SVG with its script: click to zoom,
  * search, tooltips; no network needed); title NULL: "pmukit". */

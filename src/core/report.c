@@ -7,6 +7,8 @@
 #include "core/report_int.h"
 #include "core/utf8.h"
 
+#include <pmukit/symbols.h>
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,50 +73,187 @@ static struct rp_cpu *cpu_of(struct pmu_report *r, int32_t cpu)
 	return &r->cpus[cpu];
 }
 
-static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
+/* Whether name is one of the comma-separated list. */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !memcmp(p, name, n))
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+static int in_ids(const int32_t *v, uint32_t n, int32_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == id)
+			return 1;
+	return 0;
+}
+
+/* perf report's --cpu and --time drop a sample from every total. */
+static int dropped(const struct pmu_report *r, const struct pmu_record *rec)
+{
+	const struct pmu_report_opts *o = &r->o;
+
+	if (o->nr_cpus && !in_ids(o->cpus, o->nr_cpus, rec->has & PMU_HAS_CPU ? rec->cpu : -1))
+		return 1;
+	if ((o->time_start || o->time_end) && rec->has & PMU_HAS_TIME)
+		return rec->time < o->time_start || (o->time_end && rec->time > o->time_end);
+	return 0;
+}
+
+/* ... while --comm, --pid and --tid only hide it from the rows. */
+static int hidden(struct pmu_report *r, const struct rp_thread *t)
+{
+	const struct pmu_report_opts *o = &r->o;
+
+	return (o->comms && !in_list(o->comms, pmuk_rp_thread_name(r, t))) ||
+	       (o->nr_pids && !in_ids(o->pids, o->nr_pids, t->pid)) ||
+	       (o->nr_tids && !in_ids(o->tids, o->nr_tids, t->tid));
+}
+
+static int kernel_mode(enum pmu_cpumode m)
+{
+	return m == PMU_CPUMODE_KERNEL || m == PMU_CPUMODE_HYPERVISOR ||
+	       m == PMU_CPUMODE_GUEST_KERNEL;
+}
+
+/* The user stack unwound by the symbolizer into r->uscratch: its length, 0
+ * when the sample has none or the symbolizer cannot (then the call chain
+ * stands). */
+static size_t unwound(struct pmu_report *r, const struct pmu_record *rec)
+{
+	const uint32_t both = PMU_HAS_REGS_USER | PMU_HAS_STACK_USER;
+	size_t n = 0;
+
+	if (!r->o.symbolizer || r->no_unwind || (rec->has & both) != both || !rec->sample.ext)
+		return 0;
+	if (pmuk_grow((void **)&r->uscratch, &r->uscratch_cap, 256, sizeof(*r->uscratch)))
+		return 0;
+	int err = pmu_symbolizer_unwind(r->o.symbolizer, rec, r->uscratch, 256, &n);
+	if (err == PMU_ENOTSUP)
+		r->no_unwind = 1;	/* this OS or arch: not per sample */
+	if (err || !n)
+		return 0;
+	r->sum.unwound++;
+	return n;
+}
+
+/* The sample's code addresses, innermost first, as frame ids in r->scratch:
+ * their number, or SIZE_MAX without memory. */
+static size_t sample_frames(struct pmu_report *r, const struct pmu_record *rec, int32_t pid)
 {
 	const struct pmu_sample *s = &rec->sample;
-	uint64_t period = rec->has & PMU_HAS_PERIOD ? s->period : 1;
-	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
-	struct rp_process *p = pmuk_rp_process(r, t ? t->pid : rec->pid);
-	struct rp_cpu *c = cpu_of(r, rec->has & PMU_HAS_CPU ? rec->cpu : -1);
 	size_t n = rec->has & PMU_HAS_CALLCHAIN ? s->nr_callchain : 0;
+	size_t nk = s->nr_kernel_frames < n ? s->nr_kernel_frames : n;
+	size_t nu = unwound(r, rec), k = 0;
 	int lead = !n || s->callchain[0] != s->ip;	/* the ip heads the stack */
 
-	if (!t || !p)
-		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
-	if (pmuk_grow((void **)&r->scratch, &r->scratch_cap, n + 2, sizeof(*r->scratch)) ||
-	    pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, n + 2, sizeof(*r->sscratch)))
-		return pmuk_fail(PMU_ENOMEM, "no memory for a stack of %zu frames", n);
-	size_t k = 0;
+	if (nu) {	/* the kernel part of the chain, then the unwound user stack */
+		n = nk;
+		lead = 0;
+	}
+	if (pmuk_grow((void **)&r->scratch, &r->scratch_cap, n + nu + 2, sizeof(*r->scratch)))
+		return SIZE_MAX;
 	if (lead)
-		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->ip);
+		r->scratch[k++] = pmuk_rp_frame(r, pid, s->ip, kernel_mode(rec->cpumode));
 	for (size_t i = 0; i < n; i++)
-		r->scratch[k++] = pmuk_rp_frame(r, t->pid, s->callchain[i]);
-	for (size_t i = 0; i < k; i++) {
+		r->scratch[k++] = pmuk_rp_frame(r, pid, s->callchain[i], i < nk);
+	for (size_t i = 0; i < nu; i++)
+		r->scratch[k++] = pmuk_rp_frame(r, pid, r->uscratch[i], 0);
+	for (size_t i = 0; i < k; i++)
 		if (r->scratch[i] == RP_NONE)
-			return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
-		r->sscratch[i] = r->frames[r->scratch[i]].sym;
+			return SIZE_MAX;
+	return k;
+}
+
+/* The symbols of frames r->scratch[0..k), inlined calls included, into
+ * r->sscratch: their number, or SIZE_MAX without memory. */
+static size_t expand(struct pmu_report *r, size_t k)
+{
+	size_t n = k;
+
+	for (size_t i = 0; i < k; i++)
+		n += r->frames[r->scratch[i]].n_inl;
+	if (pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, n + 1, sizeof(*r->sscratch)))
+		return SIZE_MAX;
+	n = 0;
+	for (size_t i = 0; i < k; i++) {
+		const struct rp_frame *f = &r->frames[r->scratch[i]];
+		for (uint32_t j = 0; j < f->n_inl; j++)
+			r->sscratch[n++] = r->inl[2 * (f->inl + j)];
+		r->sscratch[n++] = f->sym;
 	}
-	struct rp_sym *leaf = &r->syms[r->sscratch[0]];
-	leaf->samples++;
-	leaf->period += period;
-	if (leaf->module != RP_NONE) {
-		r->mods[leaf->module].samples++;
-		r->mods[leaf->module].period += period;
+	return n;
+}
+
+static struct rp_event *event_of(struct pmu_report *r, int32_t event)
+{
+	size_t i = event >= 0 && (uint32_t)event < 1u << 16 ? (size_t)event + 1 : 0;
+
+	if (i >= r->n_events) {
+		struct rp_event *e = realloc(r->events, (i + 1) * sizeof(*e));
+		if (!e)
+			return NULL;
+		memset(e + r->n_events, 0, (i + 1 - r->n_events) * sizeof(*e));
+		r->events = e;
+		r->n_events = i + 1;
 	}
-	t->samples++, t->period += period;
-	p->samples++, p->period += period;
+	return &r->events[i];
+}
+
+static void count(uint64_t *samples, uint64_t *period, uint64_t p)
+{
+	++*samples;
+	*period += p;
+}
+
+static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
+{
+	uint64_t period = rec->has & PMU_HAS_PERIOD ? rec->sample.period : 1;
+	struct rp_event *ev = event_of(r, rec->event);
+	struct rp_thread *t;
+	struct rp_process *p;
+
+	if (dropped(r, rec)) {
+		r->sum.filtered++;
+		return 0;
+	}
+	if (!ev || !(t = pmuk_rp_thread(r, rec->pid, rec->tid)) || !(p = pmuk_rp_process(r, t->pid)))
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's thread table");
+	count(&ev->samples, &ev->period, period);
+	count(&r->sum.samples, &r->sum.period, period);
+	r->sum.with_callchain += rec->has & PMU_HAS_CALLCHAIN && rec->sample.nr_callchain > 0;
+	r->sum.with_branches += rec->sample.nr_branches > 0;
+	if (hidden(r, t)) {
+		r->sum.hidden++;
+		return 0;
+	}
+	size_t k = sample_frames(r, rec, t->pid), n = k == SIZE_MAX ? k : expand(r, k);
+	if (n == SIZE_MAX)
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
+	struct rp_sym *leaf = &r->syms[r->frames[r->scratch[0]].sym];
+	count(&leaf->samples, &leaf->period, period);
+	if (leaf->module != RP_NONE)
+		count(&r->mods[leaf->module].samples, &r->mods[leaf->module].period, period);
+	count(&t->samples, &t->period, period);
+	count(&p->samples, &p->period, period);
+	struct rp_cpu *c = cpu_of(r, rec->has & PMU_HAS_CPU ? rec->cpu : -1);
 	if (c)
-		c->samples++, c->period += period;
-	r->sum.samples++;
-	r->sum.period += period;
-	r->sum.with_callchain += n > 0;
-	r->sum.with_branches += s->nr_branches > 0;
+		count(&c->samples, &c->period, period);
 	const char *proc = pmuk_rp_str(r, p->name);
 	if (!*proc)
 		proc = pmuk_rp_thread_name(r, t);
-	if (count_stack(r, pmuk_rp_intern(&r->str, proc), k, period))
+	if (count_stack(r, pmuk_rp_intern(&r->str, proc), n, period) ||
+	    pmuk_rp_group(r, rec, t, k, period))
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's stack table");
 	if (r->o.script)
 		pmuk_rp_script(r, rec, t, k);
@@ -223,14 +362,21 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 		task(r, rec);
 		break;
 	case PMU_RECORD_MMAP:
-		if (!rec->mmap.data && pmuk_rp_add_map(r, rec))
+		if (rec->mmap.data)
+			break;
+		if (pmuk_rp_add_map(r, rec))
 			return pmuk_fail(PMU_ENOMEM, "no memory for the report's module maps");
+		/* a missing or stale file is the symbolizer's to flag per frame */
+		if (r->o.symbolizer && pmu_symbolizer_add_mmap(r->o.symbolizer, rec) == PMU_ENOMEM)
+			return pmuk_fail(PMU_ENOMEM, "no memory for the symbolizer's module maps");
 		break;
 	case PMU_RECORD_SWITCH:
 		add_switch(r, rec);
 		break;
 	case PMU_RECORD_LOST:
 		r->sum.lost += rec->lost.count;
+		if (rec->lost.samples)
+			r->sum.lost_samples += rec->lost.count;
 		r->sum.lost_buffers += rec->lost.buffers;
 		r->sum.lost_bytes += rec->lost.bytes;
 		r->sum.lost_uncounted += rec->lost.uncounted;

@@ -43,7 +43,10 @@ struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	uint64_t addr;           /* absolute */
 	uint32_t func;           /* the resolver's name, 0 when none */
-	uint32_t sym;            /* its row in the symbol table */
+	uint32_t sym;            /* its row in the symbol table: the function holding it */
+	uint32_t line;           /* interned "file:line" in sym (past inlined calls), 0 unknown */
+	uint32_t inl, n_inl;     /* r->inl[2*inl ..): n_inl (sym, line) pairs of the
+				    calls inlined at addr, innermost first */
 };
 
 /* A symbol: one name ("module!function", "module!+0xoff" or "0xaddr") in one
@@ -53,6 +56,8 @@ struct rp_sym {
 	uint32_t name;           /* interned */
 	uint32_t module;         /* RP_NONE: no module */
 	uint64_t samples, period;    /* as the sampled address */
+	uint32_t label;          /* interned: the function, or "0x<offset>" */
+	int kernel;              /* a kernel (or hypervisor) address */
 };
 
 struct rp_thread {
@@ -86,6 +91,23 @@ struct rp_stack {
 	uint64_t count, period;
 };
 
+/* Samples of one event, thread and CPU with one stack of (symbol, srcline)
+ * entries, innermost first, inlined calls included: what perf report's views
+ * are computed from (report_view.c). */
+struct rp_group {
+	int32_t event;           /* -1 unknown */
+	uint32_t thread;         /* index into threads */
+	int32_t cpu;
+	uint32_t n;              /* entries */
+	uint32_t leaf;           /* entry of the sampled function (past its inlined calls) */
+	uint32_t *e;             /* n (sym, line) pairs */
+	uint64_t count, period;
+};
+
+struct rp_event {                /* totals per event, filtered samples included */
+	uint64_t samples, period;
+};
+
 struct pmu_report {
 	struct pmu_report_opts o;
 	struct pmu_report_summary sum;
@@ -113,6 +135,18 @@ struct pmu_report {
 	struct rp_stack *stacks;
 	size_t n_stacks, cap_stacks;
 	struct pmuk_index stack_ix;
+	struct rp_group *groups;
+	size_t n_groups, cap_groups;
+	struct pmuk_index group_ix;
+	struct rp_event *events; /* [0]: unknown event, [1 + i]: event i */
+	size_t n_events;
+	uint32_t *inl;           /* (sym, line) pairs of inlined calls, see rp_frame */
+	size_t n_inl, cap_inl;
+	uint32_t *escratch;      /* (sym, line) pairs of the sample being added */
+	size_t escratch_cap;
+	uint64_t *uscratch;      /* addresses the symbolizer unwound */
+	size_t uscratch_cap;
+	int no_unwind;           /* the symbolizer said it cannot unwind here */
 	uint32_t *scratch;       /* frame ids of the sample being added */
 	size_t scratch_cap;
 	uint32_t *sscratch;      /* ... and their symbol ids */
@@ -127,13 +161,23 @@ struct pmu_report {
 uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r);   /* zeroed nr_pmc counts or NULL */
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
 int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
-/* The distinct address addr sampled in process pid: RP_NONE without memory. */
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr);
+/* The distinct address addr sampled in process pid: RP_NONE without memory.
+ * kernel: addr is a kernel frame (as the sample's cpumode or stack says). */
+uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);
 const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t);
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid);
+/* report_group.c: counts the sample (frame ids in r->scratch[0..n)) in its group. */
+int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
+		  size_t n, uint64_t period);
+void pmuk_rp_groups_free(struct pmu_report *r);
+/* report_out.c: the recording's lost / skipped / out-of-order lines, "# " text. */
+void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f);
+struct pmuk_json;
+void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j);
+void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit, int *err);
 /* report_script.c: perf-script text of one sample (frame ids in r->scratch). */
 void pmuk_rp_script(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
 		    size_t nframes);

@@ -5,6 +5,7 @@
 #include "core/report_int.h"
 
 #include <inttypes.h>
+#include <pmukit/trace.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,53 @@ static void thread_times(FILE *f, const struct pmu_report *r, const struct pmu_r
 		fprintf(f, " %12s %9s", "-", "-");
 }
 
+/* What was lost or damaged: the report's LOST records, and the recording's
+ * own counts when it is known. */
+struct losses {
+	uint64_t lost_samples, lost_records, skipped_bytes, out_of_order;
+};
+
+static struct losses losses_of(const struct pmu_report *r)
+{
+	struct pmu_trace_stats st = { 0 };
+	struct losses l = { r->sum.lost_samples, r->sum.lost - r->sum.lost_samples,
+			    r->sum.lost_bytes, 0 };
+
+	if (r->o.trace && !pmu_trace_stats(r->o.trace, &st, sizeof(st))) {
+		l.lost_samples = st.lost_samples > l.lost_samples ? st.lost_samples : l.lost_samples;
+		l.lost_records = st.lost > l.lost_records ? st.lost : l.lost_records;
+		l.skipped_bytes += st.bytes_skipped;
+		l.out_of_order = st.out_of_order;
+	}
+	return l;
+}
+
+void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f)
+{
+	struct losses l = losses_of(r);
+
+	fprintf(f, "# Total Lost Samples: %" PRIu64 "\n", l.lost_samples);
+	fprintf(f, "# Lost records: %" PRIu64, l.lost_records);
+	if (r->sum.lost_buffers)
+		fprintf(f, " (+%" PRIu64 " buffers)", r->sum.lost_buffers);
+	if (r->sum.lost_uncounted)
+		fprintf(f, " (+%" PRIu64 " losses of unknown size)", r->sum.lost_uncounted);
+	fprintf(f, "\n# Skipped bytes: %" PRIu64 "\n# Out of order: %" PRIu64 "\n",
+		l.skipped_bytes, l.out_of_order);
+}
+
+void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j)
+{
+	struct losses l = losses_of(r);
+
+	pmuk_json_uint(j, "lost_samples", l.lost_samples);
+	pmuk_json_uint(j, "lost_records", l.lost_records);
+	pmuk_json_uint(j, "skipped_bytes", l.skipped_bytes);
+	pmuk_json_uint(j, "out_of_order", l.out_of_order);
+	pmuk_json_uint(j, "filtered", r->sum.filtered);
+	pmuk_json_uint(j, "hidden", r->sum.hidden);
+}
+
 /* The totals, what is missing, and the events of the recording, as # lines. */
 static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_sort by)
 {
@@ -207,6 +255,7 @@ static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_so
 		fprintf(f, "# no context switches recorded: CPU time unknown ('-')\n");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
+	pmuk_rp_text_losses(r, f);
 	fprintf(f, "#\n");
 }
 
@@ -332,6 +381,37 @@ static int json_table(struct pmu_report *r, struct pmuk_json *j, enum pmu_report
 	return err;
 }
 
+/* The keys of pmu_report_write_json, into an open object. */
+void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit, int *err)
+{
+	pmuk_json_uint(j, "samples", r->sum.samples);
+	pmuk_json_uint(j, "period", r->sum.period);
+	pmuk_json_uint(j, "lost", r->sum.lost);
+	pmuk_json_uint(j, "lost_buffers", r->sum.lost_buffers);
+	pmuk_json_uint(j, "lost_bytes", r->sum.lost_bytes);
+	pmuk_json_uint(j, "lost_uncounted", r->sum.lost_uncounted);
+	pmuk_rp_json_losses(r, j);
+	pmuk_json_uint(j, "with_callchain", r->sum.with_callchain);
+	pmuk_json_uint(j, "with_branches", r->sum.with_branches);
+	pmuk_json_uint(j, "unwound", r->sum.unwound);
+	pmuk_json_uint(j, "switches", r->sum.switches);
+	pmuk_json_uint(j, "stacks", r->n_stacks);
+	pmuk_json_arr_begin(j, "events");
+	for (uint32_t i = 0; i < r->o.nr_events; i++)
+		pmuk_json_str(j, NULL, r->o.event_names[i]);
+	pmuk_json_arr_end(j);
+	pmuk_json_arr_begin(j, "pmc_names");
+	for (uint32_t i = 0; i < r->o.nr_pmc; i++)
+		pmuk_json_str(j, NULL, r->o.pmc_names[i]);
+	pmuk_json_arr_end(j);
+	if ((*err = json_table(r, j, PMU_REPORT_SYM, "top", limit)) ||
+	    (*err = json_table(r, j, PMU_REPORT_MODULE, "modules", limit)) ||
+	    (*err = json_table(r, j, PMU_REPORT_PID, "processes", 0)) ||
+	    (*err = json_table(r, j, PMU_REPORT_TID, "threads", 0)) ||
+	    (*err = json_table(r, j, PMU_REPORT_CPU, "cpus", 0)))
+		return;
+}
+
 int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
 {
 	struct pmuk_json j;
@@ -339,29 +419,8 @@ int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
 
 	pmuk_json_init(&j, f, 1);
 	pmuk_json_obj_begin(&j, NULL);
-	pmuk_json_uint(&j, "samples", r->sum.samples);
-	pmuk_json_uint(&j, "period", r->sum.period);
-	pmuk_json_uint(&j, "lost", r->sum.lost);
-	pmuk_json_uint(&j, "lost_buffers", r->sum.lost_buffers);
-	pmuk_json_uint(&j, "lost_bytes", r->sum.lost_bytes);
-	pmuk_json_uint(&j, "lost_uncounted", r->sum.lost_uncounted);
-	pmuk_json_uint(&j, "with_callchain", r->sum.with_callchain);
-	pmuk_json_uint(&j, "with_branches", r->sum.with_branches);
-	pmuk_json_uint(&j, "switches", r->sum.switches);
-	pmuk_json_uint(&j, "stacks", r->n_stacks);
-	pmuk_json_arr_begin(&j, "events");
-	for (uint32_t i = 0; i < r->o.nr_events; i++)
-		pmuk_json_str(&j, NULL, r->o.event_names[i]);
-	pmuk_json_arr_end(&j);
-	pmuk_json_arr_begin(&j, "pmc_names");
-	for (uint32_t i = 0; i < r->o.nr_pmc; i++)
-		pmuk_json_str(&j, NULL, r->o.pmc_names[i]);
-	pmuk_json_arr_end(&j);
-	if ((err = json_table(r, &j, PMU_REPORT_SYM, "top", limit)) ||
-	    (err = json_table(r, &j, PMU_REPORT_MODULE, "modules", limit)) ||
-	    (err = json_table(r, &j, PMU_REPORT_PID, "processes", 0)) ||
-	    (err = json_table(r, &j, PMU_REPORT_TID, "threads", 0)) ||
-	    (err = json_table(r, &j, PMU_REPORT_CPU, "cpus", 0)))
+	pmuk_rp_json_tables(r, &j, limit, &err);
+	if (err)
 		return err;
 	pmuk_json_obj_end(&j);
 	pmuk_json_finish(&j);

@@ -7,6 +7,8 @@
 #include "core/grow.h"
 #include "core/report_int.h"
 
+#include <pmukit/symbols.h>
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,8 @@ void pmu_report_free(struct pmu_report *r)
 		pmuk_index_free(ix[i]);
 	free(r->mods), free(r->maps), free(r->frames), free(r->syms), free(r->threads);
 	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
+	pmuk_rp_groups_free(r);
+	free(r->inl), free(r->escratch), free(r->uscratch), free(r->events);
 	free(r);
 }
 
@@ -332,10 +336,11 @@ static int sym_eq(const void *key, uint32_t id, const void *ctx)
 	return s->name == k->name && s->module == k->module;
 }
 
-/* The symbol named name in module: RP_NONE without memory. */
-static uint32_t sym_of(struct pmu_report *r, uint32_t name, uint32_t module)
+/* The symbol named name (shown as label) in module: RP_NONE without memory. */
+static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label, uint32_t module,
+		       int kernel)
 {
-	struct sym_key k = { name, module };
+	struct sym_key k = { pmuk_rp_intern(&r->str, name), module };
 	uint64_t h = pmuk_hash_bytes(&k, sizeof(k), 6);
 	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
 
@@ -344,48 +349,140 @@ static uint32_t sym_of(struct pmu_report *r, uint32_t name, uint32_t module)
 	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
 	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
-	r->syms[r->n_syms++] = (struct rp_sym){ name, module, 0, 0 };
+	r->syms[r->n_syms++] = (struct rp_sym){ k.name, module, 0, 0,
+		pmuk_rp_intern(&r->str, label), kernel };
 	return id;
 }
 
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr)
+/* What the symbolizer said of one address, innermost first. */
+struct named {
+	struct pmu_frame fr[16];
+	size_t n;
+};
+
+/* The symbolizer's frames for addr; 0 when it named the function or said the
+ * module is stale or missing, else the caller falls back. */
+static int symbolize(struct pmu_report *r, int32_t pid, uint64_t addr, struct named *out)
+{
+	out->n = 0;
+	if (!r->o.symbolizer ||
+	    pmu_symbolizer_resolve_pid(r->o.symbolizer, pid, addr, out->fr, 16, &out->n) ||
+	    !out->n)
+		return -1;
+	const struct pmu_frame *o = &out->fr[out->n - 1];
+	return o->function || (o->flags & (PMU_FRAME_STALE | PMU_FRAME_NOFILE)) ? 0 : -1;
+}
+
+/* "file.c:12" of a symbolizer frame, 0 when it has no position. */
+static uint32_t line_of(struct pmu_report *r, const struct pmu_frame *f)
+{
+	char buf[320];
+
+	if (!f->file || !f->line)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s:%u", base_name(f->file), f->line);
+	return pmuk_rp_intern(&r->str, buf);
+}
+
+/* The calls inlined at addr as (sym, line) pairs in r->inl; 0 or PMU_ENOMEM. */
+static int add_inlined(struct pmu_report *r, struct rp_frame *fr, const struct named *nm,
+		       const char *mod, uint32_t module, int kernel)
+{
+	char name[600];
+
+	fr->inl = (uint32_t)(r->n_inl / 2);
+	fr->n_inl = 0;
+	for (size_t i = 0; i + 1 < nm->n; i++) {
+		const char *fn = nm->fr[i].function ? nm->fr[i].function : "[inlined]";
+		snprintf(name, sizeof(name), "%s!%s", mod, fn);
+		uint32_t sym = sym_of(r, name, fn, module, kernel);
+		if (sym == RP_NONE ||
+		    pmuk_grow((void **)&r->inl, &r->cap_inl, r->n_inl + 2, sizeof(*r->inl)))
+			return PMU_ENOMEM;
+		r->inl[r->n_inl++] = sym;
+		r->inl[r->n_inl++] = line_of(r, &nm->fr[i]);
+		fr->n_inl++;
+	}
+	return 0;
+}
+
+/* name ("module!function") and label ("function") of an address. */
+static void name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
+		    const char *fn, uint64_t addr, char *name, char *label, size_t size)
+{
+	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
+	uint64_t off = m ? addr - m->start + m->pgoff : addr;
+	const struct pmu_frame *o = nm->n ? &nm->fr[nm->n - 1] : NULL;
+
+	if (o && !o->function) {	/* the symbolizer found the module stale or gone */
+		const char *why = o->flags & PMU_FRAME_STALE ? "[stale]" : "[missing]";
+		if (!*mod)
+			mod = base_name(o->module ? o->module : "");
+		snprintf(label, size, "0x%016" PRIx64 " %s", o->module_offset, why);
+		snprintf(name, size, "%s!+0x%" PRIx64 " %s", mod, o->module_offset, why);
+		return;
+	}
+	if (o)
+		fn = o->function;
+	if (!*mod && o && o->module)
+		mod = base_name(o->module);
+	if (fn && *fn)
+		snprintf(label, size, "%s", fn);
+	else
+		snprintf(label, size, "0x%016" PRIx64, off);
+	if (*mod && fn && *fn)
+		snprintf(name, size, "%s!%s", mod, fn);
+	else if (*mod)
+		snprintf(name, size, "%s!+0x%" PRIx64, mod, off);
+	else if (fn && *fn)
+		snprintf(name, size, "%s", fn);
+	else
+		snprintf(name, size, "0x%" PRIx64, addr);
+}
+
+/* The resolve callback's name for addr, NULL when none. */
+static const char *callback(struct pmu_report *r, const struct rp_map *m, uint64_t addr)
+{
+	struct pmu_report_module pm = { 0 };
+
+	if (!r->o.resolve)
+		return NULL;
+	if (m) {
+		const struct rp_module *mo = &r->mods[m->module];
+		pm = (struct pmu_report_module){ pmuk_rp_str(r, mo->path), m->start,
+			m->end - m->start, m->pgoff, mo->build_id, mo->bid_size, mo->bid_kind,
+			mo->debug ? pmuk_rp_str(r, mo->debug) : NULL };
+	}
+	return r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
+}
+
+uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel)
 {
 	const struct rp_map *m = find_map(pmuk_rp_mapset(r, pid, 0), addr);
 
-	if (!m)
-		m = find_map(pmuk_rp_mapset(r, -1, 0), addr);
+	if (!m && (m = find_map(pmuk_rp_mapset(r, -1, 0), addr)))
+		kernel = 1;	/* maps of every process: the kernel's */
 	struct frame_key k = { m ? m->module : RP_NONE, addr };
 	uint64_t h = pmuk_hash_bytes(&k.addr, sizeof(k.addr), k.module);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	char name[600];
-	const char *fn = NULL;
-	if (r->o.resolve) {
-		struct pmu_report_module pm = { 0 };
-		if (m) {
-			const struct rp_module *mo = &r->mods[m->module];
-			pm = (struct pmu_report_module){ pmuk_rp_str(r, mo->path), m->start,
-				m->end - m->start, m->pgoff, mo->build_id, mo->bid_size, mo->bid_kind,
-				mo->debug ? pmuk_rp_str(r, mo->debug) : NULL };
-		}
-		fn = r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
-	}
-	if (m && fn && *fn)
-		snprintf(name, sizeof(name), "%s!%s", pmuk_rp_str(r, r->mods[m->module].base), fn);
-	else if (m)
-		snprintf(name, sizeof(name), "%s!+0x%" PRIx64, pmuk_rp_str(r, r->mods[m->module].base),
-			 addr - m->start + m->pgoff);
-	else if (fn && *fn)
-		snprintf(name, sizeof(name), "%s", fn);
-	else
-		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
-	uint32_t sym = sym_of(r, pmuk_rp_intern(&r->str, name), k.module);
-	if (sym == RP_NONE ||
+	static struct named none;
+	struct named nm;
+	int named = !symbolize(r, pid, addr, &nm);
+	const char *fn = named ? NULL : callback(r, m, addr);
+	const struct named *use = named ? &nm : &none;
+	char name[600], label[600];
+	name_of(r, m, use, fn, addr, name, label, sizeof(name));
+	struct rp_frame fr = { k.module, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0, 0, 0 };
+	const char *func = use->n ? use->fr[use->n - 1].function : fn;
+	fr.func = func && *func ? pmuk_rp_intern(&r->str, func) : 0;
+	fr.sym = sym_of(r, name, label, k.module, kernel);
+	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
+	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
 	    pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
 	    (id = pmuk_index_add(&r->frame_ix, h)) == RP_NONE)
 		return RP_NONE;
-	r->frames[r->n_frames++] = (struct rp_frame){ k.module, addr,
-		fn && *fn ? pmuk_rp_intern(&r->str, fn) : 0, sym };
+	r->frames[r->n_frames++] = fr;
 	return id;
 }

@@ -11,14 +11,100 @@ F=$FIX/perfview-net452-x64-compressed.etl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# 1. text: a table with percentages
+# 1. text: perf report's header, rows and call graphs
 "$PMUKIT" report -i "$F" >"$tmp/text" || fail "report text"
-check "text: summary line" grep -q '^# samples: 79528, ' "$tmp/text"
-check "text: rows with percentages" grep -qE '^ +[0-9]+\.[0-9]{2}% +[0-9]+  ntoskrnl.exe +ntoskrnl.exe!\+0x' "$tmp/text"
-for k in module tid pid cpu; do
-	"$PMUKIT" report -i "$F" --sort $k >"$tmp/$k" && grep -qE '^ +[0-9.]+% ' "$tmp/$k"
-	check "text --sort $k" test $? -eq 0
+check "text: samples of the event" grep -q "^# Samples: 79528 of event 'Timer'$" "$tmp/text"
+check "text: event count" grep -q '^# Event count (approx.): 79528000000$' "$tmp/text"
+for l in 'Total Lost Samples' 'Lost records' 'Skipped bytes' 'Out of order'; do
+	check "text: '# $l: 0' in the header" grep -q "^# $l: 0$" "$tmp/text"
 done
+check "text: children by default (the samples carry stacks)" grep -q '^# Children      Self  Command  *Shared Object  *Symbol$' "$tmp/text"
+# (the Windows modules are not on this machine: a symbolizer says [missing])
+check "text: kernel rows" grep -qE '^ +[0-9]+\.[0-9]{2}% +[0-9]+\.[0-9]{2}%  Idle +ntoskrnl.exe +\[k\] 0x[0-9a-f]{16}( \[missing\])?$' "$tmp/text"
+check "text: call graphs under rows" grep -qE '^ {12}---' "$tmp/text"
+check "text: graph branches" grep -qE '^ +\|--[0-9.]+%--' "$tmp/text"
+for k in dso sym tid pid cpu srcline comm,dso comm,dso,sym,cpu; do
+	"$PMUKIT" report -i "$F" --sort $k --no-children -g none >"$tmp/s" &&
+	py "
+import re,sys
+rows=[l for l in open(sys.argv[1]) if not l.startswith('#') and l.strip()]
+tot=sum(float(re.match(r'^ +([0-9.]+)%', l).group(1)) for l in rows)
+assert rows and abs(tot-100)<0.05*len(rows)+0.01, (len(rows), tot)
+" "$tmp/s"
+	check "--sort $k --no-children: self rows add up to 100%" test $? -eq 0
+done
+py "
+import re,sys
+d=[l.rstrip('\n') for l in open(sys.argv[1])]
+h=[l for l in d if l.startswith('# Overhead')][0]
+assert h.split()[1:]==['Overhead','Command','Shared','Object','Symbol','CPU'], h
+row=[l for l in d if l and not l.startswith('#')][0]
+assert re.match(r'^ +[0-9.]+%  \S+ +\S+ +\[[k.]\] \S+( \[missing\])? +[0-9]{3}$', row), row
+" "$tmp/s" && pass "--sort comm,dso,sym,cpu: one row key of four columns" || fail "--sort comm,dso,sym,cpu: one row key of four columns"
+
+# 1b. children vs self: each row's Children >= Self, a top-level row holds all
+"$PMUKIT" report -i "$F" --sort sym --children --json --limit 0 >"$tmp/cj" || fail "children json"
+py "
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d['children'] is True and d['sort']==['sym']
+s=d['sections'][0]; rows=s['rows']
+assert s['event']=='Timer' and s['samples']==79528
+assert all(r['children_samples']>=r['self_samples'] for r in rows)
+assert abs(sum(r['self'] for r in rows)-100)<1e-6
+assert max(r['children'] for r in rows)<=100+1e-9
+# a sample's stack counts once per symbol: children of a symbol never exceed the samples
+assert all(r['children_samples']<=s['samples'] for r in rows)
+assert sum(1 for r in rows if r['children_samples']>r['self_samples'])>10
+" "$tmp/cj" && pass "children: >= self, self adds to 100%, callers get children" || fail "children vs self"
+
+# 1c. call graph orientation: callee starts at the row, caller at the root
+# (dso,sym: with a sort starting with sym the row's own symbol heading its
+# graph is left out, as perf does)
+"$PMUKIT" report -i "$F" --sort dso,sym --no-children -g callee --percent-limit 0.1 >"$tmp/callee"
+"$PMUKIT" report -i "$F" --sort dso,sym --no-children -g caller --percent-limit 0.1 >"$tmp/caller"
+py "
+import re,sys
+def graphs(path):
+    out={}; cur=None
+    for l in open(path):
+        l=l.rstrip('\n')
+        m=re.match(r'^ +[0-9.]+%  \S+ +\[[k.]\] (\S+)( \[missing\])?$', l)
+        if m: cur=m.group(1); out[cur]=[]; continue
+        if cur and l.strip(): out[cur].append(l)
+    return out
+ce=graphs(sys.argv[1]); cr=graphs(sys.argv[2])
+n=0
+for sym,g in ce.items():
+    if g and g[1].strip()=='---'+sym:
+        n+=1
+assert n>=3, n
+roots=[g[1].strip() for sym,g in cr.items() if len(g)>1 and g[1].strip().startswith('---')]
+assert any(r!='---'+s for r,s in zip(roots,cr)), roots[:5]
+" "$tmp/callee" "$tmp/caller" && pass "-g callee starts at the row, -g caller at the root" || fail "-g callee/caller"
+
+# 1d. --percent-limit hides the rows under it
+"$PMUKIT" report -i "$F" --sort sym --no-children -g none --percent-limit 0.3 >"$tmp/pl"
+py "
+import re,sys
+p=[float(re.match(r'^ +([0-9.]+)%', l).group(1)) for l in open(sys.argv[1]) if re.match(r'^ +[0-9.]+%', l)]
+assert p and min(p)>=0.3 and len(p)<20, p
+" "$tmp/pl" && pass "--percent-limit 0.3: no row under it" || fail "--percent-limit"
+
+# 1e. filters: --comm/--pid keep the totals, --cpu/--time drop the rest
+"$PMUKIT" report -i "$F" --sort comm --no-children -g none --comm Test.x64.exe >"$tmp/fc"
+check "--comm: only its rows" test "$(grep -cE '^ +[0-9.]+%' "$tmp/fc")" = 1
+check "--comm: totals kept" grep -q "^# Samples: 79528 of event" "$tmp/fc"
+"$PMUKIT" report -i "$F" --sort pid --no-children -g none --pid 3676 >"$tmp/fp"
+check "--pid 3676: one row, 3676:Test.x64.exe" grep -qE '^ +[0-9.]+%  3676:Test.x64.exe$' "$tmp/fp"
+"$PMUKIT" report -i "$F" --sort tid --no-children -g none --tid 3680 >"$tmp/ft"
+check "--tid 3680: one row" test "$(grep -cE '^ +[0-9.]+%  3680:' "$tmp/ft")" = 1
+c0=$(py "import json,sys; print([c['samples'] for c in json.load(open(sys.argv[1]))['cpus'] if c['cpu']==0][0])" "$tmp/cj")
+"$PMUKIT" report -i "$F" --cpu 0 --sort cpu -g none >"$tmp/fcpu"
+check "--cpu 0: the samples of CPU 0 ($c0)" grep -q "^# Samples: $c0 of event" "$tmp/fcpu"
+check "--cpu 0: one row, 100%" grep -qE '^ +100\.00% +100\.00%  000$' "$tmp/fcpu"
+
+# 2. --json
 
 # 2. --json
 "$PMUKIT" report -i "$F" --json >"$tmp/json" || fail "report --json"
@@ -82,8 +168,11 @@ out=$("$PMUKIT" report -i "$tmp/perf.data" 2>&1); rc=$?
 check "perf.data with a corrupt header: an error naming perf.data" test $rc -ne 0 -a -n "$(echo "$out" | grep 'perf.data')"
 out=$("$PMUKIT" report -i "$FIX/SOURCES.md" 2>&1); rc=$?
 check "other file: neither perf.data nor .etl" test $rc -ne 0 -a -n "$(echo "$out" | grep 'neither perf.data .* nor a Windows .etl')"
-"$PMUKIT" report -i "$F" --sort bogus >/dev/null 2>&1
+"$PMUKIT" report -i "$F" --sort bogus >/dev/null 2>"$tmp/err"
 check "bad --sort: usage error" test $? -eq 2
+check "bad --sort: names the key" grep -q "unknown sort key 'bogus'" "$tmp/err"
+"$PMUKIT" report -i "$F" --format table --sort dso >/dev/null 2>&1
+check "--format table --sort dso: usage error (one of sym, module, tid, pid, cpu)" test $? -eq 2
 
 # 6. one binary is one module however its path is spelled (rundown: NT device
 # path, load: plain path; the PDB identity is the same): no module twice, no
@@ -113,7 +202,7 @@ check "airbus text: says there are no samples" grep -q "^# no samples" <("$PMUKI
 check "airbus collapsed: stderr says there are no samples" test $? -eq 0
 
 # 8. no context switches in the trace: CPU time is unknown, not 0
-"$PMUKIT" report -i "$F" --sort tid --limit 3 >"$tmp/tid3"
+"$PMUKIT" report -i "$F" --format table --sort tid --limit 3 >"$tmp/tid3"
 check "no switches: CPU ms and Switches are '-'" grep -qE '^ +[0-9.]+% +[0-9]+ +- +- +3676 +3680 ' "$tmp/tid3"
 check "no switches: said in the header" grep -q "^# no context switches recorded" "$tmp/tid3"
 py "import json,sys; d=json.load(open(sys.argv[1])); assert d['switches']==0 and all(t['cpu_time_ns'] is None for t in d['threads'])" "$tmp/json" \
@@ -122,7 +211,7 @@ py "import json,sys; d=json.load(open(sys.argv[1])); assert d['switches']==0 and
 # 9. the file without -i, as perf report takes it; strict --limit
 "$PMUKIT" report "$F" --limit 1 >"$tmp/noi" 2>&1
 check_eq "report FILE (no -i): exit 0" 0 $?
-check "report FILE (no -i): the table" grep -q '^# samples: 79528, ' "$tmp/noi"
+check "report FILE (no -i): the report" grep -q "^# Samples: 79528 of event 'Timer'" "$tmp/noi"
 for bad in -1 1x " 2" 99999999999999999999999; do
 	"$PMUKIT" report "$F" --limit "$bad" >/dev/null 2>"$tmp/err"
 	check "--limit '$bad': usage error naming it" test $? -eq 2 -a -n "$(grep -- "--limit is a number of rows (0: all), not '$bad'" "$tmp/err")"
@@ -131,4 +220,56 @@ done
 check "--limit without a value: said" grep -qx "pmukit report: option '--limit' needs an argument" "$tmp/err"
 "$PMUKIT" report "$F" "$F" >/dev/null 2>"$tmp/err"
 check "two recordings: said" grep -q "one recording only" "$tmp/err"
+
+# 10. --time: the samples perf-script shows between the two times
+py "
+import re,sys
+t=[float(m.group(1)) for m in re.finditer(r'\s(\d+\.\d{6}):\s+\d+ Timer:', open(sys.argv[1]).read())]
+a,b=t[len(t)//3],t[2*len(t)//3]
+# printed times are cut to microseconds: one printed b may be later than b
+print('%.6f %.6f %d' % (a, b, sum(1 for x in t if a<=x<b)))
+" "$tmp/script" >"$tmp/win"
+read -r ta tb tn <"$tmp/win"
+"$PMUKIT" report -i "$F" --time "$ta,$tb" -g none >"$tmp/tw"
+check "--time $ta,$tb: the $tn samples in it" grep -q "^# Samples: $tn of event" "$tmp/tw"
+"$PMUKIT" report -i "$F" --time "$ta," -g none >"$tmp/tw2"
+check "--time A, (open end): fewer samples" test "$(sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" "$tmp/tw2")" -lt 79528
+for bad in 1 b,2 3,2 ,; do
+	"$PMUKIT" report -i "$F" --time "$bad" >/dev/null 2>"$tmp/err"
+	check "--time '$bad': usage error" test $? -eq 2 -a -n "$(grep -- '--time is START,END' "$tmp/err")"
+done
+
+# 11. --header-only: what the recording says of itself
+"$PMUKIT" report -i "$F" --header-only >"$tmp/hdr" || fail "--header-only"
+check "--header-only: the format" grep -q '^# format : .etl' "$tmp/hdr"
+check "--header-only: os release" grep -q '^# os release : 6.2.9200$' "$tmp/hdr"
+check "--header-only: CPUs" grep -q '^# nrcpus online : 8$' "$tmp/hdr"
+check "--header-only: the event" grep -q '^# event : name = Timer' "$tmp/hdr"
+check "--header-only: no rows" test -z "$(grep -E '^ +[0-9.]+%' "$tmp/hdr")"
+"$PMUKIT" report -i "$F" --header-only --json >"$tmp/hdrj"
+py "import json,sys; d=json.load(open(sys.argv[1])); assert d['format']=='.etl' and d['nr_cpus_online']==8 and d['events'][0]['name']=='Timer'" "$tmp/hdrj" \
+	&& pass "--header-only --json" || fail "--header-only --json"
+
+# 12. -o FILE; pprof is binary: never to a terminal
+"$PMUKIT" report -i "$F" -o "$tmp/o.txt" --sort comm -g none >"$tmp/o.stdout" || fail "-o"
+check "-o: the report in the file" grep -q "^# Samples: 79528 of event" "$tmp/o.txt"
+check "-o: nothing on stdout" test ! -s "$tmp/o.stdout"
+"$PMUKIT" report -i "$F" -o /nonexistent/dir/x 2>"$tmp/err"
+check "-o in a missing directory: said" test $? -eq 1 -a -n "$(grep 'cannot write /nonexistent/dir/x' "$tmp/err")"
+if command -v script >/dev/null; then
+	script -qec "$PMUKIT report -i $F --format pprof" /dev/null >"$tmp/tty" 2>&1
+	check "pprof to a terminal: refused with the fix" grep -q "pprof is binary.*-o FILE" "$tmp/tty"
+else
+	echo "# no script(1) here: the terminal check is not run"
+fi
+for fmt in svg pprof; do
+	if "$PMUKIT" report -i "$F" --format $fmt -o "$tmp/out.$fmt" 2>"$tmp/err"; then
+		case $fmt in
+		svg) check "--format svg -o: an SVG" grep -q '<svg' "$tmp/out.svg" ;;
+		pprof) check "--format pprof -o: gzip" test "$(head -c2 "$tmp/out.pprof" | od -An -tx1 | tr -d ' ')" = 1f8b ;;
+		esac
+	else
+		check "--format $fmt: not built on this branch, said" grep -q "not built yet" "$tmp/err"
+	fi
+done
 finish

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* Sample groups: the samples of one event, thread and CPU with one stack of
+ * (symbol, source line) entries. perf report's views (sort key sets,
+ * children, call graphs) are computed from them, so memory grows with the
+ * distinct stacks, not with the samples. */
+#include "core/error.h"
+#include "core/grow.h"
+#include "core/report_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct group_key {
+	int32_t event;
+	uint32_t thread;
+	int32_t cpu;
+	const uint32_t *e;
+	size_t n;
+};
+
+static int group_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct group_key *k = key;
+	const struct rp_group *g = &((const struct pmu_report *)ctx)->groups[id];
+
+	return g->event == k->event && g->thread == k->thread && g->cpu == k->cpu && g->n == k->n &&
+	       !memcmp(g->e, k->e, 2 * k->n * sizeof(*k->e));
+}
+
+/* Frames r->scratch[0..k) as (sym, line) pairs in r->escratch: their number,
+ * SIZE_MAX without memory. */
+static size_t entries(struct pmu_report *r, size_t k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n += 1 + r->frames[r->scratch[i]].n_inl;
+	if (pmuk_grow((void **)&r->escratch, &r->escratch_cap, 2 * n + 2, sizeof(*r->escratch)))
+		return SIZE_MAX;
+	uint32_t *o = r->escratch;
+	for (size_t i = 0; i < k; i++) {
+		const struct rp_frame *f = &r->frames[r->scratch[i]];
+		memcpy(o, &r->inl[2 * (size_t)f->inl], 2 * f->n_inl * sizeof(*o));
+		o += 2 * f->n_inl;
+		*o++ = f->sym;
+		*o++ = f->line;
+	}
+	return n;
+}
+
+int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
+		  size_t k, uint64_t period)
+{
+	size_t n = entries(r, k);
+
+	if (n == SIZE_MAX)
+		return PMU_ENOMEM;
+	struct group_key key = { rec->event < 0 ? -1 : rec->event, (uint32_t)(t - r->threads),
+				 rec->has & PMU_HAS_CPU ? rec->cpu : -1, r->escratch, n };
+	uint64_t h = pmuk_hash_bytes(&key.event, sizeof(key.event), 7);
+	h = pmuk_hash_bytes(&key.thread, sizeof(key.thread), h);
+	h = pmuk_hash_bytes(&key.cpu, sizeof(key.cpu), h);
+	h = pmuk_hash_bytes(key.e, 2 * n * sizeof(*key.e), h);
+	uint32_t id = pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
+	if (id == RP_NONE) {
+		uint32_t *copy = malloc(2 * n * sizeof(*copy) + 1);
+		if (!copy || pmuk_grow((void **)&r->groups, &r->cap_groups, r->n_groups + 1,
+				       sizeof(*r->groups)) ||
+		    (id = pmuk_index_add(&r->group_ix, h)) == RP_NONE) {
+			free(copy);
+			return PMU_ENOMEM;
+		}
+		memcpy(copy, key.e, 2 * n * sizeof(*copy));
+		r->groups[r->n_groups++] = (struct rp_group){ key.event, key.thread, key.cpu,
+			(uint32_t)n, k ? r->frames[r->scratch[0]].n_inl : 0, copy, 0, 0 };
+	}
+	r->groups[id].count++;
+	r->groups[id].period += period;
+	return 0;
+}
+
+void pmuk_rp_groups_free(struct pmu_report *r)
+{
+	for (size_t i = 0; i < r->n_groups; i++)
+		free(r->groups[i].e);
+	free(r->groups);
+	pmuk_index_free(&r->group_ix);
+}

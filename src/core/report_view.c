@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/* perf report's view: rows keyed by a set of sort keys, computed from the
+ * sample groups of one event. Self counts a group once, in the row of its
+ * sampled function; children counts it once in every row one of its stack
+ * entries falls in (a recursion counts once). Call graphs are prefix trees
+ * of the stacks through a row, built for the rows shown only. */
+#include "core/error.h"
+#include "core/grow.h"
+#include "core/report_view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const key_names[RV_NKINDS] = { "comm", "dso", "sym", "tid", "pid", "cpu",
+						   "srcline" };
+
+const char *pmuk_rv_key_name(enum rv_key k)
+{
+	return key_names[k];
+}
+
+static int key_of(const char *s, size_t len, enum rv_key *out)
+{
+	static const struct { const char *name; enum rv_key k; } alias[] = {
+		{ "module", RV_DSO }, { "symbol", RV_SYM }, { "command", RV_COMM } };
+
+	for (int i = 0; i < RV_NKINDS; i++)
+		if (strlen(key_names[i]) == len && !memcmp(s, key_names[i], len))
+			return *out = (enum rv_key)i, 0;
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strlen(alias[i].name) == len && !memcmp(s, alias[i].name, len))
+			return *out = alias[i].k, 0;
+	return -1;
+}
+
+int pmuk_rv_parse(struct rv_view *v, const char *sort)
+{
+	const char *p = sort && *sort ? sort : "comm,dso,sym";
+
+	v->nk = 0;
+	for (;;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (v->nk == RV_MAX_KEYS)
+			return pmuk_fail(PMU_EINVAL, "--sort takes at most %d keys", RV_MAX_KEYS);
+		if (key_of(p, len, &v->key[v->nk]))
+			return pmuk_fail(PMU_EINVAL, "unknown sort key '%.*s': use comm, dso, sym, "
+					 "tid, pid, cpu or srcline, comma-separated", (int)len, p);
+		v->nk++;
+		if (!e)
+			return 0;
+		p = e + 1;
+	}
+}
+
+double pmuk_rv_pct(const struct rv_view *v, uint64_t period)
+{
+	return v->total_p ? 100.0 * (double)period / (double)v->total_p : 0.0;
+}
+
+/* ---- rows ---- */
+
+/* The row key of entry i of group g; leaf entries name the sampled function
+ * with the innermost source line. */
+static void key_at(const struct rv_view *v, const struct rp_group *g, size_t i, uint32_t *k)
+{
+	const struct pmu_report *r = v->r;
+	uint32_t sym = g->n ? g->e[2 * i] : RP_NONE;
+	uint32_t line = g->n ? g->e[2 * (i == g->leaf ? 0 : i) + 1] : 0;
+
+	memset(k, 0, RV_MAX_KEYS * sizeof(*k));
+	for (size_t j = 0; j < v->nk; j++) {
+		switch (v->key[j]) {
+		case RV_COMM: k[j] = v->comm[g->thread]; break;
+		case RV_DSO: k[j] = sym == RP_NONE ? RP_NONE : r->syms[sym].module; break;
+		case RV_SYM: k[j] = sym; break;
+		case RV_TID: k[j] = g->thread; break;
+		case RV_PID: k[j] = (uint32_t)r->threads[g->thread].pid; break;
+		case RV_CPU: k[j] = (uint32_t)g->cpu; break;
+		default: k[j] = line; break;
+		}
+	}
+}
+
+static int row_eq(const void *key, uint32_t id, const void *ctx)
+{
+	return !memcmp(((const struct rv_view *)ctx)->rows[id].k, key,
+		       RV_MAX_KEYS * sizeof(uint32_t));
+}
+
+static uint64_t key_hash(const uint32_t *k)
+{
+	return pmuk_hash_bytes(k, RV_MAX_KEYS * sizeof(*k), 8);
+}
+
+static uint32_t find_row(const struct rv_view *v, const uint32_t *k)
+{
+	return pmuk_index_find(&v->ix, key_hash(k), row_eq, k, v);
+}
+
+static struct rv_row *row_of(struct rv_view *v, const uint32_t *k)
+{
+	uint32_t id = find_row(v, k);
+
+	if (id != RP_NONE)
+		return &v->rows[id];
+	if (pmuk_grow((void **)&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) ||
+	    (id = pmuk_index_add(&v->ix, key_hash(k))) == RP_NONE)
+		return NULL;
+	struct rv_row *w = &v->rows[v->n++];
+	memset(w, 0, sizeof(*w));
+	memcpy(w->k, k, sizeof(w->k));
+	w->roots = RP_NONE;
+	return w;
+}
+
+/* The row key of every entry of g into v->keys, and v->first[i] set where
+ * entry i is the innermost with its key (a recursion counts once): linear in
+ * the depth, deep stacks being common. 0 or PMU_ENOMEM. */
+static int group_keys(struct rv_view *v, const struct rp_group *g)
+{
+	size_t n = g->n, size = 16;
+
+	while (size < 2 * n)
+		size *= 2;
+	if (pmuk_grow((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
+	    pmuk_grow((void **)&v->first, &v->cap_first, n + 1, 1) ||
+	    pmuk_grow((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
+		return PMU_ENOMEM;
+	memset(v->set, 0xff, size * sizeof(*v->set));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *k = &v->keys[i * RV_MAX_KEYS];
+		key_at(v, g, i, k);
+		size_t at = (size_t)key_hash(k) & (size - 1);
+		while (v->set[at] != RP_NONE &&
+		       memcmp(&v->keys[v->set[at] * RV_MAX_KEYS], k, RV_MAX_KEYS * sizeof(*k)))
+			at = (at + 1) & (size - 1);
+		v->first[i] = v->set[at] == RP_NONE;
+		if (v->first[i])
+			v->set[at] = (uint32_t)i;
+	}
+	return 0;
+}
+
+static int count_group(struct rv_view *v, const struct rp_group *g)
+{
+	uint32_t self[RV_MAX_KEYS];
+	struct rv_row *w;
+
+	key_at(v, g, g->leaf, self);
+	if (!(w = row_of(v, self)))
+		return PMU_ENOMEM;
+	w->self_n += g->count, w->self_p += g->period;
+	if (!v->children)
+		return 0;
+	if (group_keys(v, g))
+		return PMU_ENOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		if (!v->first[i])
+			continue;
+		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
+			return PMU_ENOMEM;
+		w->ch_n += g->count, w->ch_p += g->period;
+	}
+	return 0;
+}
+
+struct sort_key {
+	uint64_t p, self;
+	const uint32_t *k;
+	uint32_t id;
+};
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p > y->p ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return memcmp(x->k, y->k, RV_MAX_KEYS * sizeof(*x->k));
+}
+
+/* Rows by Children (with children) else Self period, highest first. */
+static int sort_rows(struct rv_view *v)
+{
+	struct sort_key *s = malloc((v->n + 1) * sizeof(*s));
+	size_t n = 0;
+
+	if (!s || !(v->order = malloc((v->n + 1) * sizeof(*v->order)))) {
+		free(s);
+		return PMU_ENOMEM;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const struct rv_row *w = &v->rows[i];
+		uint64_t p = v->children ? w->ch_p : w->self_p;
+		if ((w->self_n || w->ch_n) && pmuk_rv_pct(v, p) >= v->limit_pct)
+			s[n++] = (struct sort_key){ p, w->self_p, w->k, (uint32_t)i };
+	}
+	qsort(s, n, sizeof(*s), cmp_rows);
+	for (size_t i = 0; i < n; i++)
+		v->order[i] = s[i].id;
+	free(s);
+	v->shown = v->limit && v->limit < n ? v->limit : n;
+	return 0;
+}
+
+/* ---- call graphs ---- */
+
+static int node_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const uint32_t *k = key;
+	const struct rv_node *n = &((const struct rv_view *)ctx)->nodes[id];
+
+	return n->parent == k[0] && n->sym == k[1];
+}
+
+/* The node of sym under parent, RP_NONE without memory. */
+static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
+{
+	uint32_t k[2] = { parent, sym };
+	uint64_t h = pmuk_hash_bytes(k, sizeof(k), 9);
+	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
+
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1, sizeof(*v->nodes)) ||
+	    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
+		return RP_NONE;
+	v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+	return id;
+}
+
+/* Adds group g's path through row (from entry `from`, stepping `step`, to
+ * entry `to` included). */
+static int add_path(struct rv_view *v, const struct rp_group *g, uint32_t row, long from, long to,
+		    int step)
+{
+	uint32_t parent = RV_ROOT | row;
+
+	for (long i = from;; i += step) {
+		uint32_t id = node_of(v, parent, g->e[2 * i]);
+		if (id == RP_NONE)
+			return PMU_ENOMEM;
+		v->nodes[id].n += g->count, v->nodes[id].p += g->period;
+		parent = id;
+		if (i == to)
+			return 0;
+	}
+}
+
+/* The path of g through each shown row it counts in (perf's orientation:
+ * callee from the row to the root; caller from the root to the row when the
+ * row is g's own function, else from the row down to the leaf). */
+static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_t *shown)
+{
+	uint32_t self[RV_MAX_KEYS];
+	long last = (long)g->n - 1;
+
+	if (!g->n)
+		return 0;
+	key_at(v, g, g->leaf, self);
+	if (v->children && group_keys(v, g))
+		return PMU_ENOMEM;
+	for (size_t i = v->children ? 0 : g->leaf; i < g->n; i++) {
+		const uint32_t *k = v->children ? &v->keys[i * RV_MAX_KEYS] : self;
+		if (v->children && !v->first[i])
+			continue;	/* once per row: at its innermost entry */
+		uint32_t row = find_row(v, k);
+		if (row == RP_NONE || !shown[row])
+			continue;
+		int own = !memcmp(k, self, sizeof(self));
+		size_t at = own ? g->leaf : i;
+		int err = v->graph == 2 ? add_path(v, g, row, (long)at, last, 1) :
+			  own ? add_path(v, g, row, last, (long)at, -1) :
+			  add_path(v, g, row, (long)i, 0, -1);
+		if (err)
+			return err;
+		if (!v->children)
+			break;
+	}
+	return 0;
+}
+
+/* Child lists (first child, next sibling) of the nodes; roots per row. */
+static void link_nodes(struct rv_view *v)
+{
+	for (size_t i = v->n_nodes; i-- > 0;) {
+		struct rv_node *n = &v->nodes[i];
+		uint32_t *head = n->parent & RV_ROOT ? &v->rows[n->parent & ~RV_ROOT].roots :
+				 &v->nodes[n->parent].kids;
+		n->next = *head;
+		*head = (uint32_t)i;
+	}
+}
+
+static int build_graphs(struct rv_view *v)
+{
+	uint8_t *shown = calloc(v->n + 1, 1);
+	int err = 0;
+
+	if (!shown)
+		return PMU_ENOMEM;
+	for (size_t i = 0; i < v->shown; i++)
+		shown[v->order[i]] = 1;
+	for (size_t i = 0; i < v->r->n_groups && !err; i++)
+		if (v->r->groups[i].event == v->event)
+			err = graph_group(v, &v->r->groups[i], shown);
+	free(shown);
+	if (!err)
+		link_nodes(v);
+	return err;
+}
+
+int pmuk_rv_build(struct rv_view *v)
+{
+	struct pmu_report *r = v->r;
+	int err = 0;
+
+	if (!v->comm && !(v->comm = calloc(r->n_threads + 1, sizeof(*v->comm))))
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's view");
+	for (size_t i = 0; i < r->n_threads; i++)
+		v->comm[i] = pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, &r->threads[i]));
+	for (size_t i = 0; i < r->n_groups && !err; i++)
+		if (r->groups[i].event == v->event)
+			err = count_group(v, &r->groups[i]);
+	if (!err)
+		err = sort_rows(v);
+	if (!err && v->graph)
+		err = build_graphs(v);
+	return err ? pmuk_fail(PMU_ENOMEM, "no memory for the report's view") : 0;
+}
+
+void pmuk_rv_free(struct rv_view *v)
+{
+	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
+	free(v->keys), free(v->first), free(v->set);
+	pmuk_index_free(&v->ix);
+	pmuk_index_free(&v->node_ix);
+}
+
+/* ---- values ---- */
+
+static const char *dso_name(const struct pmu_report *r, uint32_t m, char *buf, size_t size)
+{
+	if (m == RP_NONE)
+		return "[unknown]";
+	const char *base = pmuk_rp_str(r, r->mods[m].base);
+	const char *end = base[0] == '[' ? strchr(base, ']') : NULL;
+	if (!end)	/* "[kernel.kallsyms]_text" reads "[kernel.kallsyms]", as in perf */
+		return base;
+	snprintf(buf, size, "%.*s", (int)(end - base + 1), base);
+	return buf;
+}
+
+const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_t i, char *buf,
+			  size_t size)
+{
+	struct pmu_report *r = v->r;
+	uint32_t k = w->k[i];
+
+	switch (v->key[i]) {
+	case RV_COMM:
+		return pmuk_rp_str(r, k);
+	case RV_DSO:
+		return dso_name(r, k, buf, size);
+	case RV_SYM:
+		snprintf(buf, size, "[%c] %s", r->syms[k].kernel ? 'k' : '.',
+			 pmuk_rp_str(r, r->syms[k].label));
+		return buf;
+	case RV_TID:
+		snprintf(buf, size, "%" PRId32 ":%s", r->threads[k].tid, pmuk_rp_str(r, v->comm[k]));
+		return buf;
+	case RV_PID:
+		snprintf(buf, size, "%" PRId32 ":%s", (int32_t)k,
+			 pmuk_rp_process_name(r, (int32_t)k));
+		return buf;
+	case RV_CPU:
+		snprintf(buf, size, "%03" PRId32, (int32_t)k);
+		return buf;
+	default:
+		return k ? pmuk_rp_str(r, k) : "[unknown]";
+	}
+}

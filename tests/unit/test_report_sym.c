@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* The report naming frames through a real symbolizer in recording mode, on
+ * this very test binary: its mappings (from /proc/self/maps) as MMAP records,
+ * a sample inside sym_inner(), inlined into sym_middle(), inlined into
+ * sym_outer(): the inlined calls are frames of the stack, the row is the
+ * function that holds the code (as perf report's sym), srcline the innermost
+ * position. Skips while the symbolizer cannot resolve in a process's address
+ * space (PMU_ENOTSUP). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pmukit/error.h>
+#include <pmukit/report.h>
+#include <pmukit/symbols.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sym_fixture.h"
+
+static volatile uintptr_t probe_ra;
+
+__attribute__((noinline)) void sym_probe(void)
+{
+	probe_ra = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) int sym_outer(int x)
+{
+	return sym_middle(x) * 2;
+}
+
+/* The line of marker in tests/unit/file. */
+static unsigned marker_line(const char *file, const char *marker)
+{
+	char path[1024], line[512];
+	unsigned n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/%s", PMUKIT_SOURCE_DIR, file);
+	assert_non_null(f = fopen(path, "r"));
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker) && !strstr(line, "SYM-... ")) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("marker %s not in %s", marker, path);
+	return 0;
+}
+
+/* This process's executable mappings as MMAP records. */
+static void feed_maps(struct pmu_report *rp, int32_t pid)
+{
+	char line[4200], path[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, off;
+		char perms[8];
+		path[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095s", &start,
+			   &end, perms, &off, path) < 4 || perms[2] != 'x' || path[0] != '/')
+			continue;
+		struct pmu_record r;
+		memset(&r, 0, sizeof(r));
+		r.kind = PMU_RECORD_MMAP;
+		r.has = PMU_HAS_TID;
+		r.pid = r.tid = pid;
+		r.cpu = r.event = -1;
+		r.mmap = (struct pmu_mmap){ .start = start, .len = end - start, .pgoff = off,
+					    .path = path };
+		assert_int_equal(pmu_report_record(&r, rp), 0);
+	}
+	fclose(f);
+}
+
+static char *text(struct pmu_report *rp, const char *sort)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	PMU_OPTS(pmu_report_view, v, .sort = sort, .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+
+	assert_non_null(f);
+	if (sort)
+		assert_int_equal(pmu_report_write_view(rp, f, &v), 0);
+	else
+		assert_int_equal(pmu_report_write_collapsed(rp, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_inlined_frames(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	struct pmu_frame fr[8];
+	size_t n = 0;
+	int32_t pid = (int32_t)getpid();
+	(void)state;
+
+	assert_int_equal(sym_outer(1), 14);
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	feed_maps(rp, pid);
+	uint64_t ip = probe_ra - 1;	/* the call in sym_inner's body */
+	if (pmu_symbolizer_resolve_pid(sym, pid, ip, fr, 8, &n) == PMU_ENOTSUP) {
+		pmu_report_free(rp);
+		pmu_symbolizer_close(sym);
+		print_message("skipped: pmu_symbolizer_resolve_pid says PMU_ENOTSUP (the "
+			      "symbolizer's recording mode is not built here)\n");
+		skip();
+	}
+	uint64_t chain[] = { ip, (uint64_t)(uintptr_t)test_inlined_frames };
+	struct pmu_record r;
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
+	r.pid = r.tid = pid;
+	r.cpu = -1;
+	r.event = 0;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = ip;
+	r.sample.callchain = chain;
+	r.sample.nr_callchain = 1;	/* the sampled function only */
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+
+	char *out = text(rp, NULL);	/* root first: outer, then what it inlined */
+	assert_non_null(strstr(out, "!sym_outer;test_report_sym!sym_middle;"
+				    "test_report_sym!sym_inner 1\n"));
+	free(out);
+	out = text(rp, "sym");	/* the row: the function holding the code */
+	assert_non_null(strstr(out, "   100.00%  [.] sym_outer\n"));
+	free(out);
+	char want[64];
+	snprintf(want, sizeof(want), "  sym_fixture.h:%u\n", marker_line("sym_fixture.h",
+									"SYM-INNER-CALL"));
+	out = text(rp, "srcline");
+	assert_non_null(strstr(out, want));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inlined_frames),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

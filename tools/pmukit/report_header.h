@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_TOOL_REPORT_HEADER_H
+#define PMUKIT_TOOL_REPORT_HEADER_H
+
+#include <stdio.h>
+
+struct pmu_trace;
+
+/* pmukit report --header-only: what the recording says of itself (machine,
+ * command, events with their attributes, sample times), as perf
+ * report --header-only's "# key : value" lines, or one JSON object. */
+int report_write_header(const struct pmu_trace *t, FILE *f, int json);
+
+#endif
