@@ -136,6 +136,87 @@ struct perf_rec_header {
 #define PERF_REC_MISC_SWITCH_OUT_PREEMPT (1 << 14)
 #define PERF_REC_MISC_MMAP_DATA (1 << 13)
 
+#define PERF_REC_MISC_EXACT_IP (1 << 14)        /* SAMPLE: ip is precise */
+
+/* attr.sample_type bits (PERF_SAMPLE_*), in the order their fields come. */
+#define PERF_ST_IP (1ull << 0)
+#define PERF_ST_TID (1ull << 1)
+#define PERF_ST_TIME (1ull << 2)
+#define PERF_ST_ADDR (1ull << 3)
+#define PERF_ST_READ (1ull << 4)
+#define PERF_ST_CALLCHAIN (1ull << 5)
+#define PERF_ST_ID (1ull << 6)
+#define PERF_ST_CPU (1ull << 7)
+#define PERF_ST_PERIOD (1ull << 8)
+#define PERF_ST_STREAM_ID (1ull << 9)
+#define PERF_ST_RAW (1ull << 10)
+#define PERF_ST_BRANCH_STACK (1ull << 11)
+#define PERF_ST_REGS_USER (1ull << 12)
+#define PERF_ST_STACK_USER (1ull << 13)
+#define PERF_ST_WEIGHT (1ull << 14)
+#define PERF_ST_DATA_SRC (1ull << 15)
+#define PERF_ST_IDENTIFIER (1ull << 16)
+#define PERF_ST_TRANSACTION (1ull << 17)
+#define PERF_ST_REGS_INTR (1ull << 18)
+#define PERF_ST_PHYS_ADDR (1ull << 19)
+#define PERF_ST_AUX (1ull << 20)
+#define PERF_ST_CGROUP (1ull << 21)
+#define PERF_ST_DATA_PAGE_SIZE (1ull << 22)
+#define PERF_ST_CODE_PAGE_SIZE (1ull << 23)
+#define PERF_ST_WEIGHT_STRUCT (1ull << 24)
+#define PERF_ST_KNOWN ((PERF_ST_WEIGHT_STRUCT << 1) - 1)
+
+/* attr.read_format bits */
+#define PERF_RF_TOTAL_TIME_ENABLED (1ull << 0)
+#define PERF_RF_TOTAL_TIME_RUNNING (1ull << 1)
+#define PERF_RF_ID (1ull << 2)
+#define PERF_RF_GROUP (1ull << 3)
+#define PERF_RF_LOST (1ull << 4)
+
+/* attr.branch_sample_type bits that change the sample layout */
+#define PERF_BS_HW_INDEX (1ull << 17)
+#define PERF_BS_COUNTERS (1ull << 19)
+
+/* Call-chain context markers (PERF_CONTEXT_*): u64 values from -4095 up. */
+#define PERF_CTX_HV ((uint64_t)-32)
+#define PERF_CTX_KERNEL ((uint64_t)-128)
+#define PERF_CTX_USER ((uint64_t)-512)
+#define PERF_CTX_GUEST_KERNEL ((uint64_t)-2176)
+#define PERF_CTX_GUEST_USER ((uint64_t)-2560)
+#define PERF_CTX_MAX ((uint64_t)-4095)
+
+/* perf_event_attr: byte offsets of the fields the reader uses. */
+#define PERF_ATTR_TYPE 0
+#define PERF_ATTR_SIZE 4
+#define PERF_ATTR_CONFIG 8
+#define PERF_ATTR_PERIOD 16                     /* or sample_freq */
+#define PERF_ATTR_SAMPLE_TYPE 24
+#define PERF_ATTR_READ_FORMAT 32
+#define PERF_ATTR_FLAGS 40                      /* the bit fields below */
+#define PERF_ATTR_CONFIG1 56
+#define PERF_ATTR_CONFIG2 64
+#define PERF_ATTR_BRANCH_SAMPLE_TYPE 72
+#define PERF_ATTR_REGS_USER 80
+#define PERF_ATTR_STACK_USER 88                 /* u32 */
+#define PERF_ATTR_CLOCKID 92                    /* s32 */
+#define PERF_ATTR_REGS_INTR 96
+/* bits of the u64 at PERF_ATTR_FLAGS */
+#define PERF_AF_EXCLUDE_USER (1ull << 4)
+#define PERF_AF_EXCLUDE_KERNEL (1ull << 5)
+#define PERF_AF_EXCLUDE_HV (1ull << 6)
+#define PERF_AF_FREQ (1ull << 10)
+#define PERF_AF_PRECISE_SHIFT 15                /* 2 bits */
+#define PERF_AF_SAMPLE_ID_ALL (1ull << 18)
+#define PERF_AF_USE_CLOCKID (1ull << 25)
+
+/* attr.type */
+#define PERF_ATYPE_HW 0
+#define PERF_ATYPE_SW 1
+#define PERF_ATYPE_TP 2
+#define PERF_ATYPE_HW_CACHE 3
+#define PERF_ATYPE_RAW 4
+#define PERF_ATYPE_BP 5
+
 /* HEADER_BUILD_ID entries: a record header (misc: the cpumode), pid, the
  * build-id padded to 24 bytes (size byte in the header's spare bits since
  * perf 5.x: misc bit 15, PERF_RECORD_MISC_BUILD_ID_SIZE, then size at byte 20

@@ -2,33 +2,23 @@
 #ifndef PMUK_LINUX_SAMPLE_DECODE_H
 #define PMUK_LINUX_SAMPLE_DECODE_H
 
-/* perf_event records (PERF_RECORD_*) into the portable struct pmu_record. */
+/* The live sampler's view of the record decoder (formats/perf_decode.h), plus
+ * the step from a kernel perf_event_attr to its format. */
 
 #include <linux/perf_event.h>
-#include <stddef.h>
-#include <stdint.h>
+#include <string.h>
 
-#include <pmukit/sampling.h>
+#include "formats/perf_decode.h"
 
-/* What decoding needs from the perf_event_attr the records came from. */
-struct pmuk_sample_fmt {
-	uint64_t sample_type;
-	uint64_t read_format;
-	uint64_t branch_sample_type;
-	uint64_t regs_user;     /* sample_regs_user mask */
-	uint64_t regs_intr;     /* sample_regs_intr mask */
-	int sample_id_all;
-};
-
-void pmuk_sample_fmt_of(const struct perf_event_attr *attr, struct pmuk_sample_fmt *f);
-
-/* Decodes one record: rec starts with its perf_event_header, is 8-byte aligned,
- * size bytes long and writable (call chains are compacted in place; pointers in
- * out point into rec). Returns 0 when out holds a record of the model, 1 for a
- * kind outside the model (out untouched beyond its header fields), PMU_EFORMAT
- * when the record is shorter than its kind and the format say, or a sample is
- * not exactly as long as its sample_type says (the kernel sizes samples exactly). */
-int pmuk_decode_record(const struct pmuk_sample_fmt *f, void *rec, size_t size,
-		       struct pmu_record *out);
+static inline void pmuk_sample_fmt_of(const struct perf_event_attr *a, struct pmuk_sample_fmt *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sample_type = a->sample_type;
+	f->read_format = a->read_format;
+	f->branch_sample_type = a->branch_sample_type;
+	f->regs_user = a->sample_regs_user;
+	f->regs_intr = a->sample_regs_intr;
+	f->sample_id_all = a->sample_id_all;
+}
 
 #endif

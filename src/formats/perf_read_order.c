@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Time order for perf.data records. perf writes each ring's records in order
+ * but the rings one after another, so records are held in a heap until no
+ * older one can come: at a FINISHED_ROUND, everything up to the last time of
+ * the round before it (perf's rule: a round holds what the rings had when it
+ * started, so nothing older than the previous round's end arrives later);
+ * without rounds, what is older than the newest time minus a window. Records
+ * without a time take the newest time seen, keeping their place. A record
+ * older than one already delivered goes out at once, counted out of order. */
+#include "formats/perf_read_int.h"
+#include "core/error.h"
+#include "core/grow.h"
+
+#include <stdlib.h>
+
+static int before(const struct perf_qent *a, const struct perf_qent *b)
+{
+	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void sift_down(struct perf_src *s, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < s->nq && before(s->heap[l], s->heap[m]))
+			m = l;
+		if (l + 1 < s->nq && before(s->heap[l + 1], s->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct perf_qent *x = s->heap[i];
+		s->heap[i] = s->heap[m];
+		s->heap[m] = x;
+		i = m;
+	}
+}
+
+static void push(struct perf_src *s, struct perf_qent *q)
+{
+	size_t i = s->nq++;
+
+	s->heap[i] = q;
+	while (i && before(s->heap[i], s->heap[(i - 1) / 2])) {
+		struct perf_qent *x = s->heap[i];
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct perf_qent *pop(struct perf_src *s)
+{
+	struct perf_qent *q = s->heap[0];
+
+	s->heap[0] = s->heap[--s->nq];
+	sift_down(s, 0);
+	s->queued_bytes -= q->size;
+	return q;
+}
+
+static void deliver(struct perf_src *s, struct perf_qent *q)
+{
+	if (!s->cb_ret) {
+		perf_build_id_fill(s, &q->rec);
+		pmuk_trace_count(s->t, &q->rec);
+		s->cb_ret = s->cb(&q->rec, s->ctx);
+		if (!s->out_any || q->key > s->last_out)
+			s->last_out = q->key;
+		s->out_any = 1;
+	}
+	free(q);
+}
+
+int perf_order_flush(struct perf_src *s, uint64_t upto)
+{
+	while (s->nq && !s->cb_ret && s->heap[0]->key <= upto)
+		deliver(s, pop(s));
+	return s->cb_ret;
+}
+
+int perf_order_round(struct perf_src *s)
+{
+	uint64_t limit = s->round_limit;
+
+	s->round_limit = s->max_time;
+	s->rounds = 1;
+	return perf_order_flush(s, limit);
+}
+
+int perf_order_add(struct perf_src *s, struct perf_qent *q)
+{
+	q->key = q->rec.has & PMU_HAS_TIME ? q->rec.time : s->max_time;
+	q->seq = s->seq++;
+	if (s->out_any && q->key < s->last_out) {
+		s->t->st.out_of_order++;
+		deliver(s, q);
+		return s->cb_ret;
+	}
+	if (pmuk_grow((void **)&s->heap, &s->cap_q, s->nq + 1, sizeof(*s->heap))) {
+		free(q);
+		return pmuk_fail(PMU_ENOMEM, "%s: no memory to order the records", s->path);
+	}
+	push(s, q);
+	s->queued_bytes += q->size;
+	if (q->key > s->max_time)
+		s->max_time = q->key;
+	if (!s->rounds && s->max_time > s->window)
+		perf_order_flush(s, s->max_time - s->window);
+	while (s->queued_bytes > PERF_READ_QUEUE_MAX && s->nq && !s->cb_ret)
+		deliver(s, pop(s));
+	return s->cb_ret;
+}
+
+void perf_order_free(struct perf_src *s)
+{
+	for (size_t i = 0; i < s->nq; i++)
+		free(s->heap[i]);
+	free(s->heap);
+	s->heap = NULL;
+	s->nq = 0;
+}
