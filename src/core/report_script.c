@@ -99,8 +99,12 @@ static void put_start(FILE *f, const struct pmuk_script_sample *s)
 	if (fl & PMUK_SF_TIME) {
 		char t[32];
 
-		snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
-			 s->time % 1000000000u / 1000u);
+		if (s->nanosecs)
+			snprintf(t, sizeof(t), "%5" PRIu64 ".%09" PRIu64, s->time / 1000000000u,
+				 s->time % 1000000000u);
+		else
+			snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
+				 s->time % 1000000000u / 1000u);
 		fprintf(f, "%12s: ", t);
 	}
 }

@@ -42,7 +42,8 @@ struct pmuk_script_sample {
 	unsigned fields;         /* enum pmuk_script_field */
 	const char *comm;
 	int32_t pid, tid, cpu;
-	uint64_t time;           /* ns, printed as sec.usec */
+	uint64_t time;           /* ns, printed as sec.usec (nanosecs: sec.nsec) */
+	int nanosecs;
 	uint64_t period;
 	const char *event;
 	int event_width;         /* perf pads names to the longest of the recording */
