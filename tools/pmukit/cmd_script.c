@@ -77,7 +77,7 @@ static unsigned defaults(const struct pmu_trace_event *e, int tp_callchain)
 
 	if (e->type == PERF_ATYPE_TP)
 		return f | PMUK_SF_TRACE |
-		       (tp_callchain ? PMUK_SF_IP | PMUK_SF_SYM | PMUK_SF_DSO : 0);
+		       (tp_callchain ? PMUK_SF_IP | PMUK_SF_SYM | PMUK_SF_SYMOFF | PMUK_SF_DSO : 0);
 	f |= PMUK_SF_IP | PMUK_SF_SYM | PMUK_SF_SYMOFF | PMUK_SF_DSO | PMUK_SF_PERIOD;
 	return e->type == PERF_ATYPE_RAW ? f | PMUK_SF_ADDR : f;
 }

@@ -1,0 +1,123 @@
+#!/bin/bash
+# pmukit script against Debian's perf script on files perf records here, line
+# for line: cpu-clock with call chains (threads, forks), tracepoints decoded by
+# name (sched_switch, sched_wakeup, system-wide), page faults with data
+# addresses, pipe mode, -z, -F lists and +/- changes, --ns; and the errors.
+#
+# One thing is normalized, and only where pmukit has no name yet: function
+# names. perf names a frame "sym+0xoff (dso)"; pmukit's come from the
+# symbolizer's recording mode (pmu_symbolizer_resolve_pid), and where that
+# answers nothing pmukit prints [unknown]. So "X SYM (" stands for the symbol
+# in both outputs when pmukit names no frame; when it names any, symbols are
+# compared as they are. Everything else (comm, pid/tid, cpu, time, period,
+# event, addresses as perf prints them, dso, tracepoint fields) must be equal.
+. "$(dirname "$0")/lib.sh"
+
+command -v perf >/dev/null || skip "perf (linux-perf) is not installed"
+command -v python3 >/dev/null || skip "python3 is needed to compare the outputs"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+W="$WORKLOAD_DIR/touch_pages"
+perf record -q -o "$tmp/probe.data" -e cpu-clock -- true 2>"$tmp/err" ||
+	skip "perf record does not work here: $(head -1 "$tmp/err")"
+
+rec() { local out=$1; shift; perf record -q -o "$tmp/$out" "$@" >/dev/null 2>"$tmp/rec.err" ||
+	{ fail "perf record $*: $(head -2 "$tmp/rec.err")"; return 1; }; }
+rec cc.data -e cpu-clock -F 999 -g -- "$W" 3000 -t 2 -s 300
+rec tp.data -e sched:sched_switch,sched:sched_wakeup -a -- sleep 0.2
+rec pf.data -e page-faults -c 1 -d -- "$W" 200
+rec tpg.data -e sched:sched_switch -g -a -- sleep 0.1
+rec mix.data -e cpu-clock,sched:sched_wakeup -a -- "$W" 500 -t 2 -s 100
+rec ccz.data -z -e cpu-clock -F 999 -g -- "$W" 1000 -s 100
+perf record -q -o - -e cpu-clock -F 999 -g -- "$W" 1000 -s 100 >"$tmp/pipe.data" 2>/dev/null ||
+	fail "perf record -o - (pipe mode)"
+
+# Symbols as "SYM" unless pmukit named at least one frame of this output.
+cat >"$tmp/norm.py" <<'EOF'
+import re, sys
+ours, theirs, out_ours, out_theirs, exact = sys.argv[1:6]
+a, b = open(ours).read(), open(theirs).read()
+named = exact == '1' or re.search(r'(?m)^\t\s*[0-9a-f]+ (?!\[unknown\])\S', a) or \
+        re.search(r'[0-9a-f] (?!\[unknown\])[A-Za-z_.$][^ ]*\+0x[0-9a-f]+ \(', a)
+if not named:
+    # an address is perf's 16-wide hex column; its symbol (C++ names have
+    # spaces) runs to its " (/dso)" or " ([dso])", or to the end of the line
+    sym = re.compile(r'(?<=[\t ])((?= {0,15}[0-9a-f]{1,16} )[ 0-9a-f]{16}) '
+                     r'(.+?)( \((?:/|\[)[^()\n]*\)|$)', re.M)
+    a, b = sym.sub(r'\1 SYM\3', a), sym.sub(r'\1 SYM\3', b)
+open(out_ours, 'w').write(a)
+open(out_theirs, 'w').write(b)
+print('exactly' if exact == '1' else 'symbols compared' if named else
+      'symbols normalized: pmukit names no frame yet')
+EOF
+
+# same NAME FILE [ARGS...]: pmukit script and perf script agree line for line
+# (EXACT=1: without normalizing anything: tracepoints print no symbols).
+same() {
+	local name=$1 f=$2; shift 2
+	"$PMUKIT" script -i "$tmp/$f" "$@" >"$tmp/ours" 2>"$tmp/ours.err" ||
+		{ fail "$name: pmukit script failed: $(head -2 "$tmp/ours.err")"; return; }
+	perf script -i "$tmp/$f" "$@" >"$tmp/theirs" 2>/dev/null ||
+		{ fail "$name: perf script failed"; return; }
+	local how
+	how=$(python3 "$tmp/norm.py" "$tmp/ours" "$tmp/theirs" "$tmp/a" "$tmp/b" "${EXACT:-0}")
+	local n; n=$(grep -c . "$tmp/b")
+	[ "$n" -gt 0 ] || { fail "$name: perf script printed nothing"; return; }
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		pass "$name: $n lines equal ($how)"
+	else
+		fail "$name: differs from perf script ($how):"
+		diff "$tmp/a" "$tmp/b" | head -8
+	fi
+}
+
+same "cpu-clock -g, two threads" cc.data
+EXACT=1 same "tracepoints, -a" tp.data
+same "page-faults -d" pf.data
+same "tracepoint with call chains" tpg.data
+same "cpu-clock and a tracepoint, names padded" mix.data
+same "page-faults -d, -F +addr" pf.data -F +addr
+same "page-faults -d, -F list" pf.data -F comm,tid,time,event,ip,sym,dso,addr,period,pid
+same "cpu-clock, -F -dso,-period" cc.data -F -dso,-period
+same "cpu-clock, -F comm,pid,tid,time,event" cc.data -F comm,pid,tid,time,event
+EXACT=1 same "tracepoints, -F comm,pid,tid,cpu,time,event,trace" tp.data -F comm,pid,tid,cpu,time,event,trace
+EXACT=1 same "tracepoints, --ns" tp.data --ns
+same "perf record -z" ccz.data
+same "pipe mode" pipe.data
+
+# Tracepoint fields by name, not as bytes: the payload's words are there.
+check "sched_switch decoded by name" grep -q \
+	'sched:sched_switch: prev_comm=.* prev_pid=[0-9]* prev_prio=[0-9]* prev_state=.* ==> next_comm=' \
+	<("$PMUKIT" script -i "$tmp/tp.data")
+check "sched_wakeup decoded by name" grep -q \
+	'sched:sched_wakeup: comm=.* pid=[0-9]* prio=[0-9]* target_cpu=[0-9]*' \
+	<("$PMUKIT" script -i "$tmp/tp.data")
+# The two threads of the workload are named (inherited at clone) and sampled.
+check "threads named at fork" test "$("$PMUKIT" script -i "$tmp/cc.data" -F comm,tid |
+	awk '$1 == "touch_pages" { print $2 }' | sort -u | wc -l)" -ge 2
+
+# standard input, pipe mode
+"$PMUKIT" script -i - <"$tmp/pipe.data" >"$tmp/stdin.out" 2>&1 &&
+	cmp -s "$tmp/stdin.out" <("$PMUKIT" script -i "$tmp/pipe.data") &&
+	pass "-i - reads a pipe-mode recording from stdin" || fail "-i -"
+
+# Errors: a field the samples lack, an unknown field, mixed -F, no file.
+"$PMUKIT" script -i "$tmp/cc.data" -F comm,addr >/dev/null 2>"$tmp/e1"
+check_eq "a field the samples lack is refused" 2 $?
+check "... and named" grep -q "'addr'" "$tmp/e1"
+"$PMUKIT" script -i "$tmp/cc.data" -F comm,nosuch >/dev/null 2>"$tmp/e2"
+check_eq "an unknown field is refused" 2 $?
+check "... and named" grep -q "'nosuch'" "$tmp/e2"
+"$PMUKIT" script -i "$tmp/cc.data" -F +addr,comm >/dev/null 2>&1
+check_eq "a list mixed with +/- is refused" 2 $?
+"$PMUKIT" script -i "$tmp/none.data" >/dev/null 2>"$tmp/e3"
+check_eq "a missing file fails" 1 $?
+check "... naming it" grep -q "none.data" "$tmp/e3"
+(cd "$tmp" && cp cc.data perf.data && "$PMUKIT" script | head -1 | grep -q cpu-clock) &&
+	pass "perf.data is the default input" || fail "default input perf.data"
+head -c 3000 "$tmp/cc.data" >"$tmp/cut.data"
+"$PMUKIT" script -i "$tmp/cut.data" >/dev/null 2>"$tmp/e4"
+rc=$?
+check "a truncated file is an error, not a crash" test "$rc" = 1
+"$PMUKIT" script --help | grep -q -- "-F FIELDS" && pass "--help" || fail "--help"
+finish
