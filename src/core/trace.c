@@ -92,6 +92,9 @@ static int open_file(struct pmu_trace *t, const char *path)
 		return pmuk_fail(PMU_EINVAL, "%s is not a regular file (a %s): a recording is one",
 				 path, S_ISDIR(st.st_mode) ? "directory" : "device or socket");
 	}
+	/* a FIFO cannot be rewound after sniffing; only perf's pipe mode streams */
+	if (S_ISFIFO(st.st_mode))
+		return pmuk_trace_open_perf(t, path, f, 1);
 	n = fread(b, 1, sizeof(b), f);
 	if ((kind = perf_kind(b, n))) {
 		rewind(f);

@@ -4,6 +4,8 @@
 #ifndef PMUK_FORMATS_TRACE_INT_H
 #define PMUK_FORMATS_TRACE_INT_H
 
+#include "core/attr.h"
+
 #include <pmukit/trace.h>
 #include <stdio.h>
 
@@ -38,11 +40,7 @@ int pmuk_trace_open_etl(struct pmu_trace *t, const char *path);
 int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pipe_mode);
 
 /* One problem worked around, through opts.warn (printf-style). */
-void pmuk_trace_warn(struct pmu_trace *t, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
+void pmuk_trace_warn(struct pmu_trace *t, const char *fmt, ...) PMUK_PRINTF(2, 3);
 
 /* Counts rec into t->st (records, samples, lost, throttles); backends call it
  * for every record they deliver. */

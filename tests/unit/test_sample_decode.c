@@ -591,6 +591,80 @@ static void test_mmap2(void **state)
 	assert_string_equal(pr.mmap.path, "ABCDEFG");
 }
 
+/* The ext variant: raw payload, user registers and stack, transaction, page
+ * sizes, in the kernel's order; the plain entry point leaves ext alone. */
+static void test_sample_ext(void **state)
+{
+	struct pmuk_sample_fmt fmt = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |
+			       PERF_SAMPLE_STACK_USER | PERF_SAMPLE_TRANSACTION |
+			       PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE,
+		.regs_user = 0x7,   /* three registers */
+	};
+	struct pmu_sample_ext x;
+	struct pmu_record pr;
+	struct rec r;
+	size_t size;
+
+	(void)state;
+	rec_start(&r);
+	put64(&r, 0x401000);
+	put32(&r, 12, 0x64636261);            /* raw: u32 size 12, "abcd" ... */
+	put64(&r, 0x6867666500000000ull | 0); /* ... 8 more payload bytes */
+	put64(&r, 2);                         /* regs abi 64 */
+	put64(&r, 0x11);
+	put64(&r, 0x22);
+	put64(&r, 0x33);
+	put64(&r, 16);                        /* stack: size 16 */
+	put64(&r, 0xaaaaaaaaaaaaaaaaull);
+	put64(&r, 0xbbbbbbbbbbbbbbbbull);
+	put64(&r, 8);                         /* dyn_size */
+	put64(&r, 0x5);                       /* transaction */
+	put64(&r, 4096);                      /* data page size */
+	put64(&r, 2 << 20);                   /* code page size */
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(pmuk_decode_record_ext(&fmt, r.w, size, &pr, &x), 0);
+	assert_true(pr.has & PMU_HAS_RAW);
+	assert_true(pr.has & PMU_HAS_REGS_USER);
+	assert_true(pr.has & PMU_HAS_STACK_USER);
+	assert_ptr_equal(pr.sample.ext, &x);
+	assert_int_equal(x.sz, sizeof(x));
+	assert_int_equal(x.raw_size, 12);
+	assert_memory_equal(x.raw, "abcd", 4);
+	assert_int_equal(x.regs_abi, 2);
+	assert_int_equal(x.nr_regs, 3);
+	assert_int_equal(x.regs_mask, 0x7);
+	assert_int_equal(x.regs[2], 0x33);
+	assert_int_equal(x.stack_size, 8);
+	assert_int_equal(x.stack[0], 0xaa);
+	assert_int_equal(x.transaction, 5);
+	assert_int_equal(x.data_page_size, 4096);
+	assert_int_equal(x.code_page_size, 2 << 20);
+
+	/* the old entry point: same record, no ext bits */
+	assert_int_equal(pmuk_decode_record(&fmt, r.w, size, &pr), 0);
+	assert_false(pr.has & (PMU_HAS_RAW | PMU_HAS_REGS_USER | PMU_HAS_STACK_USER));
+
+	/* a kernel thread: regs abi 0, no registers follow */
+	rec_start(&r);
+	put64(&r, 0xffffffff81000000ull);
+	put32(&r, 4, 0);                      /* raw: 4 bytes */
+	put64(&r, 0);                         /* abi none */
+	put64(&r, 0);                         /* stack size 0: no dyn_size */
+	put64(&r, 0);
+	put64(&r, 0);
+	put64(&r, 0);
+	size = rec_end(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	assert_int_equal(pmuk_decode_record_ext(&fmt, r.w, size, &pr, &x), 0);
+	assert_int_equal(x.nr_regs, 0);
+	assert_int_equal(x.regs_abi, 0);
+	assert_int_equal(x.stack_size, 0);
+	assert_int_equal(x.raw_size, 4);
+	/* each shorter record is refused */
+	for (size_t cut = 8; cut < size; cut += 8)
+		assert_int_equal(pmuk_decode_record_ext(&fmt, r.w, cut, &pr, &x), PMU_EFORMAT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_branch_hw_index),
 		cmocka_unit_test(test_side_records),
 		cmocka_unit_test(test_mmap2),
+		cmocka_unit_test(test_sample_ext),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
