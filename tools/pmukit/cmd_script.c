@@ -193,6 +193,8 @@ out:
 	pmu_trace_close(sr.t);
 	free(sr.ev);
 	free(sr.frames);
+	free(sr.names);
+	pmuk_index_free(&sr.name_ix);
 	free(sr.text);
 	return rc;
 }

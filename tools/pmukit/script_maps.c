@@ -163,8 +163,12 @@ static int add_mmap(struct sc_state *s, const struct pmu_record *rec)
 	nm.dso = s->names[s->n_names++];
 	if (nm.end <= nm.start)
 		return 0;
-	if (kernel && is_prefix(path, "[kernel.kallsyms]"))
+	/* perf stretches the kernel image's map to the next mapping (modules) or
+	 * the top of memory: init text, BPF and the like name [kernel.kallsyms]. */
+	if (kernel && is_prefix(path, "[kernel.kallsyms]")) {
+		nm.end = UINT64_MAX;
 		return put_under(m, nm);
+	}
 	return put(m, nm);
 }
 

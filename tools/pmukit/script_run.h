@@ -16,6 +16,14 @@ struct script_event {
 	int warned;              /* its payloads did not decode: said once */
 };
 
+/* A name looked up once per distinct (process, address). */
+struct script_name {
+	int32_t pid;
+	uint64_t addr;
+	const char *sym;               /* the symbolizer's, NULL: unknown */
+	uint64_t symoff;
+};
+
 struct script_run {
 	struct pmu_trace *t;
 	struct pmu_symbolizer *sym;    /* NULL: frames print [unknown] */
@@ -24,8 +32,12 @@ struct script_run {
 	struct script_event unknown;   /* records of no known event */
 	size_t nr_ev;
 	int event_width, nanosecs;
+	int want_names;                /* this sample prints sym */
 	struct pmuk_script_frame *frames;
 	size_t frames_cap;
+	struct script_name *names;
+	size_t n_names, cap_names;
+	struct pmuk_index name_ix;
 	char *text;                    /* a tracepoint's text */
 	size_t text_cap;
 };

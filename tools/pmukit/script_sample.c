@@ -4,25 +4,48 @@
  * decoded, then printed by the one perf-script printer (core/script.h). */
 #include "script_run.h"
 #include "formats/perf_file.h"
+#include "core/grow.h"
 
 #include <inttypes.h>
 #include <pmukit/error.h>
 #include <stdlib.h>
 #include <string.h>
 
+static int name_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct script_name *k = key, *n = &((const struct script_run *)ctx)->names[id];
+
+	return n->pid == k->pid && n->addr == k->addr;
+}
+
 /* The outermost function holding addr (perf names the ELF symbol, not the
- * inlined calls within it) and addr's offset in it. */
+ * inlined calls within it) and addr's offset in it; once per address. */
 static void name_of(struct script_run *sr, int32_t pid, uint64_t addr,
 		    struct pmuk_script_frame *fr)
 {
+	struct script_name key = { .pid = pid, .addr = addr };
+	uint64_t h = pmuk_hash_u64(addr ^ (uint64_t)(uint32_t)pid << 40);
+	uint32_t id = pmuk_index_find(&sr->name_ix, h, name_eq, &key, sr);
 	struct pmu_frame f[16];
 	size_t n = 0;
 
-	if (!sr->sym || pmu_symbolizer_resolve_pid(sr->sym, pid, addr, f, 16, &n) || !n ||
-	    !f[n - 1].function)
-		return;
-	fr->sym = f[n - 1].function;
-	fr->symoff = f[n - 1].symbol_offset;
+	if (id == PMUK_INDEX_NONE) {
+		if (!pmu_symbolizer_resolve_pid(sr->sym, pid, addr, f, 16, &n) && n &&
+		    f[n - 1].function) {
+			key.sym = f[n - 1].function;
+			key.symoff = f[n - 1].symbol_offset;
+		}
+		if (pmuk_grow((void **)&sr->names, &sr->cap_names, sr->n_names + 1,
+			      sizeof(*sr->names)) ||
+		    (id = pmuk_index_add(&sr->name_ix, h)) == PMUK_INDEX_NONE) {
+			fr->sym = key.sym;   /* no memory to remember it: still right */
+			fr->symoff = key.symoff;
+			return;
+		}
+		sr->names[sr->n_names++] = key;
+	}
+	fr->sym = sr->names[id].sym;
+	fr->symoff = sr->names[id].symoff;
 }
 
 /* Kernel addresses by where they lie: above the kernel's lowest mapping. */
@@ -43,7 +66,8 @@ static struct pmuk_script_frame frame(struct script_run *sr, int32_t pid, int ke
 		if (relative && !m->kernel && !m->identity)
 			fr.ip = ip - m->start + m->pgoff;
 	}
-	name_of(sr, pid, ip, &fr);
+	if (sr->sym && sr->want_names)
+		name_of(sr, pid, ip, &fr);
 	return fr;
 }
 
@@ -136,6 +160,7 @@ int script_sample(struct script_run *sr, const struct pmu_record *rec)
 	int err;
 
 	s.comm = sc_comm(&sr->st, rec->tid, comm, sizeof(comm));
+	sr->want_names = !!(s.fields & PMUK_SF_SYM);
 	s.callchain = s.fields & PMUK_SF_IP && rec->has & PMU_HAS_CALLCHAIN;
 	if (s.fields & PMUK_SF_TRACE)
 		s.trace = trace_text(sr, e, rec);
