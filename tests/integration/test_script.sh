@@ -148,4 +148,17 @@ head -c 3000 "$tmp/cc.data" >"$tmp/cut.data"
 rc=$?
 check "a truncated file is an error, not a crash" test "$rc" = 1
 "$PMUKIT" script --help | grep -q -- "-F FIELDS" && pass "--help" || fail "--help"
+
+# A Windows .etl through the same record source: every sample printed (as many
+# as report counts), threads named by their process when the trace names only
+# processes.
+E=../shared/fixtures/etl/perfview-net452-x64-compressed.etl
+if [ -r "$E" ]; then
+	"$PMUKIT" script -i "$E" >"$tmp/etl" 2>"$tmp/etl.err" || fail ".etl: $(head -2 "$tmp/etl.err")"
+	want=$("$PMUKIT" report -i "$E" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+	check_eq ".etl: one sample each" "$want" "$(grep -c ' Timer: ' "$tmp/etl")"
+	check ".etl: threads named by their process" grep -q '^System   584 ' "$tmp/etl"
+else
+	echo "# .etl fixtures absent ($E): the .etl part is not run"
+fi
 finish

@@ -173,6 +173,7 @@ static int run(const char *path, const struct fields *fl, int nanosecs)
 	if ((err = pmu_trace_open(path, &to, &sr.t)))
 		return tool_error("script", path, err);
 	sr.nr_ev = pmu_trace_event_count(sr.t);
+	sr.st.process_names = pmu_trace_info(sr.t)->format == PMU_TRACE_ETL;
 	sr.text_cap = 4096;
 	if (!(sr.ev = calloc(sr.nr_ev + 1, sizeof(*sr.ev))) || !(sr.text = malloc(sr.text_cap))) {
 		rc = tool_error("script", path, PMU_ENOMEM);

@@ -39,14 +39,17 @@ struct sc_state {
 	struct pmuk_index proc_ix;
 	struct sc_maps kernel;
 	char **names;            /* every dso name, freed at the end */
+	/* Unnamed threads take their process's name (.etl names processes; perf
+	 * names every thread, at its COMM or FORK). */
+	int process_names;
 	size_t n_names, cap_names;
 };
 
 /* COMM, FORK and MMAP records; 0 or PMU_ENOMEM. */
 int sc_track(struct sc_state *s, const struct pmu_record *rec);
-/* The name perf prints for thread tid ("swapper" for 0, ":tid" when never
- * named), into buf when it has to make one. */
-const char *sc_comm(const struct sc_state *s, int32_t tid, char *buf, size_t size);
+/* The name perf prints for thread tid of process pid ("swapper" for 0, ":tid"
+ * when never named), into buf when it has to make one. */
+const char *sc_comm(const struct sc_state *s, int32_t pid, int32_t tid, char *buf, size_t size);
 /* The mapping holding addr in process pid (kernel: the kernel's), or NULL. */
 const struct sc_map *sc_find(const struct sc_state *s, int32_t pid, int kernel, uint64_t addr);
 void sc_free(struct sc_state *s);

@@ -232,11 +232,14 @@ int sc_track(struct sc_state *s, const struct pmu_record *rec)
 	}
 }
 
-const char *sc_comm(const struct sc_state *s, int32_t tid, char *buf, size_t size)
+const char *sc_comm(const struct sc_state *s, int32_t pid, int32_t tid, char *buf, size_t size)
 {
 	struct sc_thread *t = thread((struct sc_state *)s, tid, 0);
 
 	if (t && t->comm)
+		return t->comm;
+	if (s->process_names && pid != tid && (t = thread((struct sc_state *)s, pid, 0)) &&
+	    t->comm)
 		return t->comm;
 	if (tid == 0)
 		return "swapper";

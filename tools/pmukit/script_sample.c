@@ -159,7 +159,7 @@ int script_sample(struct script_run *sr, const struct pmu_record *rec)
 	char comm[24];
 	int err;
 
-	s.comm = sc_comm(&sr->st, rec->tid, comm, sizeof(comm));
+	s.comm = sc_comm(&sr->st, rec->pid, rec->tid, comm, sizeof(comm));
 	sr->want_names = !!(s.fields & PMUK_SF_SYM);
 	s.callchain = s.fields & PMUK_SF_IP && rec->has & PMU_HAS_CALLCHAIN;
 	if (s.fields & PMUK_SF_TRACE)
