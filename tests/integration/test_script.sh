@@ -108,6 +108,8 @@ same "page-faults -d, -F +addr" pf.data -F +addr
 same "page-faults -d, -F list" pf.data -F comm,tid,time,event,ip,sym,dso,addr,period,pid
 same "cpu-clock, -F -dso,-period" cc.data -F -dso,-period
 same "cpu-clock, -F comm,pid,tid,time,event" cc.data -F comm,pid,tid,time,event
+same "cpu-clock, -F comm,sym (no address: no symbol)" cc.data -F comm,sym
+same "cpu-clock, -F -ip" cc.data -F -ip
 EXACT=1 same "tracepoints, -F comm,pid,tid,cpu,time,event,trace" tp.data -F comm,pid,tid,cpu,time,event,trace
 EXACT=1 same "tracepoints, --ns" tp.data --ns
 same "perf record -z" ccz.data
@@ -138,6 +140,8 @@ check_eq "an unknown field is refused" 2 $?
 check "... and named" grep -q "'nosuch'" "$tmp/e2"
 "$PMUKIT" script -i "$tmp/cc.data" -F +addr,comm >/dev/null 2>&1
 check_eq "a list mixed with +/- is refused" 2 $?
+"$PMUKIT" script -i "$tmp/cc.data" -F ip,symoff >/dev/null 2>&1
+check_eq "symoff without sym is refused" 2 $?
 "$PMUKIT" script -i "$tmp/none.data" >/dev/null 2>"$tmp/e3"
 check_eq "a missing file fails" 1 $?
 check "... naming it" grep -q "none.data" "$tmp/e3"

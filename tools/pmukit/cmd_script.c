@@ -103,9 +103,19 @@ static unsigned missing(const struct pmu_trace *t, const struct pmu_trace_event 
 	return m;
 }
 
+/* What perf refuses too: an offset without the symbol it is in. (sym or dso
+ * without ip or addr print nothing, as in perf.) */
+static int consistent(unsigned f)
+{
+	if (!(f & PMUK_SF_SYMOFF) || f & PMUK_SF_SYM)
+		return 0;
+	fprintf(stderr, "pmukit script: -F: symoff is an offset in sym: add sym\n");
+	return 2;
+}
+
 static int event_fields(struct script_run *sr, const struct fields *fl)
 {
-	int tp_callchain = 0;
+	int tp_callchain = 0, rc;
 
 	for (size_t i = 0; i < sr->nr_ev; i++) {
 		const struct pmu_trace_event *e = pmu_trace_event(sr->t, i);
@@ -126,6 +136,8 @@ static int event_fields(struct script_run *sr, const struct fields *fl)
 					pmuk_script_field_name(f));
 				return 2;
 			}
+		if (fl->mode != F_DEFAULT && (rc = consistent(want)))
+			return rc;
 		sr->ev[i] = (struct script_event){ .name = e->name, .fields = want,
 						   .period = e->period };
 		if ((int)strlen(e->name) > sr->event_width)
