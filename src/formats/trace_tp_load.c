@@ -17,8 +17,10 @@
 #include "core/le.h"
 
 #ifdef PMUKIT_HAVE_TRACEEVENT
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #ifdef PMUKIT_HAVE_TRACEFS
 #include <tracefs.h>
 #endif
@@ -224,6 +226,22 @@ static char **tp_systems(const struct pmu_trace *t)
 	return sys;
 }
 
+#ifdef PMUKIT_HAVE_TRACEFS
+/* Whether every system is one of this machine's (a directory under events/). */
+static int all_known(const char *dir, char **sys)
+{
+	char path[512];
+	struct stat st;
+
+	for (size_t i = 0; sys[i]; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s", dir, sys[i]);
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			return 0;
+	}
+	return 1;
+}
+#endif
+
 int pmuk_tp_load_local(struct pmu_trace *t, struct tep_handle **out)
 {
 #ifdef PMUKIT_HAVE_TRACEFS
@@ -237,7 +255,10 @@ int pmuk_tp_load_local(struct pmu_trace *t, struct tep_handle **out)
 				 "/sys/kernel/tracing) to decode with this machine's formats");
 	if (!(sys = tp_systems(t)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for the tracepoint systems");
-	*out = tracefs_local_events_system(dir, (const char *const *)sys);
+	/* Events the recording does not name by system (its event descriptions
+	 * lost): every system's formats, found by id. */
+	*out = all_known(dir, sys) ? tracefs_local_events_system(dir, (const char *const *)sys) :
+				     tracefs_local_events(dir);
 	for (size_t i = 0; sys[i]; i++)
 		free(sys[i]);
 	free(sys);

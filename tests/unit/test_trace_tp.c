@@ -420,6 +420,24 @@ static void test_local_formats(void **state)
 	pmu_trace_close(t);
 }
 
+/* Events without their names (a file whose event descriptions were lost): found
+ * by id among every system this machine has. */
+static void test_local_unnamed(void **state)
+{
+	struct fixture *fx = get(state);
+	struct pmu_trace *t = calloc(1, sizeof(*t));
+	struct pmu_trace_event ev = fx->ev[0];
+	char buf[512];
+
+	ev.name = "tracepoint:unnamed";
+	t->events = &ev;
+	t->nr_events = 1;
+	assert_int_equal(pmu_trace_tp_format(t, as(fx, 0, fx->sw, fx->sw_size), buf,
+					     sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "prev_comm=bash prev_pid=4242"));
+	pmu_trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +449,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_tracepoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_tracing_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_local_formats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_local_unnamed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
