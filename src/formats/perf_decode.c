@@ -194,6 +194,24 @@ static int decode_branches(const struct pmuk_sample_fmt *f, struct cur *c, struc
 	return decode_tail(f, c, s, x);
 }
 
+/* The PMU_HAS_* bits a sample of this sample_type carries (ext ones aside). */
+static uint32_t sample_has(uint64_t st)
+{
+	return (st & PERF_ST_IP ? PMU_HAS_IP : 0) |
+	       (st & PERF_ST_TID ? PMU_HAS_TID : 0) |
+	       (st & PERF_ST_TIME ? PMU_HAS_TIME : 0) |
+	       (st & PERF_ST_ADDR ? PMU_HAS_ADDR : 0) |
+	       (st & (PERF_ST_ID | PERF_ST_IDENTIFIER) ? PMU_HAS_ID : 0) |
+	       (st & PERF_ST_STREAM_ID ? PMU_HAS_STREAM_ID : 0) |
+	       (st & PERF_ST_CPU ? PMU_HAS_CPU : 0) |
+	       (st & PERF_ST_PERIOD ? PMU_HAS_PERIOD : 0) |
+	       (st & PERF_ST_CALLCHAIN ? PMU_HAS_CALLCHAIN : 0) |
+	       (st & PERF_ST_BRANCH_STACK ? PMU_HAS_BRANCH_STACK : 0) |
+	       (st & (PERF_ST_WEIGHT | PERF_ST_WEIGHT_STRUCT) ? PMU_HAS_WEIGHT : 0) |
+	       (st & PERF_ST_DATA_SRC ? PMU_HAS_DATA_SRC : 0) |
+	       (st & PERF_ST_PHYS_ADDR ? PMU_HAS_PHYS_ADDR : 0);
+}
+
 static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_rec_header *h,
 			 struct cur *c, struct pmu_record *r, struct pmu_sample_ext *x)
 {
@@ -248,19 +266,7 @@ static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_rec_
 	ret = st & PERF_ST_BRANCH_STACK ? decode_branches(f, c, s, x) : decode_tail(f, c, s, x);
 	if (ret < 0)
 		return -1;
-	r->has |= (st & PERF_ST_IP ? PMU_HAS_IP : 0) |
-		  (st & PERF_ST_TID ? PMU_HAS_TID : 0) |
-		  (st & PERF_ST_TIME ? PMU_HAS_TIME : 0) |
-		  (st & PERF_ST_ADDR ? PMU_HAS_ADDR : 0) |
-		  (st & (PERF_ST_ID | PERF_ST_IDENTIFIER) ? PMU_HAS_ID : 0) |
-		  (st & PERF_ST_STREAM_ID ? PMU_HAS_STREAM_ID : 0) |
-		  (st & PERF_ST_CPU ? PMU_HAS_CPU : 0) |
-		  (st & PERF_ST_PERIOD ? PMU_HAS_PERIOD : 0) |
-		  (st & PERF_ST_CALLCHAIN ? PMU_HAS_CALLCHAIN : 0) |
-		  (st & PERF_ST_BRANCH_STACK ? PMU_HAS_BRANCH_STACK : 0) |
-		  (st & (PERF_ST_WEIGHT | PERF_ST_WEIGHT_STRUCT) ? PMU_HAS_WEIGHT : 0) |
-		  (st & PERF_ST_DATA_SRC ? PMU_HAS_DATA_SRC : 0) |
-		  (st & PERF_ST_PHYS_ADDR ? PMU_HAS_PHYS_ADDR : 0);
+	r->has |= sample_has(st);
 	if (x) {
 		s->ext = x;
 		r->has |= (st & PERF_ST_RAW ? PMU_HAS_RAW : 0) |

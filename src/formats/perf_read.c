@@ -146,6 +146,7 @@ static int open_file_mode(struct perf_src *s)
 	struct perf_file_header h;
 	int err;
 
+	s->pipe = 0;
 	s->file_size = file_size(s->f);
 	if (s->file_size < PERF_FILE_HEADER_SIZE)
 		return pmuk_fail(PMU_EFORMAT, "%s: offset 0: a %u-byte perf.data header was "
@@ -185,9 +186,18 @@ static int open_pipe_mode(struct perf_src *s)
 	int ret;
 
 	/* the magic was read; a pipe cannot seek back */
-	if (perf_in(s, &hsize, 8) < 8 || hsize != PERF_PIPE_HEADER_SIZE)
+	if (perf_in(s, &hsize, 8) < 8)
 		return pmuk_fail(PMU_EFORMAT, "%s: offset 8: the pipe header's size (16) was "
-				 "expected", s->path);
+				 "expected, the input ends first", s->path);
+	if (hsize == PERF_FILE_HEADER_SIZE && !seek_to(s, 0))
+		return open_file_mode(s);   /* stdin redirected from a file */
+	if (hsize == PERF_FILE_HEADER_SIZE)
+		return pmuk_fail(PMU_EINVAL, "%s: a file-mode perf.data cannot be read from a pipe "
+				 "(its sections are read by offset): give its path, or record with "
+				 "perf record -o - for a stream", s->path);
+	if (hsize != PERF_PIPE_HEADER_SIZE)
+		return pmuk_fail(PMU_EFORMAT, "%s: offset 8: a header size of %llu (16 for a pipe) "
+				 "was expected", s->path, (unsigned long long)hsize);
 	s->t->info.format = PMU_TRACE_PERF_PIPE;
 	while ((ret = perf_next(s, &rec, &size, &off)) > 0) {
 		struct perf_rec_header h;
@@ -236,7 +246,7 @@ static const struct pmuk_trace_ops perf_ops = { .read = perf_read, .close = perf
 int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pipe_mode)
 {
 	struct perf_src *s = calloc(1, sizeof(*s));
-	uint8_t magic[8];
+	uint8_t magic[8] = { 0 };
 	int err;
 
 	if (!s || !(s->path = strdup(path))) {
@@ -256,7 +266,7 @@ int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pip
 				 "%s: offset 0: %s", path, memcmp(magic, "2ELIFREP", 8) ?
 				 "no PERFILE2 magic: not a perf.data file" :
 				 "the file was written on a machine of the other byte order "
-				 "(big-endian); pmukit reads perf.data of this machine's byte order "
+				 "(e.g. big-endian); pmukit reads perf.data of this machine's byte order "
 				 "only: run perf report on a machine like the one that recorded it");
 	err = pipe_mode ? open_pipe_mode(s) : open_file_mode(s);
 	if (err)

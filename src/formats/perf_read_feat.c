@@ -125,6 +125,46 @@ static int event_desc(struct perf_src *s, struct fcur *c)
 	return 0;
 }
 
+static int path_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct perf_src *s = ctx;
+
+	return !strcmp(s->bids[s->bid_heads[id]].path, key);
+}
+
+static uint64_t path_hash(const char *path)
+{
+	return pmuk_hash_bytes(path, strlen(path), 11);
+}
+
+/* The first entry of path's chain, or PMUK_INDEX_NONE. */
+static uint32_t bid_first(const struct perf_src *s, const char *path)
+{
+	uint32_t h = pmuk_index_find(&s->bid_ix, path_hash(path), path_eq, path, s);
+
+	return h == PMUK_INDEX_NONE ? h : s->bid_heads[h];
+}
+
+/* Links entry nr_bids (path): a new chain, or the end of its path's. */
+static int bid_link(struct perf_src *s, const char *path)
+{
+	uint32_t i = bid_first(s, path), me = (uint32_t)s->nr_bids;
+
+	s->bid_next[me] = PMUK_INDEX_NONE;
+	if (i != PMUK_INDEX_NONE) {
+		while (s->bid_next[i] != PMUK_INDEX_NONE)
+			i = s->bid_next[i];
+		s->bid_next[i] = me;
+		return 0;
+	}
+	if (pmuk_grow((void **)&s->bid_heads, &s->cap_bid_heads, s->nr_bid_heads + 1,
+		      sizeof(*s->bid_heads)) || pmuk_index_add(&s->bid_ix, path_hash(path)) ==
+		      PMUK_INDEX_NONE)
+		return -1;
+	s->bid_heads[s->nr_bid_heads++] = me;
+	return 0;
+}
+
 int perf_build_id_entry(struct perf_src *s, const uint8_t *p, size_t n)
 {
 	struct perf_rec_header h;
@@ -141,8 +181,13 @@ int perf_build_id_entry(struct perf_src *s, const uint8_t *p, size_t n)
 	memcpy(&pid, p + 8, 4);
 	plen = strnlen((const char *)p + 36, h.size - 36);
 	if (pmuk_grow((void **)&s->bids, &s->cap_bids, s->nr_bids + 1, sizeof(*s->bids)) ||
+	    pmuk_grow((void **)&s->bid_next, &s->cap_bid_next, s->nr_bids + 1, sizeof(uint32_t)) ||
 	    !(path = dupn((const char *)p + 36, plen)))
 		return -1;
+	if (bid_link(s, path) < 0) {
+		free(path);
+		return -1;
+	}
 	b = &s->bids[s->nr_bids++];
 	b->path = path;
 	b->pid = pid;
@@ -162,6 +207,22 @@ static int build_ids(struct perf_src *s, struct fcur *c)
 			return -1;
 		fget(c, NULL, (size_t)n);
 	}
+	return 0;
+}
+
+/* The tracepoint format files: kept whole, their ids name events. */
+static int tracing(struct perf_src *s, struct fcur *c)
+{
+	for (size_t i = 0; i < s->nr_tps; i++)
+		free(s->tps[i].name);
+	s->nr_tps = 0;
+	free(s->tracing);
+	s->tracing_size = 0;
+	if (!(s->tracing = malloc(c->left ? c->left : 1)))
+		return -1;
+	memcpy(s->tracing, c->p, c->left);
+	s->tracing_size = c->left;
+	perf_tracing_ids(s);
 	return 0;
 }
 
@@ -204,13 +265,7 @@ static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 	case HEADER_BUILD_ID:
 		return build_ids(s, c);
 	case HEADER_TRACING_DATA:
-		free(s->tracing);
-		if (!(s->tracing = malloc(c->left ? c->left : 1)))
-			return -1;
-		memcpy(s->tracing, c->p, c->left);
-		s->tracing_size = c->left;
-		perf_tracing_ids(s);
-		return 0;
+		return tracing(s, c);
 	default:
 		return 0;   /* topology, caches, pmu mappings ...: not in the model */
 	}
@@ -261,24 +316,20 @@ void perf_info_finish(struct perf_src *s)
 	s->t->nr_build_ids = s->nr_bids;
 }
 
-/* The kernel's mmap is "[kernel.kallsyms]_text" (or _stext), its table entry
- * "[kernel.kallsyms]". */
-static int same_dso(const char *mmap_path, const char *bid_path)
-{
-	if (!strcmp(mmap_path, bid_path))
-		return 1;
-	return !strcmp(bid_path, "[kernel.kallsyms]") &&
-	       !strncmp(mmap_path, "[kernel.kallsyms]", 17);
-}
-
 void perf_build_id_fill(struct perf_src *s, struct pmu_record *r)
 {
-	if (r->kind != PMU_RECORD_MMAP || r->mmap.build_id_size || !r->mmap.path)
+	const char *path;
+	uint32_t i;
+
+	if (r->kind != PMU_RECORD_MMAP || r->mmap.build_id_size || !r->mmap.path || !s->nr_bids)
 		return;
-	for (size_t i = 0; i < s->nr_bids; i++) {
+	/* the kernel's mmap is "[kernel.kallsyms]_text" (or _stext), its entry
+	 * "[kernel.kallsyms]" */
+	path = strncmp(r->mmap.path, "[kernel.kallsyms]", 17) ? r->mmap.path : "[kernel.kallsyms]";
+	for (i = bid_first(s, path); i != PMUK_INDEX_NONE; i = s->bid_next[i]) {
 		const struct pmu_trace_build_id *b = &s->bids[i];
 
-		if ((b->pid == -1 || b->pid == r->pid) && same_dso(r->mmap.path, b->path)) {
+		if (b->pid == -1 || b->pid == r->pid) {
 			memcpy(r->mmap.build_id, b->build_id, sizeof(b->build_id));
 			r->mmap.build_id_size = b->build_id_size;
 			r->mmap.build_id_kind = PMU_BUILD_ID_BYTES;
@@ -294,6 +345,9 @@ void perf_feat_free(struct perf_src *s)
 	for (size_t i = 0; i < s->nr_bids; i++)
 		free((char *)s->bids[i].path);
 	free(s->bids);
+	free(s->bid_next);
+	free(s->bid_heads);
+	pmuk_index_free(&s->bid_ix);
 	free(s->tracing);
 	for (size_t i = 0; i < s->nr_tps; i++)
 		free(s->tps[i].name);

@@ -22,7 +22,7 @@
  * go out (and what arrives older later counts as out of order). */
 #define PERF_READ_QUEUE_MAX (64u << 20)
 /* Sanity bounds for counts read from the file. */
-#define PERF_READ_MAX_ATTRS 65536u
+#define PERF_READ_MAX_ATTRS 4096u
 #define PERF_READ_MAX_ATTR_SIZE 4096u
 
 struct perf_ev {
@@ -70,6 +70,11 @@ struct perf_src {
 	char *str[HEADER_LAST_FEATURE]; /* owned feature strings */
 	struct pmu_trace_build_id *bids;
 	size_t nr_bids, cap_bids;
+	uint32_t *bid_next;          /* the next entry of the same path, or NONE */
+	size_t cap_bid_next;
+	uint32_t *bid_heads;         /* the first entry of each path */
+	size_t nr_bid_heads, cap_bid_heads;
+	struct pmuk_index bid_ix;    /* path -> its bid_heads element */
 	void *tracing;
 	size_t tracing_size;
 	int feat_event_desc;

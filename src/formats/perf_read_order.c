@@ -55,7 +55,7 @@ static struct perf_qent *pop(struct perf_src *s)
 
 	s->heap[0] = s->heap[--s->nq];
 	sift_down(s, 0);
-	s->queued_bytes -= q->size;
+	s->queued_bytes -= sizeof(*q) + q->size;
 	return q;
 }
 
@@ -102,7 +102,7 @@ int perf_order_add(struct perf_src *s, struct perf_qent *q)
 		return pmuk_fail(PMU_ENOMEM, "%s: no memory to order the records", s->path);
 	}
 	push(s, q);
-	s->queued_bytes += q->size;
+	s->queued_bytes += sizeof(*q) + q->size;
 	if (q->key > s->max_time)
 		s->max_time = q->key;
 	if (!s->rounds && s->max_time > s->window)

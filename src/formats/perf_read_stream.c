@@ -4,6 +4,7 @@
  * decoded and queued for time order. */
 #include "formats/perf_read_int.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,6 @@ static uint64_t rest_of_input(struct perf_src *s)
 static int damaged(struct perf_src *s, uint64_t off, uint64_t consumed, const char *what)
 {
 	s->t->st.bytes_skipped += consumed + rest_of_input(s);
-	s->pos = s->data_end;
 	return pmuk_fail(PMU_EFORMAT, "%s: offset %llu: %s; the records before it were read",
 			 s->path, (unsigned long long)off, what);
 }
@@ -176,25 +176,34 @@ static int header_attr(struct perf_src *s, const uint8_t *rec, size_t size, uint
 	return 0;
 }
 
-/* HEADER_TRACING_DATA: {u32 size} then size bytes outside the record. */
+/* HEADER_TRACING_DATA: {u32 size} then size bytes outside the record, read
+ * as they come (a damaged size must not allocate what is not there). */
 static int tracing_data(struct perf_src *s, const uint8_t *rec, size_t size, uint64_t off)
 {
 	uint32_t n;
-	uint8_t *p;
-	size_t got;
+	uint8_t *p = NULL;
+	size_t have = 0, cap = 0;
 
 	if (size < 12)
 		return damaged(s, off, size, "a tracing data record shorter than 12 bytes");
 	memcpy(&n, rec + 8, 4);
 	if (n > MAX_TRACING_DATA)
 		return damaged(s, off, size, "tracing data over 256 MiB");
-	if (!(p = malloc(n ? n : 1)))
-		return pmuk_fail(PMU_ENOMEM, "%s: no memory for the tracing data", s->path);
-	if ((got = perf_in(s, p, n)) < n) {
-		free(p);
-		return damaged(s, off, size + got, "the tracing data ends before its size");
+	while (have < n) {
+		size_t want = n - have < (1u << 20) ? n - have : (1u << 20), got;
+
+		if (pmuk_grow((void **)&p, &cap, have + want, 1)) {
+			free(p);
+			return pmuk_fail(PMU_ENOMEM, "%s: no memory for the tracing data", s->path);
+		}
+		if ((got = perf_in(s, p + have, want)) < want) {
+			free(p);
+			return damaged(s, off, size + have + got,
+				       "the tracing data ends before its size");
+		}
+		have += got;
 	}
-	perf_feat_parse(s, HEADER_TRACING_DATA, p, n, off + size);
+	perf_feat_parse(s, HEADER_TRACING_DATA, p ? p : (const uint8_t *)"", n, off + size);
 	free(p);
 	perf_ev_publish(s);
 	perf_info_finish(s);
@@ -316,6 +325,13 @@ int perf_stream_read(struct pmu_trace *t, pmu_record_fn cb, void *ctx)
 			break;
 	if (s->pipe)
 		t->info.data_size = s->pos - PERF_PIPE_HEADER_SIZE;
+	if (s->carry_n) {
+		/* the compressed stream ended inside a record */
+		pmuk_trace_warn(t, "%s: the compressed records end with %zu bytes of an unfinished "
+				"record; they are skipped", s->path, s->carry_n);
+		t->st.bytes_skipped += s->carry_n;
+		s->carry_n = 0;
+	}
 	if (ret > 0 || s->cb_ret)
 		return s->cb_ret ? s->cb_ret : ret;
 	if (!ret && !s->pipe && s->data_end < s->data_end_said) {

@@ -635,6 +635,214 @@ static void test_compressed(void **state)
 #endif
 }
 
+/* Every side record of the model, with sample_id_all trailers (TID, TIME); an
+ * AUXTRACE record's trailing data is stepped over. */
+static void test_side_records(void **state)
+{
+	struct pfile f;
+	struct pbuf out;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	struct got g;
+	const uint64_t pt = 9 | 9ull << 32;
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	uint64_t lost[] = { 7, 5, pt, 1 }, lsamp[] = { 3, pt, 2 }, thr[] = { 3, 7, 0, pt, 3 };
+	uint64_t fork[] = { 9 | 1ull << 32, 10 | 1ull << 32, 4, pt, 4 }, sw[] = { 12 | 13ull << 32, pt, 5 };
+	rec_words(&f.data, PERF_REC_LOST, 0, lost, 4);
+	rec_words(&f.data, PERF_REC_LOST_SAMPLES, 0, lsamp, 3);
+	rec_words(&f.data, PERF_REC_THROTTLE, 0, thr, 5);
+	rec_words(&f.data, PERF_REC_UNTHROTTLE, 0, thr, 5);
+	rec_words(&f.data, PERF_REC_FORK, 0, fork, 5);
+	rec_words(&f.data, PERF_REC_EXIT, 0, fork, 5);
+	rec_words(&f.data, PERF_REC_SWITCH_CPU_WIDE, PERF_REC_MISC_SWITCH_OUT, sw, 3);
+	/* AUXTRACE {size 16, offset, reference, idx|tid, cpu|res} + 16 bytes of trace */
+	uint64_t aux[] = { 16, 0, 0, 0, 0, 0xdead, 0xbeef };
+	rec_words(&f.data, PERF_REC_AUXTRACE, 0, aux, 5);
+	pb_put(&f.data, &aux[5], 16);
+	/* MMAP2 with a build-id: {pid|tid, start, len, pgoff, size+res, id[20], prot, flags, name} */
+	uint64_t m2[14] = { pt, 0x400000, 0x1000, 0, 20 };
+	memset((uint8_t *)&m2[4] + 4, 0xcd, 20);
+	memcpy(&m2[8], "/bin/x", 7);
+	m2[10] = pt;
+	m2[11] = 6;
+	rec_words(&f.data, PERF_REC_MMAP2, PERF_REC_MISC_USER | PERF_REC_MISC_MMAP_BUILD_ID, m2, 12);
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, &t), 0);
+	assert_int_equal(g.n, 8);
+	int kinds[] = { PMU_RECORD_LOST, PMU_RECORD_LOST, PMU_RECORD_THROTTLE,
+			PMU_RECORD_UNTHROTTLE, PMU_RECORD_FORK, PMU_RECORD_EXIT, PMU_RECORD_SWITCH,
+			PMU_RECORD_MMAP };
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(g.r[i].kind, kinds[i]);
+	assert_int_equal(g.r[0].event, 0);     /* by the LOST record's id */
+	assert_int_equal(g.r[7].bid, 20);
+	assert_int_equal(g.r[7].pid, 9);
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.lost, 5);
+	assert_int_equal(st.lost_samples, 3);
+	assert_int_equal(st.throttles, 1);
+	assert_int_equal(st.skipped, 1);
+	assert_int_equal(st.bytes_skipped, 0);
+	pmu_trace_close(t);
+	free(out.b);
+	pfile_free(&f);
+}
+
+/* Pipe mode: a HEADER_BUILD_ID record names the build-id of a later mmap;
+ * EVENT_UPDATE names an event without EVENT_DESC. */
+static void test_pipe_build_id(void **state)
+{
+	struct pbuf p = { 0 };
+	uint8_t a[PERF_ATTR_SIZE_VER8], bid[36 + 64] = { 0 };
+	struct perf_rec_header bh = { PERF_REC_HEADER_BUILD_ID, PERF_REC_MISC_USER, sizeof(bid) };
+	uint64_t hdr[2] = { PERF_FILE_MAGIC, PERF_PIPE_HEADER_SIZE }, ids[] = { 77 };
+	int32_t pid = 4;
+	struct pmu_trace *t;
+	struct got g;
+
+	(void)state;
+	pb_put(&p, hdr, 16);
+	attr_make(a, PERF_ATYPE_RAW, 0x1234, ST_BASIC, PERF_AF_SAMPLE_ID_ALL);
+	struct perf_rec_header ah = { PERF_REC_HEADER_ATTR, 0, sizeof(a) + 16 + 8 };
+	pb_put(&p, &ah, 8);
+	pb_put(&p, a, sizeof(a));
+	pb_put(&p, ids, 8);
+	pb_u64(&p, 0);                          /* a second id, 0 */
+	memcpy(bid, &bh, sizeof(bh));
+	memcpy(bid + 8, &pid, 4);
+	memset(bid + 12, 0xee, 20);
+	strcpy((char *)bid + 36, "/bin/y");
+	pb_put(&p, bid, sizeof(bid));
+	uint64_t upd[] = { 2, 77, 0 };
+	memcpy(&upd[2], "renamed", 8);
+	rec_words(&p, PERF_REC_EVENT_UPDATE, 0, upd, 3);
+	mmap_rec(&p, PERF_REC_MISC_USER, 4, "/bin/y", 1);
+	mmap_rec(&p, PERF_REC_MISC_USER, 5, "/bin/y", 2);   /* another pid: no match */
+	assert_int_equal(run(&p, NULL, &g, &t), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.r[0].bid, 20);
+	assert_int_equal(g.r[1].bid, 0);
+	assert_string_equal(pmu_trace_event(t, 0)->name, "renamed");
+	assert_int_equal(pmu_trace_build_id_count(t), 1);
+	assert_int_equal(pmu_trace_build_id(t, 0)->pid, 4);
+	pmu_trace_close(t);
+	free(p.b);
+}
+
+/* A pipe with one attr and a sample, then what the caller appends. */
+static void pipe_start(struct pbuf *p)
+{
+	uint64_t hdr[2] = { PERF_FILE_MAGIC, PERF_PIPE_HEADER_SIZE };
+	uint8_t a[PERF_ATTR_SIZE_VER8];
+
+	memset(p, 0, sizeof(*p));
+	pb_put(p, hdr, 16);
+	attr_make(a, PERF_ATYPE_SW, 0, ST_BASIC, 0);
+	rec_bytes(p, PERF_REC_HEADER_ATTR, 0, a, sizeof(a));
+	sample(p, 1, 1, 10);
+}
+
+/* Pipe-mode damage: the offset in the detail, the sample before delivered. */
+static void test_pipe_damage(void **state)
+{
+	struct pbuf p;
+	size_t at;
+	uint8_t junk[24];
+
+	(void)state;
+	/* tracing data that ends before its size */
+	pipe_start(&p);
+	at = p.n;
+	struct perf_rec_header th = { PERF_REC_HEADER_TRACING_DATA, 0, 12 };
+	pb_put(&p, &th, 8);
+	pb_u32(&p, 100);
+	pb_put(&p, "0123456789", 10);
+	expect_damage(&p, at, 1, 12 + 10);
+	assert_non_null(strstr(pmu_error_detail(), "tracing data ends"));
+	free(p.b);
+
+	/* AUX trace data that ends before its size */
+	pipe_start(&p);
+	at = p.n;
+	uint64_t aux[] = { 64, 0, 0, 0, 0 };
+	rec_words(&p, PERF_REC_AUXTRACE, 0, aux, 5);
+	pb_put(&p, "abc", 3);
+	expect_damage(&p, at, 1, 48 + 3);
+	free(p.b);
+
+	/* a header cut short */
+	pipe_start(&p);
+	at = p.n;
+	pb_put(&p, "\x09\0\0", 3);
+	expect_damage(&p, at, 1, 3);
+	assert_non_null(strstr(pmu_error_detail(), "record header (8 bytes)"));
+	free(p.b);
+
+	/* garbage as a compressed record: skipped with a warning, the read goes on */
+	pipe_start(&p);
+	at = p.n;
+	memset(junk, 0x5a, sizeof(junk));
+	rec_bytes(&p, PERF_REC_COMPRESSED, 0, junk, sizeof(junk));
+	sample(&p, 1, 1, 11);
+	struct got g;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	char want[64];
+	int err = run(&p, NULL, &g, &t);
+#ifdef HAVE_ZSTD_H
+	assert_int_equal(err, 0);
+	assert_int_equal(g.n, 2);
+	snprintf(want, sizeof(want), "offset %zu:", at);
+	assert_non_null(strstr(g.warn, want));
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.bytes_skipped, 8 + sizeof(junk));
+#else
+	assert_int_equal(err, PMU_ENOTSUP);
+	(void)want;
+	(void)st;
+#endif
+	pmu_trace_close(t);
+	free(p.b);
+
+	/* an attr record too short for an attr: the open names it */
+	memset(&p, 0, sizeof(p));
+	uint64_t hdr[2] = { PERF_FILE_MAGIC, PERF_PIPE_HEADER_SIZE }, w[2] = { 0 };
+	pb_put(&p, hdr, 16);
+	rec_words(&p, PERF_REC_HEADER_ATTR, 0, w, 2);
+	expect_open(&p, PMU_EFORMAT, "offset 16: an attr record of 24 bytes");
+	free(p.b);
+}
+
+#ifdef HAVE_ZSTD_H
+/* A zero-size record inside the compressed stream. */
+static void test_compressed_damage(void **state)
+{
+	struct pfile f;
+	struct pbuf plain = { 0 }, out;
+	uint8_t z[1024];
+	size_t zn, at;
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	sample(&plain, 0x1000, 3, 100);
+	pb_u64(&plain, PERF_REC_SAMPLE);        /* type 9, size 0 */
+	zn = ZSTD_compress(z, sizeof(z), plain.b, plain.n, 1);
+	assert_false(ZSTD_isError(zn));
+	struct perf_rec_header h = { PERF_REC_COMPRESSED, 0, (uint16_t)(8 + zn) };
+	pb_put(&f.data, &h, sizeof(h));
+	pb_put(&f.data, z, zn);
+	pfile_build(&f, &out);
+	at = out.n - f.data.n;
+	expect_damage(&out, at, 1, 8);
+	assert_non_null(strstr(pmu_error_detail(), "compressed record holds"));
+	free(plain.b);
+	free(out.b);
+	pfile_free(&f);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +857,12 @@ int main(void)
 		cmocka_unit_test(test_feature_damage),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_side_records),
+		cmocka_unit_test(test_pipe_build_id),
+		cmocka_unit_test(test_pipe_damage),
+#ifdef HAVE_ZSTD_H
+		cmocka_unit_test(test_compressed_damage),
+#endif
 	};
 	int ret;
 
