@@ -113,8 +113,30 @@ static int consistent(unsigned f)
 	return 2;
 }
 
+/* One event's fields: the defaults less what its samples lack, or -F's. A
+ * field asked for that the samples lack is refused, as perf does ('trace'
+ * only applies to tracepoints and is dropped for the others). */
+static int fields_of(const struct pmu_trace *t, const struct pmu_trace_event *e,
+		     const struct fields *fl, int tp_callchain, unsigned *out)
+{
+	unsigned lack = missing(t, e);
+	unsigned asked = fl->mode == F_SET ? fl->set & ~(lack & PMUK_SF_TRACE) : fl->add;
+	unsigned want = fl->mode == F_SET ? asked : defaults(e, tp_callchain) & ~lack;
+
+	for (unsigned f = 1; asked & lack; f <<= 1)
+		if (asked & lack & f) {
+			fprintf(stderr, "pmukit script: samples of '%s' do not carry what field "
+				"'%s' prints; leave it out of -F\n", e->name,
+				pmuk_script_field_name(f));
+			return 2;
+		}
+	*out = (want | fl->add) & ~fl->remove;
+	return fl->mode == F_DEFAULT ? 0 : consistent(*out);
+}
+
 static int event_fields(struct script_run *sr, const struct fields *fl)
 {
+	const struct pmu_trace_event sw = { .type = PERF_ATYPE_SW };
 	int tp_callchain = 0, rc;
 
 	for (size_t i = 0; i < sr->nr_ev; i++) {
@@ -123,30 +145,17 @@ static int event_fields(struct script_run *sr, const struct fields *fl)
 	}
 	for (size_t i = 0; i < sr->nr_ev; i++) {
 		const struct pmu_trace_event *e = pmu_trace_event(sr->t, i);
-		unsigned lack = missing(sr->t, e), want = defaults(e, tp_callchain) & ~lack;
-		unsigned asked = fl->mode == F_SET ? fl->set & ~(lack & PMUK_SF_TRACE) : fl->add;
 
-		if (fl->mode == F_SET)
-			want = asked;
-		want = (want | fl->add) & ~fl->remove;
-		for (unsigned f = 1; asked & lack; f <<= 1)
-			if (asked & lack & f) {
-				fprintf(stderr, "pmukit script: samples of '%s' do not carry what "
-					"field '%s' prints; leave it out of -F\n", e->name,
-					pmuk_script_field_name(f));
-				return 2;
-			}
-		if (fl->mode != F_DEFAULT && (rc = consistent(want)))
+		sr->ev[i] = (struct script_event){ .name = e->name, .period = e->period };
+		if ((rc = fields_of(sr->t, e, fl, tp_callchain, &sr->ev[i].fields)))
 			return rc;
-		sr->ev[i] = (struct script_event){ .name = e->name, .fields = want,
-						   .period = e->period };
 		if ((int)strlen(e->name) > sr->event_width)
 			sr->event_width = (int)strlen(e->name);
 	}
-	sr->unknown = (struct script_event){ .name = "[unknown]",
-					     .fields = fl->mode == F_SET ? fl->set :
-						       (defaults(&(struct pmu_trace_event){ .type =
-						        PERF_ATYPE_SW }, 0) | fl->add) & ~fl->remove };
+	/* Samples of no event the recording lists: a software event's fields. */
+	sr->unknown = (struct script_event){ .name = "[unknown]" };
+	sr->unknown.fields = fl->mode == F_SET ? fl->set :
+			     (defaults(&sw, 0) | fl->add) & ~fl->remove;
 	return 0;
 }
 
