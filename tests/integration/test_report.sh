@@ -147,7 +147,7 @@ import re,sys
 text=open(sys.argv[1]).read()
 assert text.endswith('\n\n')
 events=text[:-2].split('\n\n')
-head=re.compile(r'^(\S.+?)\s+(\d+)/(\d+) \[(\d{3})\] (\d+\.\d{6}): (\d+) (\S+):$')
+head=re.compile(r'^(\S.+?)\s+(\d+)/(\d+)\s+\[(\d{3})\]\s+(\d+\.\d{6}):\s+(\d+) (\S+): $')
 frame=re.compile(r'^\t\s*([0-9a-f]+) (.+) \((\S*)\)$')
 deep=0
 for ev in events:

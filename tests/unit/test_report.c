@@ -258,16 +258,16 @@ static void test_script_and_resolver(void **state)
 	fclose(f);
 	/* the first and the last two samples */
 	const char *first =
-		"worker thread with a long name 10/11 [000] 0.500000: 1000000 cpu-clock:\n"
+		"worker thread with a long name    10/11    [000]     0.500000:    1000000 cpu-clock: \n"
 		"\t            1100 func_a (/usr/lib/libx.so)\n"
 		"\t            1200 [unknown] (/usr/lib/libx.so)\n"
 		"\n";
 	const char *last =
-		"app 10/10 [001] 0.500005: 1000000 cpu-clock:\n"
+		"app    10/10    [001]     0.500005:    1000000 cpu-clock: \n"
 		"\t        ffff0010 [unknown] (C:\\Windows\\ntoskrnl.exe)\n"
 		"\t            1300 [unknown] (/usr/lib/libx.so)\n"
 		"\n"
-		"app 10/10 [000] 0.500006: 1000000 cpu-clock:\n"
+		"app    10/10    [000]     0.500006:    1000000 cpu-clock: \n"
 		"\t            9999 [unknown] ([unknown])\n"
 		"\n";
 	assert_memory_equal(buf, first, strlen(first));

@@ -28,6 +28,7 @@ static const struct verb verbs[] = {
 	{ "report", cmd_report, "samples by symbol, module, thread, CPU; stacks (.etl)" },
 	{ "cpustat", cmd_cpustat, "per-CPU user/system/idle/interrupt time over an interval" },
 	{ "record", cmd_record, "record samples of a command to a file (Windows: .etl)" },
+	{ "script", cmd_script, "every sample of a recording as text, as perf script prints" },
 };
 
 static void usage(FILE *f)
