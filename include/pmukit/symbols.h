@@ -53,8 +53,12 @@ struct pmu_symbolizer_opts {
 	/* Recording mode: perf's build-id cache, searched as DIR/.build-id/xx/rest/elf
 	 * when a module's recorded file is missing or rebuilt; NULL: $HOME/.debug. */
 	const char *buildid_dir;
+	/* Recording mode: a recorded file /a/b is looked for as SYMFS/a/b first (perf
+	 * report --symfs: the recording's root file system copied or mounted here);
+	 * NULL: where the recording says. */
+	const char *symfs;
 };
-#define pmu_symbolizer_opts__last_field buildid_dir /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field symfs /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {

@@ -165,16 +165,20 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	PMUK_OPTS_LOAD(s->opts, opts, pmu_symbolizer_opts); /* checked above: cannot fail */
 	if ((s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) ||
-	    (s->opts.buildid_dir && !(s->buildid_dir = strdup(s->opts.buildid_dir)))) {
+	    (s->opts.buildid_dir && !(s->buildid_dir = strdup(s->opts.buildid_dir))) ||
+	    (s->opts.symfs && !(s->symfs = strdup(s->opts.symfs)))) {
 		free(s->debug_path);
+		free(s->buildid_dir);
 		free(s);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
 	}
 	s->opts.debug_path = s->debug_path;
 	s->opts.buildid_dir = s->buildid_dir;
+	s->opts.symfs = s->symfs;
 	if ((err = pmuk_sym_backend_open(s))) {
 		free(s->debug_path);
 		free(s->buildid_dir);
+		free(s->symfs);
 		free(s);
 		return err;
 	}
@@ -261,5 +265,6 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 	free(s->mods);
 	free(s->debug_path);
 	free(s->buildid_dir);
+	free(s->symfs);
 	free(s);
 }

@@ -102,6 +102,7 @@ struct pmu_symbolizer {
 	struct pmu_frame chain[PMUK_SYM_DEPTH];
 	void *backend;
 	char *buildid_dir;      /* owned copy of opts.buildid_dir */
+	char *symfs;            /* owned copy of opts.symfs */
 	/* recording mode */
 	struct pmuk_sym_image *imgs;
 	size_t nimgs, capimgs;

@@ -106,11 +106,15 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 
 int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 {
-	char cache[2][4200], have[41] = "none", want[41];
-	int at_path = try_file(img, img->path, have), e = errno;
-
+	char cache[2][4200], have[41] = "none", want[41], rooted[4200];
 	size_t len = strlen(img->path);
+	int at_path, e;
 
+	if (s->symfs && snprintf(rooted, sizeof(rooted), "%s/%s", s->symfs, img->path) <
+	    (int)sizeof(rooted) && try_file(img, rooted, have) == 1)
+		return image_found(s, img, rooted);
+	at_path = try_file(img, img->path, have);
+	e = errno;
 	if (at_path == 1)
 		return image_found(s, img, img->path);
 	if (img->idn) {

@@ -182,4 +182,18 @@ perf report -i "$tmp/perf.data" --stdio --no-children --sort sym 2>/dev/null | g
 if grep -qE '\[\.\] hot$' "$tmp/pk.g"; then
 	check "--no-children --sort sym: perf's lines, graphs included" diff -q "$tmp/perf.g" "$tmp/pk.g"
 fi
+
+# --symfs: the recorded binary moved under a root of its own (a build of its own, so
+# no build-id cache knows it) is found there; without --symfs it says [missing].
+mkdir -p "$tmp/root$tmp"
+cc -O1 -g -fno-inline -DSYMFS_BUILD -o "$tmp/ws" "$tmp/w.c"
+if perf record -q -e cpu-clock -F 999 -o "$tmp/sfs.data" -- "$tmp/ws" >"$tmp/rec.out" 2>&1; then
+	mv "$tmp/ws" "$tmp/root$tmp/ws"
+	HOME=$tmp "$PMUKIT" report -i "$tmp/sfs.data" --no-children --sort sym -g none >"$tmp/sfs.no" 2>&1
+	HOME=$tmp "$PMUKIT" report -i "$tmp/sfs.data" --no-children --sort sym -g none \
+		--symfs "$tmp/root" >"$tmp/sfs.yes" 2>&1
+	check "--symfs: hot named from the moved binary" grep -qE '\[\.\] hot$' "$tmp/sfs.yes"
+	check "without --symfs: the moved binary is [missing], not misnamed" \
+		grep -q '\[missing\]' "$tmp/sfs.no"
+fi
 finish

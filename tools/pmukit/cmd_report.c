@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"                     [-g caller|callee|none] [--percent-limit N] [--comm C]\n"
 		"                     [--pid P] [--tid T] [-C CPUS] [--time A,B] [--json]\n"
 		"                     [--header-only] [--format F] [-o FILE] [--limit N]\n"
-		"                     [--no-symbols] [--no-demangle] [--stdio]\n"
+		"                     [--no-symbols] [--no-demangle] [--symfs DIR] [--stdio]\n"
 		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl\n"
 		"  -s, --sort KEYS     row keys, combined: comm,dso,sym (default), tid, pid,\n"
 		"                      cpu, srcline; --format table: one of sym, module, tid,\n"
@@ -59,11 +59,13 @@ static void usage(FILE *f)
 		"  --limit N           rows per event (0: all; table and JSON lists: 40)\n"
 		"  --no-symbols        name frames module+offset, without the symbolizer\n"
 		"  --no-demangle       keep C++ and Rust names as the binary spells them\n"
+		"  --symfs DIR         look for the recorded files under DIR first (a copy of\n"
+		"                      the recording machine's files)\n"
 		"  --stdio             accepted for perf's sake: output is always text\n");
 }
 
 struct report_args {
-	const char *path, *out, *sort, *comms, *time;
+	const char *path, *out, *sort, *comms, *time, *symfs;
 	enum format fmt;
 	size_t limit;
 	int limit_set, json, header_only, no_symbols, no_demangle;
@@ -216,17 +218,13 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
  * open (frames are then module+offset, which is said). */
 static struct pmu_symbolizer *symbolizer(const struct report_args *a)
 {
-	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .no_demangle = a->no_demangle,
+		 .symfs = a->symfs);
 	struct pmu_symbolizer *s = NULL;
 	int err;
 
 	if (a->no_symbols)
 		return NULL;
-	/* pmu_symbolizer_opts gains no_demangle with the symbolizer's recording
-	 * mode (i10-symb): then `.no_demangle = a->no_demangle` above, and this goes */
-	if (a->no_demangle)
-		fprintf(stderr, "pmukit report: warning: --no-demangle: this build's symbolizer "
-			"does not demangle names anyway\n");
 	if ((err = pmu_symbolizer_open(&so, &s)))
 		fprintf(stderr, "pmukit report: warning: no symbolizer (%s: %s): frames are "
 			"module+offset\n", pmu_strerror(err), pmu_error_detail());
@@ -306,6 +304,7 @@ static int run(const struct report_args *a)
 enum {
 	OPT_CHILDREN = 256, OPT_NO_CHILDREN, OPT_PERCENT, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME,
 	OPT_JSON, OPT_HEADER, OPT_STDIO, OPT_FORMAT, OPT_LIMIT, OPT_NO_SYMBOLS, OPT_NO_DEMANGLE,
+	OPT_SYMFS,
 };
 
 static const struct option longopts[] = {
@@ -329,6 +328,7 @@ static const struct option longopts[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -399,6 +399,7 @@ static int value_option(int opt, const char *v, struct report_args *a)
 	case 'i': a->path = v; return 0;
 	case 's': a->sort = v; return 0;
 	case 'o': a->out = v; return 0;
+	case OPT_SYMFS: a->symfs = v; return 0;
 	case 'g': return graph_option(v, a);
 	case OPT_COMM: a->comms = v; return 0;
 	case OPT_TIME: a->time = v; return 0;
