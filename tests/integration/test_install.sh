@@ -59,4 +59,21 @@ rc=$?
 check "find_package: the README project builds the example" test $rc -eq 0
 [ $rc -eq 0 ] || cat "$tmp/cm.log"
 [ -x "$tmp/cm/build/app" ] && run_app find_package "$tmp/cm/build/app"
+
+# The README's second C block, the record source, built the same way and run on an
+# .etl fixture and on a perf.data the installed pmukit records.
+awk '/^```c$/ {n++; if (n == 2) {on = 1; next}} on && /^```$/ {exit} on' "$readme" >"$tmp/profile.c"
+check "README.md has the record-source example" grep -q pmu_trace_open "$tmp/profile.c"
+pc2=${pc_line/#cc /cc $san -Wall -Wextra -Werror -pedantic }
+(cd "$tmp" && PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig eval "${pc2//app/profile}") >"$tmp/pc2.log" 2>&1
+check "pkg-config: the record-source example builds without warnings" test -x "$tmp/profile"
+etl=$SRCDIR/../shared/fixtures/etl/perfview-net452-x64-compressed.etl
+out=$(LD_LIBRARY_PATH=$prefix/$libdir "$tmp/profile" "$etl" 2>&1)
+check "the record-source example reads an .etl ($out)" grep -qE '^[1-9][0-9]* samples of ' <<<"$out"
+if LD_LIBRARY_PATH=$prefix/$libdir "$prefix/bin/pmukit" record -e cpu-clock -o "$tmp/p.data" \
+	-- sleep 0.2 >/dev/null 2>&1; then
+	out=$(LD_LIBRARY_PATH=$prefix/$libdir "$tmp/profile" "$tmp/p.data" 2>&1)
+	check "the record-source example reads pmukit's perf.data ($out)" \
+		grep -qE "^perf.data from $(hostname)" <<<"$out"
+fi
 finish
