@@ -136,7 +136,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 top = d["top"][0] if d.get("top") else {}
 sym, pct = top.get("symbol", ""), top.get("percent", 0)
-ok = sym.endswith("known_loop") and pct >= 80 and d.get("with_callchain", 0) > 0
+ok = sym.endswith("known_loop") and pct >= 95 and d.get("with_callchain", 0) > 0
 print("%s - host_reads_guest_record%s" % ("ok" if ok else "FAIL", "" if ok else
       ": top %r at %.1f%%, %s samples with stacks" % (sym, pct, d.get("with_callchain"))))
 print("# host: %d samples of the guest, top %s %.1f%%" % (d.get("samples", 0), sym, pct))
