@@ -87,8 +87,12 @@ windows:
 windows-check: windows
 	BUILD=$(WIN_BUILD) bash tests/windows/smoke.sh
 
+# bench_symbolize reads the SQLite amalgamation (-O2 -g) that bench/sqlite.sh builds.
 bench: build
-	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+	@sh scripts/deps.sh bench
+	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; \
+		case $$b in *symbolize) $$b "$$(bash bench/sqlite.sh $(BUILD)/bench-sqlite)" 100000 ;; \
+		*) $$b ;; esac || exit 1; done
 	@for b in bench/record.sh bench/report.sh; do echo "== $$b"; bash $$b $(BUILD) || exit 1; done
 
 # Every build directory the Makefile and scripts create (build-hw holds the downloaded

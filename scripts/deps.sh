@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages pmukit needs (Debian 12): every list lives here.
-#   sh scripts/deps.sh [GROUP...]    groups: base (the default), windows, hwtest
+#   sh scripts/deps.sh [GROUP...]    groups: base (the default), windows, hwtest, bench
 # Idempotent: does nothing when everything is present. Needs root to install.
 set -eu
 
@@ -19,6 +19,9 @@ BASE="
 WINDOWS="cmake gcc-mingw-w64-x86-64 libz-mingw-w64-dev wine64 python3"
 # hwtest: the aarch64 cross compiler and QEMU for the arm64 guest (scripts/hwtest.sh).
 HWTEST="cmake make pkg-config qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio"
+# bench: the peers and subjects of make bench (npm fetches the SQLite amalgamation,
+# GNU time measures peak RSS).
+BENCH="linux-perf llvm binutils npm time"
 
 packages=""
 for group in "${@:-base}"; do
@@ -26,7 +29,8 @@ for group in "${@:-base}"; do
     base) packages="$packages $BASE" ;;
     windows) packages="$packages $WINDOWS" ;;
     hwtest) packages="$packages $HWTEST" ;;
-    *) echo "deps.sh: unknown group '$group' (base, windows, hwtest)" >&2; exit 2 ;;
+    bench) packages="$packages $BENCH" ;;
+    *) echo "deps.sh: unknown group '$group' (base, windows, hwtest, bench)" >&2; exit 2 ;;
   esac
 done
 
