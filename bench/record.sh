@@ -49,6 +49,6 @@ for rate in 10000 "$max"; do
 	done
 	awk -v pl="$perf_lost" -v ml="$pmukit_lost" -v ps="$perf_slow" -v ms="$pmukit_slow" -v r="$rate" 'BEGIN {
 		printf "%-9s ratio   lost pmukit/perf %s/%s (%s), slowdown pmukit/perf %.3f (%s)\n", r, ml, pl,
-			ml <= pl ? "target met" : "MORE LOST THAN PERF", ms / ps,
-			ms <= ps * 1.05 ? "target met" : "SLOWER THAN PERF" }'
+			(ml <= pl ? "target met" : "MORE LOST THAN PERF"), ms / ps,
+			(ms <= ps * 1.05 ? "target met" : "SLOWER THAN PERF") }'
 done

@@ -35,4 +35,4 @@ printf '%-14s %8s %10s\n' tool seconds "peak KiB" "perf report" "$pt" "$pr" "pmu
 awk -v p="$pt" -v m="$mt" -v pr="$pr" -v mr="$mr" 'BEGIN {
 	s = m > 0 ? p / m : 0
 	printf "ratio: pmukit is %.1fx faster than perf report (%s), RSS pmukit/perf %.2f\n", s,
-		s >= 3 ? "target met" : "BELOW the 3x target", pr > 0 ? mr / pr : 0 }'
+		(s >= 3 ? "target met" : "BELOW the 3x target"), (pr > 0 ? mr / pr : 0) }'
