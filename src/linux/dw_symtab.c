@@ -33,10 +33,33 @@ static unsigned rank_of(const GElf_Sym *sym)
 	}
 }
 
+static int by_value(const void *a, const void *b)
+{
+	const GElf_Addr *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* A symbol dwfl_module_addrinfo may answer with that the table does not hold
+ * (labels, data, sized functions it skips): remembered by start. */
+static int add_other(struct pmuk_symtab *t, size_t *cap, const char *name,
+		     const GElf_Sym *sym, GElf_Addr addr, GElf_Word shndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (!name || !name[0] || shndx == SHN_UNDEF || type == STT_SECTION ||
+	    type == STT_FILE || type == STT_TLS)
+		return 0;
+	if (pmuk_grow((void **)&t->other, cap, t->nother + 1, sizeof(*t->other)))
+		return -1;
+	t->other[t->nother++] = addr;
+	return 0;
+}
+
 static int build(struct pmuk_symtab *t)
 {
 	int count = dwfl_module_getsymtab(t->dm);
-	size_t cap = 0;
+	size_t cap = 0, capo = 0;
 
 	for (int i = 1; i < count; i++) {
 		GElf_Sym sym;
@@ -47,14 +70,18 @@ static int build(struct pmuk_symtab *t)
 		int type = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || !name[0] || !sym.st_size || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+		    (type != STT_FUNC && type != STT_GNU_IFUNC)) {
+			if (add_other(t, &capo, name, &sym, addr, shndx))
+				return -1;
 			continue;
+		}
 		if (pmuk_grow((void **)&t->v, &cap, t->n + 1, sizeof(*t->v)))
 			return -1;
 		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
 							   rank_of(&sym) };
 	}
 	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	qsort(t->other, t->nother, sizeof(*t->other), by_value);
 	return 0;
 }
 
@@ -71,6 +98,7 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 	*t = (struct pmuk_symtab){ .dm = dm };
 	if (build(t)) {
 		free(t->v);
+		free(t->other);
 		return NULL;
 	}
 	tabs->n++;
@@ -78,11 +106,12 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 }
 
 const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
-			     GElf_Off *off)
+			     GElf_Off *off, int *none)
 {
 	struct pmuk_symtab *t = table(tabs, dm);
 	size_t lo = 0, hi = t ? t->n : 0;
 
+	*none = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -97,13 +126,19 @@ const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Ad
 			*off = addr - t->v[i].lo;
 			return t->v[i].name;
 		}
+	/* No sized function nearby: only a symbol of the other kinds starting at or
+	 * below addr could name it (or a function holding more than 8 nested
+	 * ones, which no compiler emits). */
+	*none = t && !(t->nother && t->other[0] <= addr);
 	return NULL;
 }
 
 void pmuk_symtabs_clear(struct pmuk_symtabs *tabs)
 {
-	for (size_t i = 0; i < tabs->n; i++)
+	for (size_t i = 0; i < tabs->n; i++) {
 		free(tabs->t[i].v);
+		free(tabs->t[i].other);
+	}
 	free(tabs->t);
 	*tabs = (struct pmuk_symtabs){ 0 };
 }

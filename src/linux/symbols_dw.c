@@ -528,7 +528,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	GElf_Sym sym;
 	Dwfl_Line *line;
 	const char *name;
-	int k = 0, n = 1, col = 0, lineno = 0;
+	int k = 0, n = 1, col = 0, lineno = 0, none;
 
 	dwfl_module_info(dm, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	*f = (struct pmu_frame){ .module = path };
@@ -558,8 +558,9 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	}
 	if (k)
 		n = inline_chain(s, cu, addr - bias, k, chain);
-	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off)) ||
-		   (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL)))) {
+	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off, &none)) ||
+		   (!none && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL,
+							  NULL))))) {
 		/* No DWARF scope: the symbol table names the function (libdwfl's
 		 * search is linear: a sorted table first). */
 		s->chain[0].function = name;
