@@ -125,7 +125,9 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * recorded), else buildid_dir/.build-id/xx/rest/elf, else
  * /usr/lib/debug/.build-id/xx/rest.debug. Kernel mappings ("[kernel.kallsyms]",
  * "[module]", a .ko path) are named through /proc/kallsyms when the running
- * kernel's build-id is the recorded one. Anonymous executable memory (//anon,
+ * kernel's build-id is the recorded one, else (the kernel itself) through the
+ * copy in buildid_dir/[kernel.kallsyms]/ID/kallsyms (perf's build-id cache); the
+ * file is read with the first kernel address resolved. Anonymous executable memory (//anon,
  * [anon:...], /memfd:...) and addresses in no mapping are named through
  * /tmp/perf-PID.map when it exists (JIT compilers write it).
  * The mapping is registered in every case except PMU_EINVAL/PMU_ENOMEM; the first

@@ -79,13 +79,16 @@ struct pmuk_sym_proc {
 
 struct pmuk_sym_ksym {          /* a text symbol of /proc/kallsyms */
 	uint64_t addr;
-	const char *name;       /* interned */
+	const char *name;       /* in buf */
 	const char *kmod;       /* interned "[name]", NULL: the kernel */
 };
 
 struct pmuk_sym_kernel {
-	int loaded;             /* 1 read, -1 read and unusable (state says why) */
+	int probed;             /* path chosen, addresses checked: state */
+	int loaded;             /* read (v holds what could be read) */
 	int state;              /* 0, or PMU_ENOENT (hidden: kptr_restrict) */
+	const char *path;       /* interned: /proc/kallsyms or a build-id cache's */
+	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
 };

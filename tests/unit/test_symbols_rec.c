@@ -531,6 +531,81 @@ static void test_kallsyms(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A fake kernel's kallsyms in perf's build-id cache layout under dir; the
+ * recorded kernel mapping of that build-id. */
+static struct pmu_record cached_kernel(const char *dir, const char *text)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	char path[4200], hexid[41];
+	FILE *f;
+
+	memset(r.mmap.build_id, 0xab, 20);
+	r.mmap.build_id_size = 20;
+	for (int i = 0; i < 20; i++)
+		snprintf(hexid + 2 * i, 3, "ab");
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
+	mkdir(dir, 0700);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	r.mmap.start = 0xffffffff81000000ull;
+	r.mmap.len = UINT64_MAX - r.mmap.start;
+	r.mmap.pgoff = r.mmap.start;
+	r.mmap.path = "[kernel.kallsyms]_text";
+	return r;
+}
+
+/* Another kernel's recording named from the kallsyms perf's build-id cache
+ * keeps of it; a kallsyms written under kptr_restrict (every address 0) said
+ * once, its frames module + offset. */
+static void test_kallsyms_cache(void **state)
+{
+	char dir[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	struct pmu_record r;
+	size_t n;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/kcache", tmp);
+	r = cached_kernel(dir, "0000000000000000 A fixed_percpu_data\n"
+			  "ffffffff81000000 T _text\n"
+			  "ffffffff81000100 t helper_fn\n"
+			  "ffffffff81000200 D not_text\n"
+			  "ffffffff81000300 T modfn\t[somemod]\n"
+			  "ffffffff81000400 W weak_fn\n");
+	s = open_rec(dir, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000104ull, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "helper_fn");
+	assert_int_equal(f[0].symbol_offset, 4);
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");
+	/* data symbols name nothing; a module's symbols are not the kernel's */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000310ull, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "helper_fn");
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000401ull, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "weak_fn");
+	pmu_symbolizer_close(s);
+
+	r = cached_kernel(dir, "0000000000000000 A fixed_percpu_data\n"
+			  "0000000000000000 T _text\n"
+			  "0000000000000000 t helper_fn\n");
+	s = open_rec(dir, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "kptr_restrict"));
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);   /* said once */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000104ull, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, PMU_FRAME_NOFILE);
+	assert_int_equal(f[0].module_offset, 0xffffffff81000104ull);
+	pmu_symbolizer_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
