@@ -63,7 +63,7 @@ static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
 }
 
 /* The build-id caches' names of img: perf's DIR/.build-id/xx/rest/elf, then the
- * distribution's debug file. */
+ * distribution's debug file (under symfs when one is given). */
 static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			char (*out)[4200])
 {
@@ -76,7 +76,9 @@ static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *i
 	else
 		snprintf(out[0], 4200, "%s/.debug/.build-id/%.2s/%s/elf", home ? home : "/root",
 			 hex, hex + 2);
-	snprintf(out[1], 4200, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	/* under --symfs, as perf looks: the recording's root has its own debug files */
+	snprintf(out[1], 4200, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 s->symfs ? s->symfs : "", hex, hex + 2);
 }
 
 static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)

@@ -323,6 +323,37 @@ static void test_buildid_cache(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The distribution's debug file by build-id (/usr/lib/debug/.build-id/xx/rest.debug),
+ * looked up under a symfs root (as perf --symfs does), for a file gone from its
+ * recorded path. */
+static void test_debug_dir(void **state)
+{
+	char root[4200], dir[8400], cmd[21000], hex[41], gone[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+
+	(void)state;
+	pmuk_sym_hex(build_id, build_id_size, hex);
+	snprintf(root, sizeof(root), "%s/sysroot", tmp);
+	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%.2s", root, hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/%s.debug'", dir, exe, dir,
+		 hex + 2);
+	run(cmd);
+	snprintf(gone, sizeof(gone), "%s/no/such/program", tmp);
+	r = mmap_rec(9, gone, build_id, build_id_size);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .symfs = root,
+		 .buildid_dir = tmp /* no cache there */);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 9, gone);
+	pmu_symbolizer_close(s);
+	o.symfs = NULL;   /* this machine's /usr/lib/debug has no such file */
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_flag(s, 9, PMU_FRAME_NOFILE);
+	pmu_symbolizer_close(s);
+}
+
 static void test_perf_map(void **state)
 {
 	const int32_t pid = 0x3fffff00;   /* above pid_max: nobody's */
@@ -612,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_path_and_processes),
 		cmocka_unit_test(test_stale_missing),
 		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
