@@ -136,8 +136,12 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * frames carry PMU_FRAME_NOFILE or PMU_FRAME_STALE. Records other than MMAP are
  * PMU_EINVAL. */
 int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap);
-/* pmu_symbolizer_resolve in the address space of process pid (frames as
- * pmu_symbolizer_resolve gives them). PMU_ENOENT when no mapping of pid or of the
+/* pmu_symbolizer_resolve in the address space of process pid, naming frames as
+ * perf report does: the function holding the code by the symbol table (perf's
+ * choice among aliases at one address: global over local over weak, fewer
+ * leading underscores, the longer name; "read", not DWARF's "__GI___libc_read")
+ * where a symbol holds it, C++ and Rust names without parameters ("ns::f");
+ * inlined calls and source positions from DWARF. PMU_ENOENT when no mapping of pid or of the
  * kernel, and no perf-PID.map entry, holds addr. */
 int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
 			       struct pmu_frame *frames, size_t max, size_t *n);

@@ -298,6 +298,7 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve_pid needs an offline "
 				 "symbolizer fed with MMAP records; a live one resolves with "
 				 "pmu_symbolizer_resolve");
+	s->perf_names = 1;
 	p = proc_of(s, pid, 1);
 	k = proc_of(s, -1, 0);
 	if (p && (m = map_at(p, addr)))

@@ -9,27 +9,44 @@
 
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* perf's choice among symbols at one address (its choose_best_symbol): not weak
+ * over weak, global over local, fewer leading underscores, the longer name;
+ * "read" over "__GI___libc_read", "__read" and "__libc_read". Negative when x is
+ * the worse. */
+static int worse(const struct pmuk_symtab_entry *x, const struct pmuk_symtab_entry *y)
+{
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_"), nx, ny;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	nx = strlen(x->name);
+	ny = strlen(y->name);
+	return (nx > ny) - (nx < ny);
+}
+
+/* By address; at one address the best symbol last (the lookup takes the last). */
 static int by_addr(const void *a, const void *b)
 {
 	const struct pmuk_symtab_entry *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	return worse(x, y);
 }
 
-/* Global names win over weak ones, weak over local ones (as dwfl_module_addrinfo
- * prefers them). */
 static unsigned rank_of(const GElf_Sym *sym)
 {
 	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL:
 		return 2;
 	case STB_WEAK:
-		return 1;
-	default:
 		return 0;
+	default:
+		return 1;
 	}
 }
 

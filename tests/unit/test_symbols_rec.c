@@ -35,6 +35,14 @@ __attribute__((noinline)) int rec_target(int x)
 	return x * 7 + 1;
 }
 
+/* One function under two names, as glibc's read is __GI___libc_read (local, what
+ * DWARF calls it: the asm label) and read (global): perf names it read. */
+__attribute__((noinline, used)) static int rec__impl_alias(int x)
+{
+	return x * 7 + 1;
+}
+extern int rec_public(int x) __attribute__((alias("rec__impl_alias")));
+
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	(void)size;
@@ -384,7 +392,7 @@ static void test_perf_map(void **state)
 	assert_int_equal(f[0].symbol_offset, 0x10);
 	assert_string_equal(f[0].module, path);
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
-	assert_string_equal(f[0].function, dm("_ZN3foo3barEv", "foo::bar()"));
+	assert_string_equal(f[0].function, dm("_ZN3foo3barEv", "foo::bar"));
 	/* no mapping at all, still in the map file */
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000002010, f, 4, &n), 0);
 	assert_string_equal(f[0].function, dm("_ZN4core3fmt5write17h0123456789abcdefE",
@@ -405,6 +413,36 @@ static void test_perf_map(void **state)
 	unlink(path);
 }
 
+/* Recording mode names the function holding the code as perf report does: the
+ * symbol table's best name (global over local), not DWARF's; an offline
+ * symbolizer's pmu_symbolizer_resolve keeps DWARF's (what addr2line says). */
+static void test_perf_names(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(5, exe, build_id, build_id_size);
+	uint64_t addr = (uintptr_t)&rec_public + 1;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(rec_public(1), 8);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 5, addr, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "rec_public");
+	assert_int_equal(f[0].symbol_offset, 1);
+	assert_non_null(f[0].file);   /* the line still from DWARF */
+	pmu_symbolizer_close(s);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_module, m, .path = exe, .start = map_start,
+		 .len = map_end - map_start, .pgoff = map_pgoff);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_module(s, &m), 0);
+	assert_int_equal(pmu_symbolizer_resolve(s, addr, f, 8, &n), 0);
+	assert_string_equal(f[0].function, "rec__impl_alias");
+	pmu_symbolizer_close(s);
+}
+
 static void test_demangle(void **state)
 {
 	struct pmu_symbolizer *s = open_rec(NULL, 0);
@@ -422,6 +460,12 @@ static void test_demangle(void **state)
 			    "example::main");
 	assert_string_equal(pmuk_sym_demangle(s, "main"), "main");
 	assert_string_equal(pmuk_sym_demangle(s, "_Znot_mangled"), "_Znot_mangled");
+	/* recording mode: as perf report prints them, without parameters */
+	s->perf_names = 1;
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar");
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN2ns3AccIdE3addERKSsd"), "ns::Acc<double>::add");
+	s->perf_names = 0;
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar()");
 	pmu_symbolizer_close(s);
 }
 
@@ -645,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_names),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_cache),
