@@ -136,6 +136,10 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * frames carry PMU_FRAME_NOFILE or PMU_FRAME_STALE. Records other than MMAP are
  * PMU_EINVAL. */
 int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap);
+/* A FORK record of the recording: a new process starts with a copy of its
+ * parent's mappings (until it execs, its frames are the parent's code); a new
+ * thread shares its process's. Records other than FORK are PMU_EINVAL. */
+int pmu_symbolizer_add_fork(struct pmu_symbolizer *s, const struct pmu_record *fork);
 /* pmu_symbolizer_resolve in the address space of process pid, naming frames as
  * perf report does: the function holding the code by the symbol table (perf's
  * choice among aliases at one address: global over local over weak, fewer

@@ -443,6 +443,44 @@ static void test_perf_names(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A forked process runs its parent's code until it execs: it starts with a copy
+ * of the parent's mappings (perf's samples of a shell's subshells name bash's
+ * functions); a pid used again by a later fork starts over. */
+static void test_fork(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(30, exe, build_id, build_id_size);
+	struct pmu_record fk = { .kind = PMU_RECORD_FORK, .pid = 31, .tid = 31,
+				 .task = { .ppid = 30, .ptid = 30 } };
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 31, (uintptr_t)&rec_target, f, 8, &n),
+			 PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_target(s, 31, exe);
+	/* the child's own mappings after the fork are its own */
+	r.pid = r.tid = 31;
+	r.mmap.path = "//anon";
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 30, exe);
+	/* pid 31 used again, forked from a process without mappings */
+	fk.task.ppid = 29;
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 31, (uintptr_t)&rec_target, f, 8, &n),
+			 PMU_ENOENT);
+	/* a new thread of process 30 changes nothing */
+	fk = (struct pmu_record){ .kind = PMU_RECORD_FORK, .pid = 30, .tid = 32,
+				  .task = { .ppid = 30, .ptid = 30 } };
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_target(s, 30, exe);
+	r.kind = PMU_RECORD_COMM;
+	assert_int_equal(pmu_symbolizer_add_fork(s, &r), PMU_EINVAL);
+	pmu_symbolizer_close(s);
+}
+
 static void test_demangle(void **state)
 {
 	struct pmu_symbolizer *s = open_rec(NULL, 0);
@@ -690,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_names),
+		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_cache),
