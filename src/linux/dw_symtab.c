@@ -13,8 +13,8 @@
 
 /* perf's choice among symbols at one address (its choose_best_symbol): not weak
  * over weak, global over local, fewer leading underscores, the longer name;
- * "read" over "__GI___libc_read", "__read" and "__libc_read". Negative when x is
- * the worse. */
+ * "read" over "__GI___libc_read", "__read" and "__libc_read"; then the first in
+ * the table. Negative when x is the worse. */
 static int worse(const struct pmuk_symtab_entry *x, const struct pmuk_symtab_entry *y)
 {
 	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_"), nx, ny;
@@ -25,7 +25,10 @@ static int worse(const struct pmuk_symtab_entry *x, const struct pmuk_symtab_ent
 		return ux > uy ? -1 : 1;
 	nx = strlen(x->name);
 	ny = strlen(y->name);
-	return (nx > ny) - (nx < ny);
+	if (nx != ny)
+		return nx > ny ? 1 : -1;
+	/* perf keeps the one it read first ("f@GLIBC_2.2.5" before "f@@GLIBC_2.34") */
+	return (x->idx < y->idx) - (x->idx > y->idx);
 }
 
 /* By address; at one address the best symbol last (the lookup takes the last). */
@@ -95,7 +98,7 @@ static int build(struct pmuk_symtab *t)
 		if (pmuk_grow((void **)&t->v, &cap, t->n + 1, sizeof(*t->v)))
 			return -1;
 		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
-							   rank_of(&sym) };
+							   rank_of(&sym), (unsigned)i };
 	}
 	qsort(t->v, t->n, sizeof(*t->v), by_addr);
 	qsort(t->other, t->nother, sizeof(*t->other), by_value);

@@ -13,6 +13,7 @@ struct pmuk_symtab_entry {
 	GElf_Addr lo, hi;       /* [lo, hi), addresses of the Dwfl (bias included) */
 	const char *name;       /* owned by libdwfl while the module lives */
 	unsigned rank;          /* among symbols at one address the highest wins */
+	unsigned idx;           /* its index in the symbol table: on a tie the first */
 };
 
 struct pmuk_symtab {
