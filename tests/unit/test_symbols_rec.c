@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -481,6 +482,73 @@ static void test_fork(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The address of a dynamic symbol of this process's vDSO, 0 when none. */
+static uint64_t vdso_sym(const char *name, uint64_t *start, uint64_t *len)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	const ElfW(Shdr) *sh;
+	char line[512], path[256];
+	unsigned long long a, b;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	*start = *len = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %255s", &a, &b, path) == 3 &&
+		    !strcmp(path, "[vdso]")) {
+			*start = a;
+			*len = b - a;
+		}
+	if (f)
+		fclose(f);
+	if (!eh || !*start)
+		return 0;
+	sh = (const ElfW(Shdr) *)((const char *)eh + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)((const char *)eh + sh[i].sh_offset);
+		const char *str = (const char *)eh + sh[sh[i].sh_link].sh_offset;
+
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++)
+			if (!strcmp(str + sym[k].st_name, name))
+				return (uintptr_t)eh + sym[k].st_value;
+	}
+	return 0;
+}
+
+/* [vdso] frames: named from this process's own vDSO, the kernel's same image
+ * (perf does so); another build-id is a missing module, not a wrong name. */
+static void test_vdso(void **state)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = 40, .tid = 40 };
+	uint64_t start, len, fn = vdso_sym("__vdso_clock_gettime", &start, &len);
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+
+	(void)state;
+	if (!fn)
+		skip();   /* no vDSO, or it exports no __vdso_clock_gettime (not x86_64) */
+	r.mmap.start = start;
+	r.mmap.len = len;
+	r.mmap.path = "[vdso]";
+	s = open_rec(tmp, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 40, fn + 2, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "__vdso_clock_gettime");
+	assert_int_equal(f[0].symbol_offset, 2);
+	assert_string_equal(f[0].module, "[vdso]");
+	pmu_symbolizer_close(s);
+	memset(r.mmap.build_id, 0x5a, 20);
+	r.mmap.build_id_size = 20;
+	s = open_rec(tmp, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 40, fn + 2, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, PMU_FRAME_NOFILE);
+	pmu_symbolizer_close(s);
+}
+
 static void test_demangle(void **state)
 {
 	struct pmu_symbolizer *s = open_rec(NULL, 0);
@@ -729,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_names),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_cache),
