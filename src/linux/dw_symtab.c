@@ -8,6 +8,7 @@
 #include "core/grow.h"
 
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,78 @@ static int add_other(struct pmuk_symtab *t, size_t *cap, const char *name,
 	return 0;
 }
 
+/* The section called name of elf, its header in *sh; NULL when there is none. */
+static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/* "name@plt" entries for the PLT stubs, as perf synthesizes them: the n-th
+ * relocation of .rela.plt names the n-th stub of .plt.sec when there is one
+ * (IBT), else of .plt after its header (x86 and arm64: one entry; arm64 stubs
+ * are 16 bytes after a 32-byte header). Best effort: a file without these
+ * sections (a separate debug file) gets none. */
+static int add_plt(struct pmuk_symtab *t, size_t *cap)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(t->dm, &bias);
+	GElf_Shdr rsh, psh, dsh;
+	GElf_Ehdr eh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	uint64_t first, step;
+	char name[512];
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !(rel = section(elf, ".rela.plt", &rsh)) ||
+	    rsh.sh_type != SHT_RELA || !(dyn = elf_getscn(elf, rsh.sh_link)) ||
+	    !gelf_getshdr(dyn, &dsh) || !(rd = elf_getdata(rel, NULL)) ||
+	    !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	if ((plt = section(elf, ".plt.sec", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		first = psh.sh_addr;
+		step = 16;
+	} else if ((plt = section(elf, ".plt", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		step = eh.e_machine == EM_AARCH64 ? 16 : psh.sh_entsize;
+		first = psh.sh_addr + (eh.e_machine == EM_AARCH64 ? 32 : step);
+	} else {
+		return 0;
+	}
+	if (!step || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386 &&
+		      eh.e_machine != EM_AARCH64))
+		return 0;
+	for (size_t i = 0; i < rsh.sh_size / (rsh.sh_entsize ? rsh.sh_entsize : 24); i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *n = "";
+		GElf_Addr at = first + i * step;
+
+		if (!gelf_getrela(rd, (int)i, &r) || at + step > psh.sh_addr + psh.sh_size)
+			break;
+		if (GELF_R_SYM(r.r_info) && gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    !(n = elf_strptr(elf, dsh.sh_link, sym.st_name)))
+			n = "";
+		snprintf(name, sizeof(name), "%s@plt", n);
+		if (pmuk_grow((void **)&t->v, cap, t->n + 1, sizeof(*t->v)) ||
+		    pmuk_grow((void **)&t->names, &t->capnames, t->nnames + 1,
+			      sizeof(*t->names)) ||
+		    !(t->names[t->nnames] = strdup(name)))
+			return -1;
+		t->v[t->n++] = (struct pmuk_symtab_entry){ at + bias, at + bias + step,
+							   t->names[t->nnames++], 2, 0 };
+	}
+	return 0;
+}
+
 static int build(struct pmuk_symtab *t)
 {
 	int count = dwfl_module_getsymtab(t->dm);
@@ -100,9 +173,18 @@ static int build(struct pmuk_symtab *t)
 		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
 							   rank_of(&sym), (unsigned)i };
 	}
+	if (add_plt(t, &cap))
+		return -1;
 	qsort(t->v, t->n, sizeof(*t->v), by_addr);
 	qsort(t->other, t->nother, sizeof(*t->other), by_value);
 	return 0;
+}
+
+static void free_names(struct pmuk_symtab *t)
+{
+	for (size_t i = 0; i < t->nnames; i++)
+		free(t->names[i]);
+	free(t->names);
 }
 
 static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
@@ -119,6 +201,7 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 	if (build(t)) {
 		free(t->v);
 		free(t->other);
+		free_names(t);
 		return NULL;
 	}
 	tabs->n++;
@@ -158,6 +241,7 @@ void pmuk_symtabs_clear(struct pmuk_symtabs *tabs)
 	for (size_t i = 0; i < tabs->n; i++) {
 		free(tabs->t[i].v);
 		free(tabs->t[i].other);
+		free_names(&tabs->t[i]);
 	}
 	free(tabs->t);
 	*tabs = (struct pmuk_symtabs){ 0 };

@@ -11,7 +11,7 @@
 
 struct pmuk_symtab_entry {
 	GElf_Addr lo, hi;       /* [lo, hi), addresses of the Dwfl (bias included) */
-	const char *name;       /* owned by libdwfl while the module lives */
+	const char *name;       /* libdwfl's while the module lives, or in names */
 	unsigned rank;          /* among symbols at one address the highest wins */
 	unsigned idx;           /* its index in the symbol table: on a tie the first */
 };
@@ -25,6 +25,8 @@ struct pmuk_symtab {
 	 * sized function holding it, has no symbol at all. */
 	GElf_Addr *other;
 	size_t nother;
+	char **names;           /* the "name@plt" entries' names, owned */
+	size_t nnames, capnames;
 };
 
 struct pmuk_symtabs {

@@ -549,6 +549,41 @@ static void test_vdso(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* PLT stubs are "name@plt", as perf names them; the first stub as objdump -d
+ * (binutils, its own reading of the relocations) names it. */
+static void test_plt(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(50, exe, build_id, build_id_size);
+	char cmd[9000], line[512], name[256];
+	unsigned long long at = 0;
+	struct pmu_frame f[4];
+	size_t n;
+	FILE *p;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt.sec '%s' 2>/dev/null | grep -m1 "
+		 "'@plt>:' || objdump -d -j .plt '%s' 2>/dev/null | grep -m1 '@plt>:'", exe,
+		 exe);
+	if (!(p = popen(cmd, "r")) || !fgets(line, sizeof(line), p) ||
+	    sscanf(line, "%llx <%255[^>]>:", &at, name) != 2) {
+		if (p)
+			pclose(p);
+		pmu_symbolizer_close(s);
+		skip();   /* no objdump (binutils) or no PLT in this build */
+	}
+	pclose(p);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	/* the mapping holds file offset map_pgoff at map_start; text is linked at
+	 * its file offset in these binaries */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 50, map_start - map_pgoff + at + 4, f, 4,
+						    &n), 0);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, name);
+	assert_int_equal(f[0].symbol_offset, 4);
+	pmu_symbolizer_close(s);
+}
+
 static void test_demangle(void **state)
 {
 	struct pmu_symbolizer *s = open_rec(NULL, 0);
@@ -798,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_perf_names),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_cache),
