@@ -414,6 +414,46 @@ static void test_perf_map(void **state)
 	unlink(path);
 }
 
+/* perf-PID.map lines of any length (a long C++ or JS name is one entry, its tail
+ * no entry of its own) and bad lines (no size, zero size, wrapping, not hex)
+ * skipped. */
+static void test_perf_map_lines(void **state)
+{
+	const int32_t pid = 0x3ffffe00;   /* above pid_max: nobody's */
+	char path[64], *name = malloc(6001);
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+	FILE *m;
+
+	(void)state;
+	assert_non_null(name);
+	memset(name, 'x', 6000);
+	/* the tail past a 4 KiB buffer looks like an entry of its own */
+	memcpy(name + 4095, " 7f0000005000 10 tail_entry", 27);
+	name[6000] = 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	assert_non_null(m = fopen(path, "w"));
+	fprintf(m, "7f0000004000 100 %s\n", name);
+	fprintf(m, "7f0000006000\n7f0000006100 0 zero\n" "ffffffffffffff00 200 wraps\n"
+		"zz 10 nothex\n7f0000006200 10\n\n7f0000006300 10 last_one");
+	fclose(m);
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000004010, f, 4, &n), 0);
+	assert_int_equal(strlen(f[0].function), 6000);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000005004, f, 4, &n), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006100, f, 4, &n), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0xffffffffffffff10ull, f, 4, &n),
+			 PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006200, f, 4, &n), PMU_ENOENT);
+	/* the last line has no newline */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006301, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "last_one");
+	pmu_symbolizer_close(s);
+	unlink(path);
+	free(name);
+}
+
 /* Recording mode names the function holding the code as perf report does: the
  * symbol table's best name (global over local), not DWARF's; an offline
  * symbolizer's pmu_symbolizer_resolve keeps DWARF's (what addr2line says). */
@@ -830,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_lines),
 		cmocka_unit_test(test_perf_names),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_vdso),
