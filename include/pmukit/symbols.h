@@ -127,7 +127,10 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * "[module]", a .ko path) are named through /proc/kallsyms when the running
  * kernel's build-id is the recorded one, else (the kernel itself) through the
  * copy in buildid_dir/[kernel.kallsyms]/ID/kallsyms (perf's build-id cache); the
- * file is read with the first kernel address resolved. Anonymous executable memory (//anon,
+ * file is read with the first kernel address resolved. "[vdso]" is read from
+ * buildid_dir/.build-id/xx/rest/vdso (perf's copy), else from this process's
+ * own vDSO when its build-id is the recorded one (or none was recorded); PLT
+ * stubs are named "name@plt" as perf names them. Anonymous executable memory (//anon,
  * [anon:...], /memfd:...) and addresses in no mapping are named through
  * /tmp/perf-PID.map when it exists (JIT compilers write it).
  * The mapping is registered in every case except PMU_EINVAL/PMU_ENOMEM; the first
