@@ -144,7 +144,7 @@ static int add_plt(struct pmuk_symtab *t, size_t *cap)
 		    !(t->names[t->nnames] = strdup(name)))
 			return -1;
 		t->v[t->n++] = (struct pmuk_symtab_entry){ at + bias, at + bias + step,
-							   t->names[t->nnames++], 2, 0 };
+							   t->names[t->nnames++], 2, 0, 0 };
 	}
 	return 0;
 }
@@ -171,11 +171,14 @@ static int build(struct pmuk_symtab *t)
 		if (pmuk_grow((void **)&t->v, &cap, t->n + 1, sizeof(*t->v)))
 			return -1;
 		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
-							   rank_of(&sym), (unsigned)i };
+							   rank_of(&sym), (unsigned)i, 0 };
 	}
 	if (add_plt(t, &cap))
 		return -1;
 	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i].reach = i && t->v[i - 1].reach > t->v[i].hi ? t->v[i - 1].reach :
+			t->v[i].hi;
 	qsort(t->other, t->nother, sizeof(*t->other), by_value);
 	return 0;
 }
@@ -223,15 +226,15 @@ const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Ad
 		else
 			hi = mid;
 	}
-	/* The nearest start below wins; a few more back for symbols that nest. */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+	/* The nearest start below that holds addr wins (symbols may nest); no
+	 * symbol at or below i reaches past addr: none holds it. */
+	for (size_t i = lo; i-- > 0 && addr < t->v[i].reach;)
 		if (addr < t->v[i].hi) {
 			*off = addr - t->v[i].lo;
 			return t->v[i].name;
 		}
-	/* No sized function nearby: only a symbol of the other kinds starting at or
-	 * below addr could name it (or a function holding more than 8 nested
-	 * ones, which no compiler emits). */
+	/* No sized function holds it: only a symbol of the other kinds starting at
+	 * or below addr could name it. */
 	*none = t && !(t->nother && t->other[0] <= addr);
 	return NULL;
 }

@@ -14,6 +14,7 @@ struct pmuk_symtab_entry {
 	const char *name;       /* libdwfl's while the module lives, or in names */
 	unsigned rank;          /* among symbols at one address the highest wins */
 	unsigned idx;           /* its index in the symbol table: on a tie the first */
+	GElf_Addr reach;        /* the highest hi of this entry and all before it */
 };
 
 struct pmuk_symtab {
