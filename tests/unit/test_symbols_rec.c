@@ -787,6 +787,41 @@ static void test_kallsyms(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A stripped file's DWARF from a separate debug file found by build-id under the
+ * debug_path option (DIR/.build-id/xx/rest.debug, as objcopy --only-keep-debug
+ * and distributions lay them out). */
+static void test_debug_path(void **state)
+{
+	char dir[4200], sub[8400], cmd[30000], hex[41], stripped[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	pmuk_sym_hex(build_id, build_id_size, hex);
+	snprintf(dir, sizeof(dir), "%s/dbg", tmp);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", tmp);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && objcopy --only-keep-debug '%s' "
+		 "'%s/%s.debug' && objcopy --strip-debug '%s' '%s'", sub, exe, sub, hex + 2,
+		 exe, stripped);
+	if (system(cmd) != 0)
+		skip();   /* no objcopy (binutils) */
+	r = mmap_rec(60, stripped, build_id, build_id_size);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .debug_path = dir, .buildid_dir = tmp);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 60, stripped);   /* function, and file from the debug file */
+	pmu_symbolizer_close(s);
+	o.debug_path = "/nonexistent";   /* the stripped file alone: no source line */
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 60, (uintptr_t)&rec_target + 1, f, 8, &n), 0);
+	assert_null(f[0].file);
+	pmu_symbolizer_close(s);
+}
+
 /* A fake kernel's kallsyms in perf's build-id cache layout under dir; the
  * recorded kernel mapping of that build-id. */
 static struct pmu_record cached_kernel(const char *dir, const char *text)
@@ -869,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_stale_missing),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_debug_dir),
+		cmocka_unit_test(test_debug_path),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_perf_map_lines),
 		cmocka_unit_test(test_perf_names),
