@@ -21,6 +21,34 @@ static int ptr_eq(const void *key, uint32_t id, const void *ctx)
 	return s->dm[id].in == key && s->dm[id].params == !s->perf_names;
 }
 
+/* cplus_demangle of name; a suffix from '@' on ("@plt" of a PLT stub, a symbol
+ * version) is kept after the demangled name, as perf shows them, where libiberty
+ * would drop it. */
+static char *demangle(const char *name, int flags)
+{
+	const char *at = strchr(name, '@');
+	char *base, *d, *out;
+	size_t n;
+
+	if (!at)
+		return cplus_demangle(name, flags);
+	n = (size_t)(at - name);
+	if (!(base = malloc(n + 1)))
+		return NULL;
+	memcpy(base, name, n);
+	base[n] = 0;
+	d = cplus_demangle(base, flags);
+	free(base);
+	if (!d || !(out = malloc(strlen(d) + strlen(at) + 1))) {
+		free(d);
+		return NULL;
+	}
+	strcpy(out, d);
+	strcat(out, at);
+	free(d);
+	return out;
+}
+
 const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name)
 {
 	uint64_t h;
@@ -36,7 +64,7 @@ const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name)
 	if ((id = pmuk_index_find(&s->dmix, h, ptr_eq, name, s)) != PMUK_INDEX_NONE)
 		return s->dm[id].out;
 	/* perf report prints C++ names without parameters (DMGL_NO_OPTS) */
-	if ((d = cplus_demangle(name, s->perf_names ? DMGL_NO_OPTS : DMGL_PARAMS | DMGL_ANSI))) {
+	if ((d = demangle(name, s->perf_names ? DMGL_NO_OPTS : DMGL_PARAMS | DMGL_ANSI))) {
 		out = pmuk_sym_intern(s, d, strlen(d));
 		free(d);
 		if (!out)

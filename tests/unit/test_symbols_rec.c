@@ -645,6 +645,8 @@ static void test_demangle(void **state)
 	s->perf_names = 1;
 	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar");
 	assert_string_equal(pmuk_sym_demangle(s, "_ZN2ns3AccIdE3addERKSsd"), "ns::Acc<double>::add");
+	assert_string_equal(pmuk_sym_demangle(s, "_ZNSt5ctypeIwEC1Ev@plt"),
+			    "std::ctype<wchar_t>::ctype@plt");
 	s->perf_names = 0;
 	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar()");
 	pmu_symbolizer_close(s);
