@@ -125,7 +125,12 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * recorded), else buildid_dir/.build-id/xx/rest/elf, else
  * /usr/lib/debug/.build-id/xx/rest.debug. Kernel mappings ("[kernel.kallsyms]",
  * "[module]", a .ko path) are named through /proc/kallsyms when the running
- * kernel's build-id is the recorded one. Anonymous executable memory (//anon,
+ * kernel's build-id is the recorded one, else (the kernel itself) through the
+ * copy in buildid_dir/[kernel.kallsyms]/ID/kallsyms (perf's build-id cache); the
+ * file is read with the first kernel address resolved. "[vdso]" is read from
+ * buildid_dir/.build-id/xx/rest/vdso (perf's copy), else from this process's
+ * own vDSO when its build-id is the recorded one (or none was recorded); PLT
+ * stubs are named "name@plt" as perf names them. Anonymous executable memory (//anon,
  * [anon:...], /memfd:...) and addresses in no mapping are named through
  * /tmp/perf-PID.map when it exists (JIT compilers write it).
  * The mapping is registered in every case except PMU_EINVAL/PMU_ENOMEM; the first
@@ -134,8 +139,16 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * frames carry PMU_FRAME_NOFILE or PMU_FRAME_STALE. Records other than MMAP are
  * PMU_EINVAL. */
 int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *mmap);
-/* pmu_symbolizer_resolve in the address space of process pid (frames as
- * pmu_symbolizer_resolve gives them). PMU_ENOENT when no mapping of pid or of the
+/* A FORK record of the recording: a new process starts with a copy of its
+ * parent's mappings (until it execs, its frames are the parent's code); a new
+ * thread shares its process's. Records other than FORK are PMU_EINVAL. */
+int pmu_symbolizer_add_fork(struct pmu_symbolizer *s, const struct pmu_record *fork);
+/* pmu_symbolizer_resolve in the address space of process pid, naming frames as
+ * perf report does: the function holding the code by the symbol table (perf's
+ * choice among aliases at one address: global over local over weak, fewer
+ * leading underscores, the longer name; "read", not DWARF's "__GI___libc_read")
+ * where a symbol holds it, C++ and Rust names without parameters ("ns::f");
+ * inlined calls and source positions from DWARF. PMU_ENOENT when no mapping of pid or of the
  * kernel, and no perf-PID.map entry, holds addr. */
 int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
 			       struct pmu_frame *frames, size_t max, size_t *n);

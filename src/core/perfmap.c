@@ -39,10 +39,30 @@ static int parse_line(struct pmu_symbolizer *s, char *line, struct pmuk_sym_jit 
 	return (j->name = pmuk_sym_intern(s, name, strlen(name))) ? 1 : -1;
 }
 
+/* The next line of f, whatever its length (C++ and JS names can be long: a
+ * fixed buffer would cut one and read its tail as an entry); NULL at the end. */
+static char *next_line(FILE *f, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (n + 2 > *cap && pmuk_grow((void **)buf, cap, n + 2, 1))
+			return NULL;
+		(*buf)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (!n)
+		return NULL;
+	(*buf)[n] = 0;
+	return *buf;
+}
+
 static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 {
-	char path[64], line[4096];
-	size_t cap = 0;
+	char path[64], *line = NULL;
+	size_t cap = 0, linecap = 0;
 	FILE *f;
 	int got;
 
@@ -51,13 +71,14 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 	if (!(f = fopen(path, "r")))
 		return;
 	p->jit_path = pmuk_sym_intern(s, path, strlen(path));
-	while (p->jit_path && fgets(line, sizeof(line), f)) {
+	while (p->jit_path && next_line(f, &line, &linecap)) {
 		if (pmuk_grow((void **)&p->jit, &cap, p->njit + 1, sizeof(*p->jit)))
 			break;
 		if ((got = parse_line(s, line, &p->jit[p->njit])) < 0)
 			break;
 		p->njit += (size_t)got;
 	}
+	free(line);
 	fclose(f);
 	qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
 }

@@ -360,6 +360,10 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	case PMU_RECORD_FORK:
 	case PMU_RECORD_EXIT:
 		task(r, rec);
+		/* a forked process runs its parent's code until it execs */
+		if (rec->kind == PMU_RECORD_FORK && r->o.symbolizer &&
+		    pmu_symbolizer_add_fork(r->o.symbolizer, rec) == PMU_ENOMEM)
+			return pmuk_fail(PMU_ENOMEM, "no memory for the symbolizer's module maps");
 		break;
 	case PMU_RECORD_MMAP:
 		if (rec->mmap.data)

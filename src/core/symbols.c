@@ -221,6 +221,7 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
 	if (!s || !frames || !max || !n)
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve needs a symbolizer, room "
 				 "for at least one frame and a count");
+	s->perf_names = 0;
 	k = pmuk_sym_backend_resolve(s, addr);
 	if (k < 0)
 		return k;

@@ -79,13 +79,16 @@ struct pmuk_sym_proc {
 
 struct pmuk_sym_ksym {          /* a text symbol of /proc/kallsyms */
 	uint64_t addr;
-	const char *name;       /* interned */
+	const char *name;       /* in buf */
 	const char *kmod;       /* interned "[name]", NULL: the kernel */
 };
 
 struct pmuk_sym_kernel {
-	int loaded;             /* 1 read, -1 read and unusable (state says why) */
+	int probed;             /* path chosen, addresses checked: state */
+	int loaded;             /* read (v holds what could be read) */
 	int state;              /* 0, or PMU_ENOENT (hidden: kptr_restrict) */
+	const char *path;       /* interned: /proc/kallsyms or a build-id cache's */
+	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
 };
@@ -111,8 +114,11 @@ struct pmu_symbolizer {
 	size_t nprocs, capprocs;
 	struct pmuk_index procix;           /* by pid */
 	struct pmuk_sym_kernel kernel;
-	/* demangled names by the address of the mangled one */
-	struct pmuk_sym_dm { const char *in, *out; } *dm;
+	/* names as perf report gives them (recording mode): the symbol table's, C++
+	 * without parameters */
+	int perf_names;
+	/* demangled names by the address of the mangled one and the style */
+	struct pmuk_sym_dm { const char *in, *out; int params; } *dm;
 	size_t dm_cap;
 	struct pmuk_index dmix;
 };
@@ -170,7 +176,8 @@ const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
 					     struct pmuk_sym_proc *p, uint64_t addr);
 
 /* The demangled C++ or Rust name (interned), or name itself when it is no mangled
- * name or demangling is off or unavailable (src/linux/demangle.c; Windows: name). */
+ * name or demangling is off or unavailable (src/linux/demangle.c; Windows: name).
+ * With s->perf_names set, without parameters ("ns::f", as perf report prints). */
 const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name);
 
 /* Recording mode's teardown (src/core/symbols_rec.c). */

@@ -222,6 +222,30 @@ int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *r
 	return first ? why : 0;
 }
 
+int pmu_symbolizer_add_fork(struct pmu_symbolizer *s, const struct pmu_record *r)
+{
+	struct pmuk_sym_proc *child, *parent;
+	size_t n;
+
+	if (!s || !r || r->kind != PMU_RECORD_FORK || !s->opts.offline)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_add_fork needs an offline "
+				 "symbolizer and a FORK record");
+	if (r->pid == r->task.ppid || r->pid == -1)
+		return 0;   /* a thread: it shares its process's mappings */
+	if (!(child = proc_of(s, r->pid, 1)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory adding process %d", (int)r->pid);
+	child->nmaps = 0;   /* a pid used again: the old process is gone */
+	child->unwind_stale = 1;
+	parent = proc_of(s, r->task.ppid, 0);
+	if (!parent || !(n = parent->nmaps))
+		return 0;
+	if (pmuk_grow((void **)&child->maps, &child->capmaps, n, sizeof(*child->maps)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory adding process %d", (int)r->pid);
+	memcpy(child->maps, parent->maps, n * sizeof(*child->maps));
+	child->nmaps = n;
+	return 0;
+}
+
 static const struct pmuk_sym_map *map_at(const struct pmuk_sym_proc *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p ? p->nmaps : 0;
@@ -298,6 +322,7 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve_pid needs an offline "
 				 "symbolizer fed with MMAP records; a live one resolves with "
 				 "pmu_symbolizer_resolve");
+	s->perf_names = 1;
 	p = proc_of(s, pid, 1);
 	k = proc_of(s, -1, 0);
 	if (p && (m = map_at(p, addr)))

@@ -8,35 +8,151 @@
 #include "core/grow.h"
 
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* perf's choice among symbols at one address (its choose_best_symbol): not weak
+ * over weak, global over local, fewer leading underscores, the longer name;
+ * "read" over "__GI___libc_read", "__read" and "__libc_read"; then the first in
+ * the table. Negative when x is the worse. */
+static int worse(const struct pmuk_symtab_entry *x, const struct pmuk_symtab_entry *y)
+{
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_"), nx, ny;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	nx = strlen(x->name);
+	ny = strlen(y->name);
+	if (nx != ny)
+		return nx > ny ? 1 : -1;
+	/* perf keeps the one it read first ("f@GLIBC_2.2.5" before "f@@GLIBC_2.34") */
+	return (x->idx < y->idx) - (x->idx > y->idx);
+}
+
+/* By address; at one address the best symbol last (the lookup takes the last). */
 static int by_addr(const void *a, const void *b)
 {
 	const struct pmuk_symtab_entry *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	return worse(x, y);
 }
 
-/* Global names win over weak ones, weak over local ones (as dwfl_module_addrinfo
- * prefers them). */
 static unsigned rank_of(const GElf_Sym *sym)
 {
 	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL:
 		return 2;
 	case STB_WEAK:
-		return 1;
+		return 0;
 	default:
+		return 1;
+	}
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const GElf_Addr *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* A symbol dwfl_module_addrinfo may answer with that the table does not hold
+ * (labels, data, sized functions it skips): remembered by start. */
+static int add_other(struct pmuk_symtab *t, size_t *cap, const char *name,
+		     const GElf_Sym *sym, GElf_Addr addr, GElf_Word shndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (!name || !name[0] || shndx == SHN_UNDEF || type == STT_SECTION ||
+	    type == STT_FILE || type == STT_TLS)
+		return 0;
+	if (pmuk_grow((void **)&t->other, cap, t->nother + 1, sizeof(*t->other)))
+		return -1;
+	t->other[t->nother++] = addr;
+	return 0;
+}
+
+/* The section called name of elf, its header in *sh; NULL when there is none. */
+static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/* "name@plt" entries for the PLT stubs, as perf synthesizes them: the n-th
+ * relocation of .rela.plt names the n-th stub of .plt.sec when there is one
+ * (IBT), else of .plt after its header (x86 and arm64: one entry; arm64 stubs
+ * are 16 bytes after a 32-byte header). Best effort: a file without these
+ * sections (a separate debug file) gets none. */
+static int add_plt(struct pmuk_symtab *t, size_t *cap)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(t->dm, &bias);
+	GElf_Shdr rsh, psh, dsh;
+	GElf_Ehdr eh;
+	Elf_Scn *rel, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	uint64_t first, step;
+	char name[512];
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !(rel = section(elf, ".rela.plt", &rsh)) ||
+	    rsh.sh_type != SHT_RELA || !(dyn = elf_getscn(elf, rsh.sh_link)) ||
+	    !gelf_getshdr(dyn, &dsh) || !(rd = elf_getdata(rel, NULL)) ||
+	    !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	if ((plt = section(elf, ".plt.sec", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		first = psh.sh_addr;
+		step = 16;
+	} else if ((plt = section(elf, ".plt", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		step = eh.e_machine == EM_AARCH64 ? 16 : psh.sh_entsize;
+		first = psh.sh_addr + (eh.e_machine == EM_AARCH64 ? 32 : step);
+	} else {
 		return 0;
 	}
+	if (!step || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386 &&
+		      eh.e_machine != EM_AARCH64))
+		return 0;
+	for (size_t i = 0; i < rsh.sh_size / (rsh.sh_entsize ? rsh.sh_entsize : 24); i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *n = "";
+		GElf_Addr at = first + i * step;
+
+		if (!gelf_getrela(rd, (int)i, &r) || at + step > psh.sh_addr + psh.sh_size)
+			break;
+		if (GELF_R_SYM(r.r_info) && gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    !(n = elf_strptr(elf, dsh.sh_link, sym.st_name)))
+			n = "";
+		snprintf(name, sizeof(name), "%s@plt", n);
+		if (pmuk_grow((void **)&t->v, cap, t->n + 1, sizeof(*t->v)) ||
+		    pmuk_grow((void **)&t->names, &t->capnames, t->nnames + 1,
+			      sizeof(*t->names)) ||
+		    !(t->names[t->nnames] = strdup(name)))
+			return -1;
+		t->v[t->n++] = (struct pmuk_symtab_entry){ at + bias, at + bias + step,
+							   t->names[t->nnames++], 2, 0, 0 };
+	}
+	return 0;
 }
 
 static int build(struct pmuk_symtab *t)
 {
 	int count = dwfl_module_getsymtab(t->dm);
-	size_t cap = 0;
+	size_t cap = 0, capo = 0;
 
 	for (int i = 1; i < count; i++) {
 		GElf_Sym sym;
@@ -47,15 +163,31 @@ static int build(struct pmuk_symtab *t)
 		int type = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || !name[0] || !sym.st_size || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+		    (type != STT_FUNC && type != STT_GNU_IFUNC)) {
+			if (add_other(t, &capo, name, &sym, addr, shndx))
+				return -1;
 			continue;
+		}
 		if (pmuk_grow((void **)&t->v, &cap, t->n + 1, sizeof(*t->v)))
 			return -1;
 		t->v[t->n++] = (struct pmuk_symtab_entry){ addr, addr + sym.st_size, name,
-							   rank_of(&sym) };
+							   rank_of(&sym), (unsigned)i, 0 };
 	}
+	if (add_plt(t, &cap))
+		return -1;
 	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	for (size_t i = 0; i < t->n; i++)
+		t->v[i].reach = i && t->v[i - 1].reach > t->v[i].hi ? t->v[i - 1].reach :
+			t->v[i].hi;
+	qsort(t->other, t->nother, sizeof(*t->other), by_value);
 	return 0;
+}
+
+static void free_names(struct pmuk_symtab *t)
+{
+	for (size_t i = 0; i < t->nnames; i++)
+		free(t->names[i]);
+	free(t->names);
 }
 
 static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
@@ -71,6 +203,8 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 	*t = (struct pmuk_symtab){ .dm = dm };
 	if (build(t)) {
 		free(t->v);
+		free(t->other);
+		free_names(t);
 		return NULL;
 	}
 	tabs->n++;
@@ -78,11 +212,12 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 }
 
 const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
-			     GElf_Off *off)
+			     GElf_Off *off, int *none)
 {
 	struct pmuk_symtab *t = table(tabs, dm);
 	size_t lo = 0, hi = t ? t->n : 0;
 
+	*none = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -91,19 +226,26 @@ const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Ad
 		else
 			hi = mid;
 	}
-	/* The nearest start below wins; a few more back for symbols that nest. */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+	/* The nearest start below that holds addr wins (symbols may nest); no
+	 * symbol at or below i reaches past addr: none holds it. */
+	for (size_t i = lo; i-- > 0 && addr < t->v[i].reach;)
 		if (addr < t->v[i].hi) {
 			*off = addr - t->v[i].lo;
 			return t->v[i].name;
 		}
+	/* No sized function holds it: only a symbol of the other kinds starting at
+	 * or below addr could name it. */
+	*none = t && !(t->nother && t->other[0] <= addr);
 	return NULL;
 }
 
 void pmuk_symtabs_clear(struct pmuk_symtabs *tabs)
 {
-	for (size_t i = 0; i < tabs->n; i++)
+	for (size_t i = 0; i < tabs->n; i++) {
 		free(tabs->t[i].v);
+		free(tabs->t[i].other);
+		free_names(&tabs->t[i]);
+	}
 	free(tabs->t);
 	*tabs = (struct pmuk_symtabs){ 0 };
 }

@@ -11,14 +11,23 @@
 
 struct pmuk_symtab_entry {
 	GElf_Addr lo, hi;       /* [lo, hi), addresses of the Dwfl (bias included) */
-	const char *name;       /* owned by libdwfl while the module lives */
+	const char *name;       /* libdwfl's while the module lives, or in names */
 	unsigned rank;          /* among symbols at one address the highest wins */
+	unsigned idx;           /* its index in the symbol table: on a tie the first */
+	GElf_Addr reach;        /* the highest hi of this entry and all before it */
 };
 
 struct pmuk_symtab {
 	Dwfl_Module *dm;
 	struct pmuk_symtab_entry *v;
 	size_t n;
+	/* Starts of the symbols dwfl_module_addrinfo may also answer with (sizeless
+	 * labels, sized data), sorted: an address with none at or below it, and no
+	 * sized function holding it, has no symbol at all. */
+	GElf_Addr *other;
+	size_t nother;
+	char **names;           /* the "name@plt" entries' names, owned */
+	size_t nnames, capnames;
 };
 
 struct pmuk_symtabs {
@@ -28,9 +37,10 @@ struct pmuk_symtabs {
 
 /* The sized function symbol holding addr in dm (its table built on first use),
  * *off set to addr - its start; NULL when none holds it or without memory (the
- * caller then asks dwfl_module_addrinfo). */
+ * caller then asks dwfl_module_addrinfo) and *none = 1 when no symbol of dm can
+ * hold it (asking dwfl_module_addrinfo, a linear search, would be in vain). */
 const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
-			     GElf_Off *off);
+			     GElf_Off *off, int *none);
 /* Forgets every table: modules may have been removed. */
 void pmuk_symtabs_clear(struct pmuk_symtabs *tabs);
 

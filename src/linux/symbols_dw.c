@@ -528,7 +528,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	GElf_Sym sym;
 	Dwfl_Line *line;
 	const char *name;
-	int k = 0, n = 1, col = 0, lineno = 0;
+	int k = 0, n = 1, col = 0, lineno = 0, none;
 
 	dwfl_module_info(dm, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	*f = (struct pmu_frame){ .module = path };
@@ -558,8 +558,16 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	}
 	if (k)
 		n = inline_chain(s, cu, addr - bias, k, chain);
-	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off)) ||
-		   (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL)))) {
+	/* Recordings name the function holding the code as perf does: by the symbol
+	 * table (perf's choice among aliases, "foo.cold" for the split part), DWARF's
+	 * name (glibc's "__GI___libc_read") only where no symbol holds the address. */
+	if (k && s->perf_names && (name = pmuk_symtab_find(&d->symtabs, dm, addr, &off, &none))) {
+		s->chain[n - 1].function = name;
+		s->chain[n - 1].symbol_offset = off;
+	}
+	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off, &none)) ||
+		   (!none && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL,
+							  NULL))))) {
 		/* No DWARF scope: the symbol table names the function (libdwfl's
 		 * search is linear: a sorted table first). */
 		s->chain[0].function = name;

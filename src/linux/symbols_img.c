@@ -15,15 +15,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* One Dwfl per image. */
 struct dw_image {
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
+	int fd;                 /* a memory file this image was read from, or -1 */
 };
 
 /* Whether path is an ELF file with img's build-id (any when none was recorded);
@@ -63,7 +67,7 @@ static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
 }
 
 /* The build-id caches' names of img: perf's DIR/.build-id/xx/rest/elf, then the
- * distribution's debug file. */
+ * distribution's debug file (under symfs when one is given). */
 static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			char (*out)[4200])
 {
@@ -76,7 +80,9 @@ static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *i
 	else
 		snprintf(out[0], 4200, "%s/.debug/.build-id/%.2s/%s/elf", home ? home : "/root",
 			 hex, hex + 2);
-	snprintf(out[1], 4200, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	/* under --symfs, as perf looks: the recording's root has its own debug files */
+	snprintf(out[1], 4200, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 s->symfs ? s->symfs : "", hex, hex + 2);
 }
 
 static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)
@@ -89,6 +95,7 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 		free(h);
 		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", file);
 	}
+	h->fd = -1;
 	dwfl_report_begin(h->dwfl);
 	h->dm = dwfl_report_elf(h->dwfl, img->path, img->file, -1, 0, true);
 	dwfl_report_end(h->dwfl, NULL, NULL);
@@ -104,12 +111,66 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 	return 0;
 }
 
+/* This process's vDSO image (the kernel maps the same one into every process of
+ * its ABI) copied into a memory file, as perf reads its own: the file's fd or -1. */
+static int own_vdso(void)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	int fd;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return -1;
+	size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size < sizeof(*eh) || size > (1u << 20) ||
+	    (fd = memfd_create("pmukit-vdso", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, eh, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* "[vdso]": the copy in perf's build-id cache (DIR/.build-id/xx/rest/vdso), else
+ * this process's own when its build-id is the recorded one. */
+static int vdso_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	char cache[2][4200], path[64], have[41] = "none", want[41] = "none";
+	size_t n;
+	int fd, err;
+
+	if (img->idn) {
+		cache_paths(s, img, cache);
+		n = strlen(cache[0]);
+		if (n > 4 && !strcmp(cache[0] + n - 4, "/elf")) {
+			memcpy(cache[0] + n - 4, "/vdso", 6);
+			if (try_file(img, cache[0], have) == 1)
+				return image_found(s, img, cache[0]);
+		}
+		pmuk_sym_hex(img->id, img->idn, want);
+	}
+	if ((fd = own_vdso()) >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (try_file(img, path, have) == 1 && !(err = image_found(s, img, path))) {
+			((struct dw_image *)img->handle)->fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return pmuk_fail(PMU_ENOENT, "[vdso]: the recording saw build-id %s, this kernel's "
+			 "vDSO has %s and perf's build-id cache no copy of it: its addresses "
+			 "resolve to module + offset only", want, have);
+}
+
 int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 {
 	char cache[2][4200], have[41] = "none", want[41], rooted[4200];
 	size_t len = strlen(img->path);
 	int at_path, e;
 
+	if (!strcmp(img->path, "[vdso]"))
+		return vdso_image(s, img);
 	if (s->symfs && snprintf(rooted, sizeof(rooted), "%s/%s", s->symfs, img->path) <
 	    (int)sizeof(rooted) && try_file(img, rooted, have) == 1)
 		return image_found(s, img, rooted);
@@ -171,6 +232,8 @@ void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_imag
 	if (d)
 		pmuk_dw_forget_units(d);
 	dwfl_end(h->dwfl);
+	if (h->fd >= 0)
+		close(h->fd);
 	free(h);
 	img->handle = NULL;
 }
@@ -179,6 +242,58 @@ void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_imag
 
 #define NO_DW "this pmukit was built without elfutils libdw, so it reads no ELF/DWARF: " \
 	"rebuild with libdw-dev installed"
+
+/* This process's vDSO image (the kernel maps the same one into every process of
+ * its ABI) copied into a memory file, as perf reads its own: the file's fd or -1. */
+static int own_vdso(void)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	int fd;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return -1;
+	size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size < sizeof(*eh) || size > (1u << 20) ||
+	    (fd = memfd_create("pmukit-vdso", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, eh, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* "[vdso]": the copy in perf's build-id cache (DIR/.build-id/xx/rest/vdso), else
+ * this process's own when its build-id is the recorded one. */
+static int vdso_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
+{
+	char cache[2][4200], path[64], have[41] = "none", want[41] = "none";
+	size_t n;
+	int fd, err;
+
+	if (img->idn) {
+		cache_paths(s, img, cache);
+		n = strlen(cache[0]);
+		if (n > 4 && !strcmp(cache[0] + n - 4, "/elf")) {
+			memcpy(cache[0] + n - 4, "/vdso", 6);
+			if (try_file(img, cache[0], have) == 1)
+				return image_found(s, img, cache[0]);
+		}
+		pmuk_sym_hex(img->id, img->idn, want);
+	}
+	if ((fd = own_vdso()) >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (try_file(img, path, have) == 1 && !(err = image_found(s, img, path))) {
+			((struct dw_image *)img->handle)->fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return pmuk_fail(PMU_ENOENT, "[vdso]: the recording saw build-id %s, this kernel's "
+			 "vDSO has %s and perf's build-id cache no copy of it: its addresses "
+			 "resolve to module + offset only", want, have);
+}
 
 int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,14 @@ __attribute__((noinline)) int rec_target(int x)
 	__asm__ volatile("" ::: "memory");
 	return x * 7 + 1;
 }
+
+/* One function under two names, as glibc's read is __GI___libc_read (local, what
+ * DWARF calls it: the asm label) and read (global): perf names it read. */
+__attribute__((noinline, used)) static int rec__impl_alias(int x)
+{
+	return x * 7 + 1;
+}
+extern int rec_public(int x) __attribute__((alias("rec__impl_alias")));
 
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
 {
@@ -323,6 +332,37 @@ static void test_buildid_cache(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The distribution's debug file by build-id (/usr/lib/debug/.build-id/xx/rest.debug),
+ * looked up under a symfs root (as perf --symfs does), for a file gone from its
+ * recorded path. */
+static void test_debug_dir(void **state)
+{
+	char root[4200], dir[8400], cmd[21000], hex[41], gone[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+
+	(void)state;
+	pmuk_sym_hex(build_id, build_id_size, hex);
+	snprintf(root, sizeof(root), "%s/sysroot", tmp);
+	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%.2s", root, hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/%s.debug'", dir, exe, dir,
+		 hex + 2);
+	run(cmd);
+	snprintf(gone, sizeof(gone), "%s/no/such/program", tmp);
+	r = mmap_rec(9, gone, build_id, build_id_size);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .symfs = root,
+		 .buildid_dir = tmp /* no cache there */);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 9, gone);
+	pmu_symbolizer_close(s);
+	o.symfs = NULL;   /* this machine's /usr/lib/debug has no such file */
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_flag(s, 9, PMU_FRAME_NOFILE);
+	pmu_symbolizer_close(s);
+}
+
 static void test_perf_map(void **state)
 {
 	const int32_t pid = 0x3fffff00;   /* above pid_max: nobody's */
@@ -353,7 +393,7 @@ static void test_perf_map(void **state)
 	assert_int_equal(f[0].symbol_offset, 0x10);
 	assert_string_equal(f[0].module, path);
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
-	assert_string_equal(f[0].function, dm("_ZN3foo3barEv", "foo::bar()"));
+	assert_string_equal(f[0].function, dm("_ZN3foo3barEv", "foo::bar"));
 	/* no mapping at all, still in the map file */
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000002010, f, 4, &n), 0);
 	assert_string_equal(f[0].function, dm("_ZN4core3fmt5write17h0123456789abcdefE",
@@ -374,6 +414,216 @@ static void test_perf_map(void **state)
 	unlink(path);
 }
 
+/* perf-PID.map lines of any length (a long C++ or JS name is one entry, its tail
+ * no entry of its own) and bad lines (no size, zero size, wrapping, not hex)
+ * skipped. */
+static void test_perf_map_lines(void **state)
+{
+	const int32_t pid = 0x3ffffe00;   /* above pid_max: nobody's */
+	char path[64], *name = malloc(6001);
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+	FILE *m;
+
+	(void)state;
+	assert_non_null(name);
+	memset(name, 'x', 6000);
+	/* the tail past a 4 KiB buffer looks like an entry of its own */
+	memcpy(name + 4095, " 7f0000005000 10 tail_entry", 27);
+	name[6000] = 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	assert_non_null(m = fopen(path, "w"));
+	fprintf(m, "7f0000004000 100 %s\n", name);
+	fprintf(m, "7f0000006000\n7f0000006100 0 zero\n" "ffffffffffffff00 200 wraps\n"
+		"zz 10 nothex\n7f0000006200 10\n\n7f0000006300 10 last_one");
+	fclose(m);
+	s = open_rec(NULL, 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000004010, f, 4, &n), 0);
+	assert_int_equal(strlen(f[0].function), 6000);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000005004, f, 4, &n), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006100, f, 4, &n), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0xffffffffffffff10ull, f, 4, &n),
+			 PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006200, f, 4, &n), PMU_ENOENT);
+	/* the last line has no newline */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000006301, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "last_one");
+	pmu_symbolizer_close(s);
+	unlink(path);
+	free(name);
+}
+
+/* Recording mode names the function holding the code as perf report does: the
+ * symbol table's best name (global over local), not DWARF's; an offline
+ * symbolizer's pmu_symbolizer_resolve keeps DWARF's (what addr2line says). */
+static void test_perf_names(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(5, exe, build_id, build_id_size);
+	uint64_t addr = (uintptr_t)&rec_public + 1;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(rec_public(1), 8);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 5, addr, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "rec_public");
+	assert_int_equal(f[0].symbol_offset, 1);
+	assert_non_null(f[0].file);   /* the line still from DWARF */
+	pmu_symbolizer_close(s);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_module, m, .path = exe, .start = map_start,
+		 .len = map_end - map_start, .pgoff = map_pgoff);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_module(s, &m), 0);
+	assert_int_equal(pmu_symbolizer_resolve(s, addr, f, 8, &n), 0);
+	assert_string_equal(f[0].function, "rec__impl_alias");
+	pmu_symbolizer_close(s);
+}
+
+/* A forked process runs its parent's code until it execs: it starts with a copy
+ * of the parent's mappings (perf's samples of a shell's subshells name bash's
+ * functions); a pid used again by a later fork starts over. */
+static void test_fork(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(30, exe, build_id, build_id_size);
+	struct pmu_record fk = { .kind = PMU_RECORD_FORK, .pid = 31, .tid = 31,
+				 .task = { .ppid = 30, .ptid = 30 } };
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 31, (uintptr_t)&rec_target, f, 8, &n),
+			 PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_target(s, 31, exe);
+	/* the child's own mappings after the fork are its own */
+	r.pid = r.tid = 31;
+	r.mmap.path = "//anon";
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 30, exe);
+	/* pid 31 used again, forked from a process without mappings */
+	fk.task.ppid = 29;
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 31, (uintptr_t)&rec_target, f, 8, &n),
+			 PMU_ENOENT);
+	/* a new thread of process 30 changes nothing */
+	fk = (struct pmu_record){ .kind = PMU_RECORD_FORK, .pid = 30, .tid = 32,
+				  .task = { .ppid = 30, .ptid = 30 } };
+	assert_int_equal(pmu_symbolizer_add_fork(s, &fk), 0);
+	assert_target(s, 30, exe);
+	r.kind = PMU_RECORD_COMM;
+	assert_int_equal(pmu_symbolizer_add_fork(s, &r), PMU_EINVAL);
+	pmu_symbolizer_close(s);
+}
+
+/* The address of a dynamic symbol of this process's vDSO, 0 when none. */
+static uint64_t vdso_sym(const char *name, uint64_t *start, uint64_t *len)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	const ElfW(Shdr) *sh;
+	char line[512], path[256];
+	unsigned long long a, b;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	*start = *len = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %255s", &a, &b, path) == 3 &&
+		    !strcmp(path, "[vdso]")) {
+			*start = a;
+			*len = b - a;
+		}
+	if (f)
+		fclose(f);
+	if (!eh || !*start)
+		return 0;
+	sh = (const ElfW(Shdr) *)((const char *)eh + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)((const char *)eh + sh[i].sh_offset);
+		const char *str = (const char *)eh + sh[sh[i].sh_link].sh_offset;
+
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++)
+			if (!strcmp(str + sym[k].st_name, name))
+				return (uintptr_t)eh + sym[k].st_value;
+	}
+	return 0;
+}
+
+/* [vdso] frames: named from this process's own vDSO, the kernel's same image
+ * (perf does so); another build-id is a missing module, not a wrong name. */
+static void test_vdso(void **state)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = 40, .tid = 40 };
+	uint64_t start, len, fn = vdso_sym("__vdso_clock_gettime", &start, &len);
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+
+	(void)state;
+	if (!fn)
+		skip();   /* no vDSO, or it exports no __vdso_clock_gettime (not x86_64) */
+	r.mmap.start = start;
+	r.mmap.len = len;
+	r.mmap.path = "[vdso]";
+	s = open_rec(tmp, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 40, fn + 2, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "__vdso_clock_gettime");
+	assert_int_equal(f[0].symbol_offset, 2);
+	assert_string_equal(f[0].module, "[vdso]");
+	pmu_symbolizer_close(s);
+	memset(r.mmap.build_id, 0x5a, 20);
+	r.mmap.build_id_size = 20;
+	s = open_rec(tmp, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 40, fn + 2, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, PMU_FRAME_NOFILE);
+	pmu_symbolizer_close(s);
+}
+
+/* PLT stubs are "name@plt", as perf names them; the first stub as objdump -d
+ * (binutils, its own reading of the relocations) names it. */
+static void test_plt(void **state)
+{
+	struct pmu_symbolizer *s = open_rec(NULL, 0);
+	struct pmu_record r = mmap_rec(50, exe, build_id, build_id_size);
+	char cmd[9000], line[512], name[256];
+	unsigned long long at = 0;
+	struct pmu_frame f[4];
+	size_t n;
+	FILE *p;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt.sec '%s' 2>/dev/null | grep -m1 "
+		 "'@plt>:' || objdump -d -j .plt '%s' 2>/dev/null | grep -m1 '@plt>:'", exe,
+		 exe);
+	if (!(p = popen(cmd, "r")) || !fgets(line, sizeof(line), p) ||
+	    sscanf(line, "%llx <%255[^>]>:", &at, name) != 2) {
+		if (p)
+			pclose(p);
+		pmu_symbolizer_close(s);
+		skip();   /* no objdump (binutils) or no PLT in this build */
+	}
+	pclose(p);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	/* the mapping holds file offset map_pgoff at map_start; text is linked at
+	 * its file offset in these binaries */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 50, map_start - map_pgoff + at + 4, f, 4,
+						    &n), 0);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, name);
+	assert_int_equal(f[0].symbol_offset, 4);
+	pmu_symbolizer_close(s);
+}
+
 static void test_demangle(void **state)
 {
 	struct pmu_symbolizer *s = open_rec(NULL, 0);
@@ -391,6 +641,14 @@ static void test_demangle(void **state)
 			    "example::main");
 	assert_string_equal(pmuk_sym_demangle(s, "main"), "main");
 	assert_string_equal(pmuk_sym_demangle(s, "_Znot_mangled"), "_Znot_mangled");
+	/* recording mode: as perf report prints them, without parameters */
+	s->perf_names = 1;
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar");
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN2ns3AccIdE3addERKSsd"), "ns::Acc<double>::add");
+	assert_string_equal(pmuk_sym_demangle(s, "_ZNSt5ctypeIwEC1Ev@plt"),
+			    "std::ctype<wchar_t>::ctype@plt");
+	s->perf_names = 0;
+	assert_string_equal(pmuk_sym_demangle(s, "_ZN3foo3barEv"), "foo::bar()");
 	pmu_symbolizer_close(s);
 }
 
@@ -531,15 +789,133 @@ static void test_kallsyms(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A stripped file's DWARF from a separate debug file found by build-id under the
+ * debug_path option (DIR/.build-id/xx/rest.debug, as objcopy --only-keep-debug
+ * and distributions lay them out). */
+static void test_debug_path(void **state)
+{
+	char dir[4200], sub[8400], cmd[30000], hex[41], stripped[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	pmuk_sym_hex(build_id, build_id_size, hex);
+	snprintf(dir, sizeof(dir), "%s/dbg", tmp);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", tmp);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && objcopy --only-keep-debug '%s' "
+		 "'%s/%s.debug' && objcopy --strip-debug '%s' '%s'", sub, exe, sub, hex + 2,
+		 exe, stripped);
+	if (system(cmd) != 0)
+		skip();   /* no objcopy (binutils) */
+	r = mmap_rec(60, stripped, build_id, build_id_size);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .debug_path = dir, .buildid_dir = tmp);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_target(s, 60, stripped);   /* function, and file from the debug file */
+	pmu_symbolizer_close(s);
+	o.debug_path = "/nonexistent";   /* the stripped file alone: no source line */
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 60, (uintptr_t)&rec_target + 1, f, 8, &n), 0);
+	assert_null(f[0].file);
+	pmu_symbolizer_close(s);
+}
+
+/* A fake kernel's kallsyms in perf's build-id cache layout under dir; the
+ * recorded kernel mapping of that build-id. */
+static struct pmu_record cached_kernel(const char *dir, const char *text)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	char path[4200], hexid[41];
+	FILE *f;
+
+	memset(r.mmap.build_id, 0xab, 20);
+	r.mmap.build_id_size = 20;
+	for (int i = 0; i < 20; i++)
+		snprintf(hexid + 2 * i, 3, "ab");
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
+	mkdir(dir, 0700);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	r.mmap.start = 0xffffffff81000000ull;
+	r.mmap.len = UINT64_MAX - r.mmap.start;
+	r.mmap.pgoff = r.mmap.start;
+	r.mmap.path = "[kernel.kallsyms]_text";
+	return r;
+}
+
+/* Another kernel's recording named from the kallsyms perf's build-id cache
+ * keeps of it; a kallsyms written under kptr_restrict (every address 0) said
+ * once, its frames module + offset. */
+static void test_kallsyms_cache(void **state)
+{
+	char dir[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	struct pmu_record r;
+	size_t n;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/kcache", tmp);
+	r = cached_kernel(dir, "0000000000000000 A fixed_percpu_data\n"
+			  "ffffffff81000000 T _text\n"
+			  "ffffffff81000100 t helper_fn\n"
+			  "ffffffff81000200 D not_text\n"
+			  "ffffffff81000300 T modfn\t[somemod]\n"
+			  "ffffffff81000400 W weak_fn\n");
+	s = open_rec(dir, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000104ull, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "helper_fn");
+	assert_int_equal(f[0].symbol_offset, 4);
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");
+	/* data symbols name nothing; a module's symbols are not the kernel's */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000310ull, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "helper_fn");
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000401ull, f, 4, &n), 0);
+	assert_string_equal(f[0].function, "weak_fn");
+	pmu_symbolizer_close(s);
+
+	r = cached_kernel(dir, "0000000000000000 A fixed_percpu_data\n"
+			  "0000000000000000 T _text\n"
+			  "0000000000000000 t helper_fn\n");
+	s = open_rec(dir, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "kptr_restrict"));
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);   /* said once */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0xffffffff81000104ull, f, 4, &n), 0);
+	assert_null(f[0].function);
+	assert_int_equal(f[0].flags, PMU_FRAME_NOFILE);
+	assert_int_equal(f[0].module_offset, 0xffffffff81000104ull);
+	pmu_symbolizer_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_and_processes),
 		cmocka_unit_test(test_stale_missing),
 		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_debug_dir),
+		cmocka_unit_test(test_debug_path),
 		cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_perf_map_lines),
+		cmocka_unit_test(test_perf_names),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -197,6 +197,36 @@ static void test_unwind(void **state)
 	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 2, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(name_at(s, ips[1] - 1), "unw_b");
+	/* an empty stack copy (the kernel could not read it): the sampled pc, and
+	 * what the registers alone give, no crash */
+	ext.stack_size = 0;
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), 0);
+	assert_true(n >= 1 && n < 4);
+	assert_int_equal(ips[0], regs[8]);
+	/* a garbage stack: the walk ends, bounded */
+	static uint8_t junk[4096];
+	memset(junk, 0xa5, sizeof(junk));
+	ext.stack = junk;
+	ext.stack_size = sizeof(junk);
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), 0);
+	assert_true(n >= 1 && n <= 64);
+	ext.stack = stack_copy;
+	ext.stack_size = stack_len;
+	/* a kernel thread's sample: no user registers (regs_abi 0) */
+	ext.regs_abi = 0;
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), PMU_EINVAL);
+	ext.regs_abi = 2;
+	/* registers without the stack pointer */
+	uint64_t mask = ext.regs_mask;
+	ext.regs_mask &= ~(1ull << 7);
+	ext.nr_regs--;
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), PMU_EINVAL);
+	ext.regs_mask = mask;
+	ext.nr_regs++;
+	/* a process no MMAP record mapped */
+	r.pid = 0x3ffffff0;
+	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), PMU_ENOENT);
+	r.pid = getpid();
 	/* a sample without a stack copy cannot be unwound */
 	r.has &= ~(uint32_t)PMU_HAS_STACK_USER;
 	assert_int_equal(pmu_symbolizer_unwind(s, &r, ips, 64, &n), PMU_EINVAL);

@@ -172,6 +172,10 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 
 	if (rec->kind == PMU_RECORD_SAMPLE)
 		return script_sample(sr, rec);
+	/* a forked process runs its parent's code until it execs */
+	if (rec->kind == PMU_RECORD_FORK && sr->sym &&
+	    pmu_symbolizer_add_fork(sr->sym, rec) == PMU_ENOMEM)
+		return PMU_ENOMEM;
 	if (rec->kind == PMU_RECORD_MMAP && sr->sym &&
 	    (err = pmu_symbolizer_add_mmap(sr->sym, rec)) != 0) {
 		if (err == PMU_ENOMEM)
