@@ -15,9 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Records are held this long (recording time) to put them in time order when
- * the file has no FINISHED_ROUND records (pmu_trace_opts.reorder_window_ns 0). */
-#define PERF_READ_WINDOW_NS 1000000000ull
 /* At most this many bytes of records are held for ordering; past it the oldest
  * go out (and what arrives older later counts as out of order). */
 #define PERF_READ_QUEUE_MAX (64u << 20)

@@ -137,6 +137,13 @@ rec "$tmp/z.data" -z -e cpu-clock -F 999 -g -- "$WL" 2000 -s 400 || fail "perf r
 same_counts "$tmp/z.data" "-z"
 same_dsos "$tmp/z.data" "-z"
 check_eq "-z: compressed flag" 1 "$(val "$tmp/z.data.dump" compressed)"
+# two processes spinning 2 s on both CPUs: perf -z pushes a ring only once it
+# holds enough, so one ring's records of seconds come before the other's in
+# the first round; none may be delivered out of time order
+rec "$tmp/z2.data" -z -e cpu-clock -F 999 -g -- sh -c "$WL 100 -s 2000 & $WL 100 -s 2000; wait" ||
+	fail "perf record -z of two processes"
+same_counts "$tmp/z2.data" "-z, two processes"
+check_eq "-z, two processes: none late" 0 "$(val "$tmp/z2.data.dump" out_of_order)"
 
 # 3. pipe mode, saved to a file and through a pipe
 rec_pipe() {  # rec_pipe FILE ARGS...: pipe mode (-o -) into FILE, tried three times
