@@ -31,6 +31,9 @@ usage_err "-p 0" "process or thread ids" -p 0 -o "$out/x"
 usage_err "-C x" "CPU list" -C x -o "$out/x" -- true
 usage_err "no command, no target" "nothing to record" -o "$out/x"
 usage_err "unknown option" "unknown option" --bogus -- true
+"$PMUKIT" record --help >"$out/help" 2>"$out/err"
+check "--help: usage on stdout, exit 0, nothing on stderr" \
+	test $? -eq 0 -a ! -s "$out/err" -a -n "$(grep '^usage: pmukit record' "$out/help")"
 
 [ "$(uname -s)" = Linux ] || { finish; exit; }
 command -v perf >/dev/null || { echo "SKIP: no perf (Debian linux-perf) to read the files back"; finish; exit; }
@@ -220,7 +223,11 @@ else
 	echo "# not root with setpriv under perf_event_paranoid >= 2: the unprivileged paths are not exercised"
 fi
 
-# 12. a command that cannot start: the error, and no recording left half-done
+# 12. a command killed by a signal: 128 + the signal, as a shell says
+"$PMUKIT" record -e cpu-clock -o sig.data -- sh -c 'kill -KILL $$' 2>sig.err
+check_eq "a command killed by SIGKILL: exit 137" 137 $?
+
+# 13. a command that cannot start: the error, and no recording left half-done
 "$PMUKIT" record -o nx.data -- /nonexistent/cmd 2>nx.err
 check "a missing command: exit 1 with the reason" test $? -eq 1 -a -n "$(grep -i "no such\|not found\|cannot" nx.err)"
 finish

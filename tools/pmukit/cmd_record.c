@@ -18,7 +18,6 @@
 #include <windows.h>
 #else
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #endif
 
@@ -188,11 +187,8 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'a': c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS }; return 0;
 	case 'C': return take_cpus(c, optarg);
 	case 'p': case 't': return take_ids(c, opt, optarg);
-	case 'h': usage(stdout); return 0;
-	default:
-		tool_bad_option(argv, opt, longopts);
-		usage(stderr);
-		return 2;
+	default:  /* -h/--help, or a bad option */
+		return tool_help_or_bad_option(argv, opt, longopts, usage);
 	}
 }
 
@@ -255,11 +251,6 @@ static BOOL WINAPI on_ctrl(DWORD type)
 	return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
 }
 
-static int exit_code(int status)
-{
-	return status;
-}
-
 static void catch_stop(void)
 {
 	SetConsoleCtrlHandler(on_ctrl, TRUE);
@@ -286,13 +277,6 @@ static void catch_stop(void)
 static int stop_asked(void)
 {
 	return stop_signal != 0;
-}
-
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
 /* As perf: an existing non-empty output becomes FILE.old. */
@@ -458,7 +442,7 @@ static int record(struct rec_cfg *c, char **argv)
 		goto out;
 	}
 	print_summary(c, &st);
-	rc = cmd ? exit_code(status) : 0;
+	rc = cmd ? tool_exit_status(status) : 0;
 out:
 	pmu_recording_close(r);
 	pmu_command_free(cmd);
