@@ -106,10 +106,21 @@ check "-p: stops when the process exits" test $? -eq 0
 perf_reads "-p" p.data --sort comm,dso
 same_count "-p" p.data p.err
 check "-p: samples named touch_pages (comm and dso)" grep -q "touch_pages *touch_pages" p.data.report
-# -p follows what the process creates after the start (inherit, as perf)
-sh -c "sleep 0.5; '$W' 1 -s 500" & bg=$!
-sleep 0.2
-"$PMUKIT" record -e cpu-clock -p $bg -o pc.data 2>pc.err
+# -p follows what the process creates after the start (inherit, as perf): the
+# child starts 1 s after pmukit holds its perf events (they are enabled once
+# the process's /proc entries are written; an exec before that leaves no COMM,
+# as with perf), not after a fixed delay from pmukit's own start, which a
+# loaded machine can outlast
+rm -f go
+sh -c "while [ ! -e go ]; do sleep 0.05; done; '$W' 1 -s 500" & bg=$!
+"$PMUKIT" record -e cpu-clock -p $bg -o pc.data 2>pc.err & rp=$!
+for i in $(seq 100); do
+	ls -l /proc/$rp/fd 2>/dev/null | grep -q perf_event && break
+	sleep 0.1
+done
+sleep 1
+touch go
+wait $rp
 perf_reads "-p, a child started later" pc.data --sort comm
 same_count "-p, a child started later" pc.data pc.err
 check "-p: the child started later is recorded" grep -q "% *touch_pages" pc.data.report
