@@ -160,6 +160,7 @@ check "--switch-events: perf shows PERF_RECORD_SWITCH" grep -q PERF_RECORD_SWITC
 # 7. --call-graph dwarf of a program without frame pointers
 cat >fp.c <<'EOF'
 #include <stdlib.h>
+#include <time.h>
 __attribute__((noinline)) static double leaf(double x, long n)
 {
 	for (long i = 0; i < n; i++)
@@ -167,10 +168,19 @@ __attribute__((noinline)) static double leaf(double x, long n)
 	return x;
 }
 __attribute__((noinline)) static double middle(long n) { return leaf(1, n) + 1; }
+/* no argument: 200M steps; SECONDS: steps of 1M for that long (a volatile
+ * count, so the calls are not merged into one) */
 int main(int argc, char **argv)
 {
-	(void)argv;
-	return middle(200000000L / argc) > 0 ? 0 : 1;
+	volatile long n = 1000000;
+	time_t end = argc > 1 ? time(NULL) + atol(argv[1]) : 0;
+	double s = 0;
+
+	if (argc < 2)
+		return middle(200000000L) > 0 ? 0 : 1;
+	while (time(NULL) < end)
+		s += middle(n);
+	return s > 0 ? 0 : 1;
 }
 EOF
 if cc -O2 -g -fomit-frame-pointer -o nofp fp.c 2>/dev/null; then
@@ -182,6 +192,17 @@ if cc -O2 -g -fomit-frame-pointer -o nofp fp.c 2>/dev/null; then
 	# perf unwinds the copied stacks: leaf's callers middle and main appear
 	stacks=$(perf script -i dw.data -F ip,sym 2>/dev/null | awk '/leaf/ {l=1; next} l && /middle/ {m=1; next} m && /main/ {n++} /^$/ {l=m=0} END {print n+0}')
 	check "dwarf: leaf <- middle <- main unwound ($stacks samples)" test "$stacks" -gt 10
+	# -p of a process already running: its mappings are synthesized from /proc,
+	# the read-only ones (.eh_frame_hdr) too, so perf unwinds past the leaf
+	./nofp 3 & bg=$!
+	sleep 0.5
+	"$PMUKIT" record -e cpu-clock --call-graph dwarf -p $bg -o dwp.data 2>dwp.err
+	bg=
+	perf_reads "--call-graph dwarf -p" dwp.data --no-children
+	check "dwarf -p: data mappings synthesized (MMAP_DATA of nofp)" \
+		grep -q "PERF_RECORD_MMAP2 .* r--p .*/nofp" <(perf script -i dwp.data --show-mmap-events 2>/dev/null)
+	stacks=$(perf script -i dwp.data -F ip,sym 2>/dev/null | awk '/leaf/ {l=1; next} l && /middle/ {m=1; next} m && /main/ {n++} /^$/ {l=m=0} END {print n+0}')
+	check "dwarf -p: leaf <- middle <- main unwound ($stacks samples)" test "$stacks" -gt 10
 else
 	echo "SKIP (part): no C compiler for the dwarf test"
 fi
