@@ -31,6 +31,9 @@ usage_err "-p 0" "process or thread ids" -p 0 -o "$out/x"
 usage_err "-C x" "CPU list" -C x -o "$out/x" -- true
 usage_err "no command, no target" "nothing to record" -o "$out/x"
 usage_err "unknown option" "unknown option" --bogus -- true
+# the command without '--', as perf and pmukit stat take it
+"$PMUKIT" record -e cpu-clock -o "$out/nodash.data" true 2>"$out/err"
+check "a command without '--': recorded, exit 0" test $? -eq 0 -a -s "$out/nodash.data"
 "$PMUKIT" record --help >"$out/help" 2>"$out/err"
 check "--help: usage on stdout, exit 0, nothing on stderr" \
 	test $? -eq 0 -a ! -s "$out/err" -a -n "$(grep '^usage: pmukit record' "$out/help")"

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
 		   "                     [-b] [-d] [--switch-events] [-m PAGES]\n"
-		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [-- COMMAND [ARGS...]]\n\n"
+		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [--] [COMMAND [ARGS...]]\n\n"
 		   "Records samples of COMMAND (or of running processes, threads or CPUs until\n"
 		   "Ctrl-C) to FILE, then passes COMMAND's exit status through. Linux writes\n"
 		   "perf.data (perf report/script read it; an existing FILE becomes FILE.old);\n"
@@ -201,7 +201,7 @@ static int check_cfg(struct rec_cfg *c, int argc, int optind_)
 		return bad("%s", "-F and -c exclude each other: sample at a frequency or every "
 			   "PERIOD events");
 	if (optind_ >= argc && !has_target)
-		return bad("%s", "nothing to record: give a command after '--', or -p, -t, -a or -C");
+		return bad("%s", "nothing to record: give a command, or -p, -t, -a or -C");
 #ifdef _WIN32
 	if (!c->path)
 		return bad("%s", "no output file (-o FILE.etl)");
@@ -216,26 +216,17 @@ static int check_cfg(struct rec_cfg *c, int argc, int optind_)
 	return 0;
 }
 
-/* Options up to '--', then the command. -1 to go on, else the exit status. */
+/* Options, then the command: after '--' or from the first word that is not an
+ * option (as perf and pmukit stat). -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct rec_cfg *c)
 {
-	const char *last_value = NULL;
-	int opt, rc, dashes;
+	int opt, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1)
 		if ((rc = take_option(opt, argv, c)) || opt == 'h')
 			return rc;
-		last_value = optarg;
-	}
-	/* getopt stops after '--' or at the first operand, which must not come before '--' */
-	dashes = optind > 1 && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_value;
-	if (!dashes && optind < argc) {
-		fprintf(stderr, "pmukit record: bad option '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
 	if ((rc = check_cfg(c, argc, optind))) {
 		usage(stderr);
 		return rc;
