@@ -262,6 +262,13 @@ fi
 "$PMUKIT" record -e cpu-clock -o sig.data -- sh -c 'kill -KILL $$' 2>sig.err
 check_eq "a command killed by SIGKILL: exit 137" 137 $?
 
+# a recording that cannot start leaves the previous output in place
+cp sig.data keep.data
+"$PMUKIT" record -e cpu-clock -p 999999999 -o keep.data 2>keep.err
+check "-p of no process: exit 1" test $? -eq 1
+check "-p of no process: the previous output is still there, untouched" cmp -s sig.data keep.data
+check "-p of no process: no .old made" test ! -e keep.data.old
+
 # 13. a command that cannot start: the error, and no recording left half-done
 "$PMUKIT" record -o nx.data -- /nonexistent/cmd 2>nx.err
 check "a missing command: exit 1 with the reason" test $? -eq 1 -a -n "$(grep -i "no such\|not found\|cannot" nx.err)"

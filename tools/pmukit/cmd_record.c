@@ -270,18 +270,31 @@ static int stop_asked(void)
 	return stop_signal != 0;
 }
 
-/* As perf: an existing non-empty output becomes FILE.old. */
-static void backup(const char *path)
+/* As perf: an existing non-empty output becomes FILE.old. 1 when it moved. */
+static int backup(const char *path)
 {
 	char old[4096];
 	struct stat st;
 
 	if (stat(path, &st) < 0 || st.st_size == 0 || !S_ISREG(st.st_mode) ||
 	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
-		return;
-	if (rename(path, old) < 0)
-		fprintf(stderr, "pmukit record: cannot rename %s to %s: %s\n", path, old,
-			strerror(errno));
+		return 0;
+	if (rename(path, old) == 0)
+		return 1;
+	fprintf(stderr, "pmukit record: cannot rename %s to %s: %s\n", path, old,
+		strerror(errno));
+	return 0;
+}
+
+/* A recording that did not start leaves the previous output where it was. */
+static void restore(const char *path)
+{
+	char old[4096];
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(old, path) < 0)
+		fprintf(stderr, "pmukit record: the previous %s is now %s (cannot rename it "
+			"back: %s)\n", path, old, strerror(errno));
 }
 #endif
 
@@ -373,6 +386,9 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 {
 	struct pmu_event_list *events = NULL;
 	int err;
+#ifndef _WIN32
+	int moved;
+#endif
 
 	if (c->spec && (err = pmu_event_parse(c->spec, &events)))
 		return tool_error("record", "parsing the events", err);
@@ -393,14 +409,20 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 	}
 	if (c->pages)
 		c->o.buffer_kb = (unsigned)(c->pages * (unsigned long)sysconf(_SC_PAGESIZE) / 1024);
-	backup(c->path);
+	moved = backup(c->path);
 #endif
 	c->o.path = c->path;
 	c->o.lower_precise = 1;
 	err = pmu_recording_start(events, &c->target, &c->o, r);
 	pmu_event_list_free(events);
-	if (err)
-		return tool_error("record", "starting the recording", err);
+	if (err) {
+		err = tool_error("record", "starting the recording", err);
+#ifndef _WIN32
+		if (moved)
+			restore(c->path);
+#endif
+		return err;
+	}
 	print_notes(*r);
 	return 0;
 }
