@@ -259,4 +259,15 @@ check "truncated: PMU_EFORMAT after the records before the cut" \
 	test "$(val "$tmp/cut.dump" read)" = -11 -a "$(val "$tmp/cut.dump" samples)" -gt 0
 check "truncated: the error names the offset" grep -q 'offset [0-9]' "$tmp/cut.err"
 
+# 11. a file this user may not read: the cause, not a failed system call
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
+	chmod 755 "$tmp"
+	chmod 600 "$tmp/g.data"
+	runuser -u nobody -- "$PMUKIT" report -i "$tmp/g.data" >/dev/null 2>"$tmp/eperm.err"
+	check "another user's file: exit 1 saying permission denied" \
+		test $? -eq 1 -a -n "$(grep "permission denied: cannot open" "$tmp/eperm.err")"
+else
+	echo "# not root with runuser: an unreadable file is not exercised"
+fi
+
 finish
