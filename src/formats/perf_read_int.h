@@ -101,6 +101,7 @@ struct perf_src {
 	void *zctx;                  /* ZSTD_DStream */
 	uint8_t *zout, *carry;
 	size_t carry_n, carry_cap;
+	uint64_t z_failed;           /* compressed records that did not decompress */
 
 	uint64_t *rbuf;              /* one record, 8-byte aligned */
 	size_t rbuf_cap;

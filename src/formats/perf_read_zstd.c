@@ -60,9 +60,12 @@ int perf_zstd_records(struct perf_src *s, const uint8_t *in, size_t n, uint64_t 
 		if (ZSTD_isError(r)) {
 			/* the record and the head of one begun before it */
 			s->t->st.bytes_skipped += n + 8 + s->carry_n;
-			pmuk_trace_warn(s->t, "%s: offset %llu: the compressed record does not "
-					"decompress (%s); it is skipped", s->path,
-					(unsigned long long)off, ZSTD_getErrorName(r));
+			/* perf compresses a session as one stream: once it breaks, the
+			 * records after fail too; one warning, the rest counted */
+			if (!s->z_failed++)
+				pmuk_trace_warn(s->t, "%s: offset %llu: the compressed record does "
+						"not decompress (%s); it is skipped", s->path,
+						(unsigned long long)off, ZSTD_getErrorName(r));
 			ZSTD_initDStream(s->zctx);
 			s->carry_n = 0;
 			return 0;

@@ -309,6 +309,32 @@ static void test_compressed_carry_damage(void **state)
 	free(out.b);
 	pfile_free(&f);
 }
+
+/* A broken compressed stream: one warning where it broke, one for the rest
+ * (perf.data of a long -z session has thousands of compressed records). */
+static void test_compressed_broken_stream(void **state)
+{
+	struct pfile f;
+	struct pbuf out;
+	struct got g;
+	uint8_t junk[24];
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	memset(junk, 0x5a, sizeof(junk));
+	for (int i = 0; i < 5; i++) {
+		struct perf_rec_header h = { PERF_REC_COMPRESSED, 0, 8 + sizeof(junk) };
+		pb_put(&f.data, &h, sizeof(h));
+		pb_put(&f.data, junk, sizeof(junk));
+	}
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, NULL), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(g.warns, 2);
+	assert_non_null(strstr(g.warn, "4 more compressed records"));
+	free(out.b);
+	pfile_free(&f);
+}
 #endif
 
 int main(void)
@@ -322,6 +348,7 @@ int main(void)
 #ifdef HAVE_ZSTD_H
 		cmocka_unit_test(test_compressed_damage),
 		cmocka_unit_test(test_compressed_carry_damage),
+		cmocka_unit_test(test_compressed_broken_stream),
 #endif
 	};
 	int ret;
