@@ -288,6 +288,12 @@ check "-p of no process: exit 1" test $? -eq 1
 check "-p of no process: the previous output is still there, untouched" cmp -s sig.data keep.data
 check "-p of no process: no .old made" test ! -e keep.data.old
 
+# an output that cannot seek fails at the start, not after the recording
+"$PMUKIT" record -e cpu-clock -o /dev/stdout -- "$W" 1 -s 2000 2>pipe.err | cat >/dev/null
+check "-o /dev/stdout (a pipe): exit 1 at once, saying it cannot seek" \
+	test "${PIPESTATUS[0]}" -eq 1 -a -n "$(grep "cannot seek" pipe.err)" -a -z "$(grep wrote pipe.err)"
+usage_err "-o -" "not to stdout" -o - -- true
+
 # 13. a command that cannot start: the error, and no recording left half-done
 "$PMUKIT" record -o nx.data -- /nonexistent/cmd 2>nx.err
 check "a missing command: exit 1 with the reason" test $? -eq 1 -a -n "$(grep -i "no such\|not found\|cannot" nx.err)"

@@ -211,6 +211,10 @@ static int check_cfg(struct rec_cfg *c, int argc, int optind_)
 #else
 	if (!c->path)
 		c->path = "perf.data";
+	if (!strcmp(c->path, "-"))
+		return bad("%s", "-o -: pmukit writes perf.data to a file, not to stdout (perf's "
+			   "pipe mode); give a file name ('pmukit report -i -' reads perf's pipe "
+			   "mode)");
 #endif
 	c->cmd = optind_ < argc ? optind_ : 0;
 	return 0;
