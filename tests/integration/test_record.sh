@@ -288,6 +288,13 @@ check "-p of no process: exit 1" test $? -eq 1
 check "-p of no process: the previous output is still there, untouched" cmp -s sig.data keep.data
 check "-p of no process: no .old made" test ! -e keep.data.old
 
+# -F max: the kernel's highest rate, as perf
+"$PMUKIT" record -e cpu-clock -F max -o fmax.data -- "$W" 1 -s 100 2>fmax.err
+check "-F max: recorded" test $? -eq 0
+check_eq "-F max: the attr asks for perf_event_max_sample_rate" \
+	"$(cat /proc/sys/kernel/perf_event_max_sample_rate)" \
+	"$(perf report -i fmax.data --header-only 2>/dev/null | sed -n 's/.*sample_freq } = \([0-9]*\),.*/\1/p' | head -1)"
+
 # an output that cannot seek fails at the start, not after the recording
 "$PMUKIT" record -e cpu-clock -o /dev/stdout -- "$W" 1 -s 2000 2>pipe.err | cat >/dev/null
 check "-o /dev/stdout (a pipe): exit 1 at once, saying it cannot seek" \

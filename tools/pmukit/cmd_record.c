@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		   "Read the file with 'pmukit report' (or perf).\n\n"
 		   "  -e EVENTS      events to sample (default: cycles, or cpu-clock without a\n"
 		   "                 hardware PMU); tracepoints (sched:sched_switch) too\n"
-		   "  -F HZ          samples per second (default 1000)\n"
+		   "  -F HZ          samples per second (default 1000; max: the kernel's highest)\n"
 		   "  -c PERIOD      sample every PERIOD events instead\n"
 		   "  -g             frame-pointer call stacks (--call-graph fp)\n"
 		   "  --call-graph fp|dwarf[,SIZE]  dwarf: copy SIZE bytes of user stack and the\n"
@@ -68,6 +68,31 @@ static int positive(const char *opt, const char *s, uint64_t *v)
 	if (!pmuk_parse_u64(s, 10, v) && *v)
 		return 0;
 	fprintf(stderr, "pmukit record: %s needs a number above 0, not '%s'\n", opt, s);
+	return 2;
+}
+
+/* -F max: the kernel's highest rate (kernel.perf_event_max_sample_rate), as perf. */
+static int max_freq(uint64_t *v)
+{
+#ifndef _WIN32
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	char buf[32] = "";
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+		if (!pmuk_parse_u64(buf, 10, v) && *v)
+			return 0;
+	}
+	fprintf(stderr, "pmukit record: -F max: cannot read "
+		"/proc/sys/kernel/perf_event_max_sample_rate; give a number\n");
+#else
+	(void)v;
+	fprintf(stderr, "pmukit record: -F max is the Linux perf_event_max_sample_rate; give "
+		"a number\n");
+#endif
 	return 2;
 }
 
@@ -176,7 +201,8 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	switch (opt) {
 	case 'o': c->path = optarg; return 0;
 	case 'e': c->spec = optarg; return 0;
-	case 'F': return positive("-F", optarg, &c->o.freq);
+	case 'F': return !strcmp(optarg, "max") ? max_freq(&c->o.freq) :
+			 positive("-F", optarg, &c->o.freq);
 	case 'c': return positive("-c", optarg, &c->o.period);
 	case 'g': c->o.callchain = 1; return 0;
 	case 'G': return take_call_graph(c, optarg);
