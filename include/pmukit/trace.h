@@ -52,9 +52,10 @@ struct pmu_trace_opts {
 	pmu_trace_warn_fn warn;    /* NULL: problems are only counted */
 	void *warn_ctx;
 	/* How long (recording time) records are held to put them in time order
-	 * when the file does not say (perf.data without FINISHED_ROUND; .etl
-	 * stacks that arrive after their sample). 0: the format's default
-	 * (perf.data: 1 s, and at most 64 MiB of records held). */
+	 * when the file does not say (perf.data before its first FINISHED_ROUND;
+	 * .etl stacks that arrive after their sample). 0: the format's default
+	 * (perf.data: held until the first FINISHED_ROUND, as perf does, and at
+	 * most 64 MiB of records held). */
 	uint64_t reorder_window_ns;
 };
 #define pmu_trace_opts__last_field reorder_window_ns /* see pmukit/opts.h */

@@ -85,8 +85,9 @@ static int open_file(struct pmu_trace *t, const char *path)
 	if (!strcmp(path, "-"))
 		return pmuk_trace_open_perf(t, path, stdin, 1);
 	if (!(f = fopen(path, "rb")))
-		return pmuk_fail(errno == ENOENT ? PMU_ENOENT : PMU_EIO, "cannot open %s: %s",
-				 path, strerror(errno));
+		return pmuk_fail(errno == ENOENT ? PMU_ENOENT :
+				 errno == EACCES || errno == EPERM ? PMU_EPERM : PMU_EIO,
+				 "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fileno(f), &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		fclose(f);
 		return pmuk_fail(PMU_EINVAL, "%s is not a regular file (a %s): a recording is one",

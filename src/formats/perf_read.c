@@ -260,7 +260,7 @@ int pmuk_trace_open_perf(struct pmu_trace *t, const char *path, FILE *f, int pip
 	s->t = t;
 	s->f = f;
 	s->pipe = pipe_mode;
-	s->window = t->o.reorder_window_ns ? t->o.reorder_window_ns : PERF_READ_WINDOW_NS;
+	s->window = t->o.reorder_window_ns;
 	if (perf_in(s, magic, 8) < 8 || memcmp(magic, "PERFILE2", 8))
 		return pmuk_fail(memcmp(magic, "2ELIFREP", 8) ? PMU_EFORMAT : PMU_ENOTSUP,
 				 "%s: offset 0: %s", path, memcmp(magic, "2ELIFREP", 8) ?

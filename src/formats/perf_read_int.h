@@ -15,9 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Records are held this long (recording time) to put them in time order when
- * the file has no FINISHED_ROUND records (pmu_trace_opts.reorder_window_ns 0). */
-#define PERF_READ_WINDOW_NS 1000000000ull
 /* At most this many bytes of records are held for ordering; past it the oldest
  * go out (and what arrives older later counts as out of order). */
 #define PERF_READ_QUEUE_MAX (64u << 20)
@@ -104,6 +101,7 @@ struct perf_src {
 	void *zctx;                  /* ZSTD_DStream */
 	uint8_t *zout, *carry;
 	size_t carry_n, carry_cap;
+	uint64_t z_failed;           /* compressed records that did not decompress */
 
 	uint64_t *rbuf;              /* one record, 8-byte aligned */
 	size_t rbuf_cap;

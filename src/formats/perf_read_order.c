@@ -3,8 +3,11 @@
  * but the rings one after another, so records are held in a heap until no
  * older one can come: at a FINISHED_ROUND, everything up to the last time of
  * the round before it (perf's rule: a round holds what the rings had when it
- * started, so nothing older than the previous round's end arrives later);
- * without rounds, what is older than the newest time minus a window. Records
+ * started, so nothing older than the previous round's end arrives later).
+ * Before the first round everything is held, as perf does: one round can
+ * span seconds (perf record -z pushes a ring only once it holds enough, so a
+ * ring's records of the whole run may come before another's); only a window
+ * the caller asked for, or the memory bound, lets records out early. Records
  * without a time take the newest time seen, keeping their place; so do those
  * of time 0, which perf synthesizes (mmaps at the start, LOST_SAMPLES at the
  * end) and, as perf, does not order. A record older than one already
@@ -107,7 +110,7 @@ int perf_order_add(struct perf_src *s, struct perf_qent *q)
 	s->queued_bytes += sizeof(*q) + q->size;
 	if (q->key > s->max_time)
 		s->max_time = q->key;
-	if (!s->rounds && s->max_time > s->window)
+	if (!s->rounds && s->window && s->max_time > s->window)
 		perf_order_flush(s, s->max_time - s->window);
 	while (s->queued_bytes > PERF_READ_QUEUE_MAX && s->nq && !s->cb_ret)
 		deliver(s, pop(s));

@@ -325,6 +325,10 @@ int perf_stream_read(struct pmu_trace *t, pmu_record_fn cb, void *ctx)
 			break;
 	if (s->pipe)
 		t->info.data_size = s->pos - PERF_PIPE_HEADER_SIZE;
+	if (s->z_failed > 1)
+		pmuk_trace_warn(t, "%s: %llu more compressed records did not decompress (the "
+				"stream broke at the first); they are skipped", s->path,
+				(unsigned long long)s->z_failed - 1);
 	if (s->carry_n) {
 		/* the compressed stream ended inside a record */
 		pmuk_trace_warn(t, "%s: the compressed records end with %zu bytes of an unfinished "

@@ -58,10 +58,14 @@ int perf_zstd_records(struct perf_src *s, const uint8_t *in, size_t n, uint64_t 
 		size_t r = ZSTD_decompressStream(s->zctx, &ob, &ib);
 
 		if (ZSTD_isError(r)) {
-			s->t->st.bytes_skipped += n + 8;
-			pmuk_trace_warn(s->t, "%s: offset %llu: the compressed record does not "
-					"decompress (%s); it is skipped", s->path,
-					(unsigned long long)off, ZSTD_getErrorName(r));
+			/* the record and the head of one begun before it */
+			s->t->st.bytes_skipped += n + 8 + s->carry_n;
+			/* perf compresses a session as one stream: once it breaks, the
+			 * records after fail too; one warning, the rest counted */
+			if (!s->z_failed++)
+				pmuk_trace_warn(s->t, "%s: offset %llu: the compressed record does "
+						"not decompress (%s); it is skipped", s->path,
+						(unsigned long long)off, ZSTD_getErrorName(r));
 			ZSTD_initDStream(s->zctx);
 			s->carry_n = 0;
 			return 0;

@@ -56,6 +56,15 @@ int pmuk_pw_open(const char *path, struct pmuk_perf_writer **out)
 		pmuk_pw_free(w);
 		return err;
 	}
+	/* the header goes last, at offset 0: a pipe or terminal would fail only
+	 * at the end, after the whole recording */
+	if (fseek(w->f, 0, SEEK_SET)) {
+		int err = pmuk_fail(PMU_EINVAL, "%s cannot seek (%s): perf.data is finished by "
+				    "writing its header at the start, so it needs a file, not a "
+				    "pipe or terminal", path, strerror(errno));
+		pmuk_pw_free(w);
+		return err;
+	}
 	/* records come one by one, tens of thousands a second: write in large blocks */
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	if (put(w, zero, sizeof(zero), "the header") < 0) {

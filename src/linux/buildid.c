@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef PMUKIT_HAVE_DW
@@ -119,17 +120,29 @@ int pmuk_build_id_module(const char *name, uint8_t id[20], size_t *len)
 int pmuk_build_id_of_file(const char *path, uint8_t id[20], size_t *len)
 {
 	const void *note;
+	struct stat st;
 	ssize_t n;
 	Elf *elf;
 	int fd, err;
 
 	if (!path || !*path)
 		return pmuk_fail(PMU_EINVAL, "no file name given for a build-id");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* mapped files include devices (/dev/dri/...) and the recorder walks every
+	 * process: opening one may block (a FIFO) or act (a device), so only
+	 * regular files are opened, without waiting */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return pmuk_fail(PMU_ENOENT, "%s is not a regular file, so it has no build-id",
+				 path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno;
 		return pmuk_fail(err == EACCES || err == EPERM ? PMU_EPERM : PMU_ENOENT,
 				 "cannot open %s for its build-id: %s", path, strerror(err));
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pmuk_fail(PMU_ENOENT, "%s is not a regular file, so it has no build-id",
+				 path);
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

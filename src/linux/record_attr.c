@@ -104,7 +104,7 @@ void pmuk_rec_tune(struct perf_event_attr *a, size_t e, int first, void *ctx)
 		if (first)
 			a->mmap_data = 1;
 	}
-	if (o->stack_user && REGS_USER_MASK) {
+	if (o->stack_user && REGS_USER_MASK != 0) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 				  PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = REGS_USER_MASK;

@@ -58,16 +58,16 @@ static int on_synth(uint32_t type, uint16_t misc, const void *body, size_t size,
 	return pmuk_rec_emit(ctx, type, misc, body, size, pid, tid, 0, 0);
 }
 
-static int synth_pids(struct pmu_recording *r, const struct pmu_target *t)
+static int synth_pids(struct pmu_recording *r, const struct pmu_target *t, unsigned flags)
 {
 	const int *pids = t->pids ? t->pids : &t->pid;
 	size_t n = t->pids ? t->npids : 1;
 	int err = 0;
 
 	if (t->kind == PMU_TARGET_SELF)
-		return pmuk_synth_process(getpid(), on_synth, r);
+		return pmuk_synth_process(getpid(), flags, on_synth, r);
 	for (size_t i = 0; i < n && err >= 0; i++) {
-		err = pmuk_synth_process(pids[i], on_synth, r);
+		err = pmuk_synth_process(pids[i], flags, on_synth, r);
 		if (err == PMU_ESRCH)
 			err = 0; /* exited since the open: its own records said what it did */
 	}
@@ -84,6 +84,11 @@ int pmuk_rec_synth(struct pmu_recording *r, const struct pmu_target *t)
 			      "sysctl -w kernel.kptr_restrict=0 to name them");
 	else if (err < 0 && err != PMU_ENOTSUP)
 		return err;
-	err = t->kind == PMU_TARGET_CPUS ? pmuk_synth_all(on_synth, r) : synth_pids(r, t);
+	/* the attrs ask for data mmaps then (mmap_data): the mappings made before
+	 * the start too, or DWARF unwinding stops at the leaf lacking .eh_frame_hdr */
+	unsigned flags = r->o.data_addr || r->o.stack_user ? PMUK_SYNTH_DATA : 0;
+
+	err = t->kind == PMU_TARGET_CPUS ? pmuk_synth_all(flags, on_synth, r) :
+					   synth_pids(r, t, flags);
 	return err == PMU_ENOTSUP ? 0 : err;
 }

@@ -39,6 +39,7 @@ struct synth {
 	struct bid_entry *bids;
 	size_t nbids, capbids;
 	struct pmuk_index bid_ix;
+	unsigned flags;  /* PMUK_SYNTH_* */
 	int stopped; /* the callback returned nonzero: pass its value on untouched */
 };
 
@@ -275,6 +276,8 @@ static int emit_mmap2(struct synth *s, int32_t pid, const struct maps_line *m)
 	size_t n = strlen(m->path), idlen = 0;
 	uint16_t misc = PERF_RECORD_MISC_USER;
 
+	if (!(m->prot & PROT_EXEC))
+		misc |= PERF_RECORD_MISC_MMAP_DATA;
 	if (n >= PATH_MAX)
 		n = PATH_MAX - 1;
 	if (m->ino && m->path[0] == '/')
@@ -300,7 +303,7 @@ static int emit_mmap2(struct synth *s, int32_t pid, const struct maps_line *m)
 }
 
 /* MMAP2 of every executable mapping, as perf synthesizes them: files, //anon
- * (JIT code), [vdso] and [vsyscall]. */
+ * (JIT code), [vdso] and [vsyscall]; with PMUK_SYNTH_DATA every readable one. */
 static int emit_maps(struct synth *s, int32_t pid)
 {
 	char path[PATH_MAX], *line = NULL;
@@ -315,7 +318,8 @@ static int emit_maps(struct synth *s, int32_t pid)
 	if (!f)
 		return proc_error(errno, path, pid);
 	while (!err && getline(&line, &cap, f) > 0)
-		if (!parse_maps_line(line, &m) && (m.prot & PROT_EXEC))
+		if (!parse_maps_line(line, &m) && ((m.prot & PROT_EXEC) ||
+		    ((s->flags & PMUK_SYNTH_DATA) && (m.prot & PROT_READ))))
 			err = emit_mmap2(s, pid, &m);
 	/* a read error mid-way is the process exiting: what was read stands */
 	free(line);
@@ -345,9 +349,9 @@ static void synth_done(struct synth *s)
 	pmuk_index_free(&s->bid_ix);
 }
 
-int pmuk_synth_process(int32_t pid, pmuk_synth_fn fn, void *ctx)
+int pmuk_synth_process(int32_t pid, unsigned flags, pmuk_synth_fn fn, void *ctx)
 {
-	struct synth s = { .fn = fn, .ctx = ctx };
+	struct synth s = { .fn = fn, .ctx = ctx, .flags = flags };
 	int err;
 
 	if (!fn || pid <= 0)
@@ -360,9 +364,9 @@ int pmuk_synth_process(int32_t pid, pmuk_synth_fn fn, void *ctx)
 
 /* Every process in /proc. Those that exit meanwhile are skipped, as are those this
  * user may not read (counted and logged once: their samples stay unnamed). */
-int pmuk_synth_all(pmuk_synth_fn fn, void *ctx)
+int pmuk_synth_all(unsigned flags, pmuk_synth_fn fn, void *ctx)
 {
-	struct synth s = { .fn = fn, .ctx = ctx };
+	struct synth s = { .fn = fn, .ctx = ctx, .flags = flags };
 	char path[PATH_MAX];
 	size_t n, denied = 0;
 	int32_t *pids;

@@ -137,6 +137,13 @@ rec "$tmp/z.data" -z -e cpu-clock -F 999 -g -- "$WL" 2000 -s 400 || fail "perf r
 same_counts "$tmp/z.data" "-z"
 same_dsos "$tmp/z.data" "-z"
 check_eq "-z: compressed flag" 1 "$(val "$tmp/z.data.dump" compressed)"
+# two processes spinning 2 s on both CPUs: perf -z pushes a ring only once it
+# holds enough, so one ring's records of seconds come before the other's in
+# the first round; none may be delivered out of time order
+rec "$tmp/z2.data" -z -e cpu-clock -F 999 -g -- sh -c "$WL 100 -s 2000 & $WL 100 -s 2000; wait" ||
+	fail "perf record -z of two processes"
+same_counts "$tmp/z2.data" "-z, two processes"
+check_eq "-z, two processes: none late" 0 "$(val "$tmp/z2.data.dump" out_of_order)"
 
 # 3. pipe mode, saved to a file and through a pipe
 rec_pipe() {  # rec_pipe FILE ARGS...: pipe mode (-o -) into FILE, tried three times
@@ -251,5 +258,16 @@ head -c "$cut" "$tmp/g.data" >"$tmp/cut.data"
 check "truncated: PMU_EFORMAT after the records before the cut" \
 	test "$(val "$tmp/cut.dump" read)" = -11 -a "$(val "$tmp/cut.dump" samples)" -gt 0
 check "truncated: the error names the offset" grep -q 'offset [0-9]' "$tmp/cut.err"
+
+# 11. a file this user may not read: the cause, not a failed system call
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null; then
+	chmod 755 "$tmp"
+	chmod 600 "$tmp/g.data"
+	runuser -u nobody -- "$PMUKIT" report -i "$tmp/g.data" >/dev/null 2>"$tmp/eperm.err"
+	check "another user's file: exit 1 saying permission denied" \
+		test $? -eq 1 -a -n "$(grep "permission denied: cannot open" "$tmp/eperm.err")"
+else
+	echo "# not root with runuser: an unreadable file is not exercised"
+fi
 
 finish

@@ -101,6 +101,28 @@ static void test_file_errors(void **state)
 	assert_int_equal(pmuk_build_id_of_file(NULL, id, &len), PMU_EINVAL);
 }
 
+/* Mapped files include devices and FIFOs: they are not opened (a FIFO would
+ * block the recorder's /proc walk until a writer came), PMU_ENOENT at once. */
+static void test_not_regular(void **state)
+{
+	char fifo[] = "/tmp/pmukit-bid-XXXXXX";
+	uint8_t id[20];
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(fifo));
+	strcat(fifo, "/f");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);  /* a hang is a failure */
+	assert_int_equal(pmuk_build_id_of_file(fifo, id, &len), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "not a regular file"));
+	assert_int_equal(pmuk_build_id_of_file("/dev/null", id, &len), PMU_ENOENT);
+	alarm(0);
+	unlink(fifo);
+	*strrchr(fifo, '/') = 0;
+	rmdir(fifo);
+}
+
 /* A program linked without a build-id has none: PMU_ENOENT, not garbage. */
 static void test_no_build_id(void **state)
 {
@@ -225,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_self_exe),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_no_build_id),
 		cmocka_unit_test(test_kernel),
 	};

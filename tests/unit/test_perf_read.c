@@ -127,11 +127,46 @@ static void test_window(void **state)
 	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
 	assert_int_equal(st.out_of_order, 1);
 	pmu_trace_close(t);
-	/* the default window (1 s) holds them all: time order, none late */
+	/* by default all are held until a round or the end: time order, none late */
 	assert_int_equal(run(&out, NULL, &g, NULL), 0);
 	assert_int_equal(g.r[0].time, 900);
 	assert_int_equal(g.r[3].time, 2000);
 	assert_int_equal(g.r[4].time, 0);
+	free(out.b);
+	pfile_free(&f);
+}
+
+/* perf record -z flushes a ring only when it holds enough, so the first round
+ * can hold one ring's records over many seconds, then the other ring's older
+ * ones: nothing may go out before the round ends, whatever the time span. */
+static void test_long_first_round(void **state)
+{
+	const uint64_t s = 1000000000ull;
+	struct pfile f;
+	struct pbuf out;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	struct got g;
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	for (uint64_t i = 0; i < 4; i++)       /* ring 0: pid 10 over 3 s */
+		sample(&f.data, 0x401000, 10, 10 * s + i * s);
+	mmap_rec(&f.data, PERF_REC_MISC_USER, 11, "/bin/w", 10 * s + 1);  /* ring 1 */
+	for (uint64_t i = 0; i < 4; i++)
+		sample(&f.data, 0x401000, 11, 10 * s + 2 + i * s);
+	round_rec(&f.data);
+	sample(&f.data, 0x401000, 10, 14 * s);
+	round_rec(&f.data);
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, &t), 0);
+	assert_int_equal(g.n, 10);
+	for (size_t i = 1; i < g.n; i++)
+		assert_true(g.r[i].time >= g.r[i - 1].time);
+	assert_int_equal(g.r[1].kind, PMU_RECORD_MMAP);
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.out_of_order, 0);
+	pmu_trace_close(t);
 	free(out.b);
 	pfile_free(&f);
 }
@@ -478,6 +513,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_mode),
 		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_long_first_round),
 		cmocka_unit_test(test_identifier),
 		cmocka_unit_test(test_tracepoint_names),
 		cmocka_unit_test(test_modifier_names),

@@ -272,6 +272,71 @@ static void test_compressed_damage(void **state)
 }
 #endif
 
+#ifdef HAVE_ZSTD_H
+/* A compressed record that does not decompress after one that ended inside a
+ * record: that record's head is skipped too, and counted. */
+static void test_compressed_carry_damage(void **state)
+{
+	struct pfile f;
+	struct pbuf plain = { 0 }, out;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	struct got g;
+	uint8_t z[1024], junk[24];
+	size_t zn, cut = 40 + 13;    /* one 40-byte sample and 13 bytes of the next */
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	sample(&plain, 0x1000, 3, 100);
+	sample(&plain, 0x1000, 3, 101);
+	zn = ZSTD_compress(z, sizeof(z), plain.b, cut, 1);
+	assert_false(ZSTD_isError(zn));
+	struct perf_rec_header h = { PERF_REC_COMPRESSED, 0, (uint16_t)(8 + zn) };
+	pb_put(&f.data, &h, sizeof(h));
+	pb_put(&f.data, z, zn);
+	memset(junk, 0x5a, sizeof(junk));
+	h.size = 8 + sizeof(junk);
+	pb_put(&f.data, &h, sizeof(h));
+	pb_put(&f.data, junk, sizeof(junk));
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, &t), 0);
+	assert_int_equal(g.n, 1);
+	assert_non_null(strstr(g.warn, "does not decompress"));
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.bytes_skipped, 8 + sizeof(junk) + 13);
+	pmu_trace_close(t);
+	free(plain.b);
+	free(out.b);
+	pfile_free(&f);
+}
+
+/* A broken compressed stream: one warning where it broke, one for the rest
+ * (perf.data of a long -z session has thousands of compressed records). */
+static void test_compressed_broken_stream(void **state)
+{
+	struct pfile f;
+	struct pbuf out;
+	struct got g;
+	uint8_t junk[24];
+
+	(void)state;
+	one_attr(&f, ST_BASIC);
+	memset(junk, 0x5a, sizeof(junk));
+	for (int i = 0; i < 5; i++) {
+		struct perf_rec_header h = { PERF_REC_COMPRESSED, 0, 8 + sizeof(junk) };
+		pb_put(&f.data, &h, sizeof(h));
+		pb_put(&f.data, junk, sizeof(junk));
+	}
+	pfile_build(&f, &out);
+	assert_int_equal(run(&out, NULL, &g, NULL), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(g.warns, 2);
+	assert_non_null(strstr(g.warn, "4 more compressed records"));
+	free(out.b);
+	pfile_free(&f);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_pipe_damage),
 #ifdef HAVE_ZSTD_H
 		cmocka_unit_test(test_compressed_damage),
+		cmocka_unit_test(test_compressed_carry_damage),
+		cmocka_unit_test(test_compressed_broken_stream),
 #endif
 	};
 	int ret;

@@ -228,7 +228,7 @@ static void test_self(void **state)
 	pthread_mutex_lock(&park);
 	assert_int_equal(pthread_create(&t, NULL, worker, NULL), 0);
 	assert_int_equal(pthread_setname_np(t, "synth-worker"), 0);
-	assert_int_equal(pmuk_synth_process(me, collect, &r), 0);
+	assert_int_equal(pmuk_synth_process(me, 0, collect, &r), 0);
 	pthread_mutex_unlock(&park);
 	pthread_join(t, NULL);
 
@@ -284,7 +284,7 @@ static void test_child(void **state)
 		usleep(10000);
 	}
 	assert_non_null(strstr(exe, "sleep"));
-	assert_int_equal(pmuk_synth_process(pid, collect, &r), 0);
+	assert_int_equal(pmuk_synth_process(pid, 0, collect, &r), 0);
 	assert_int_equal(r.v[0].type, PERF_RECORD_COMM);
 	assert_int_equal(r.v[0].pid, pid);
 	assert_string_equal(name_of(&r.v[0]), "sleep");
@@ -295,10 +295,10 @@ static void test_child(void **state)
 
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_int_equal(pmuk_synth_process(pid, collect, &r), PMU_ESRCH);
+	assert_int_equal(pmuk_synth_process(pid, 0, collect, &r), PMU_ESRCH);
 	assert_non_null(strstr(pmu_error_detail(), "exited"));
 	assert_int_equal(r.n, 0);
-	assert_int_equal(pmuk_synth_process(0, collect, &r), PMU_EINVAL);
+	assert_int_equal(pmuk_synth_process(0, 0, collect, &r), PMU_EINVAL);
 }
 
 static void test_all(void **state)
@@ -307,7 +307,7 @@ static void test_all(void **state)
 	int32_t me = getpid();
 
 	(void)state;
-	assert_int_equal(pmuk_synth_all(collect, &r), 0);
+	assert_int_equal(pmuk_synth_all(0, collect, &r), 0);
 	assert_non_null(find(&r, PERF_RECORD_COMM, 1, NULL));
 	assert_non_null(find(&r, PERF_RECORD_COMM, me, NULL));
 	assert_non_null(find(&r, PERF_RECORD_MMAP2, me, NULL));
@@ -317,7 +317,7 @@ static void test_all(void **state)
 
 	/* a callback's nonzero return stops the walk and comes back as is */
 	r.stop_after = 3;
-	assert_int_equal(pmuk_synth_all(collect, &r), 42);
+	assert_int_equal(pmuk_synth_all(0, collect, &r), 42);
 	assert_int_equal(r.n, 3);
 	recs_free(&r);
 }
@@ -519,7 +519,7 @@ static void test_tree_process(void **state)
 	struct recs r = { 0 };
 
 	(void)state;
-	assert_int_equal(pmuk_synth_process(4243, collect, &r), 0);
+	assert_int_equal(pmuk_synth_process(4243, 0, collect, &r), 0);
 	assert_int_equal(r.n, 6);
 	assert_int_equal(r.v[0].type, PERF_RECORD_COMM);
 	assert_int_equal(r.v[0].tid, 4242);
@@ -536,8 +536,36 @@ static void test_tree_process(void **state)
 	expect_mmap2(&r.v[5], 0x7ffd00000000, 0x2000, 0, 0, 0, 0, PROT_READ | PROT_EXEC,
 		     MAP_PRIVATE, "[vdso]");
 	recs_free(&r);
-	assert_int_equal(pmuk_synth_process(5000, collect, &r), PMU_ESRCH);
+	assert_int_equal(pmuk_synth_process(5000, 0, collect, &r), PMU_ESRCH);
 	assert_int_equal(r.n, 0);
+}
+
+/* PMUK_SYNTH_DATA: the readable data mapping too (the r--p segment a DWARF
+ * unwinder finds .eh_frame_hdr in), marked MMAP_DATA, in maps order. */
+static void test_tree_data(void **state)
+{
+	struct recs r = { 0 };
+	const struct rec *d;
+
+	(void)state;
+	assert_int_equal(pmuk_synth_process(4242, PMUK_SYNTH_DATA, collect, &r), 0);
+	assert_int_equal(r.n, 7);
+	assert_int_equal(r.v[2].misc, PERF_RECORD_MISC_USER);
+	d = &r.v[3];
+	check_shape(d);
+	assert_int_equal(d->type, PERF_RECORD_MMAP2);
+	assert_int_equal(d->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+	assert_int_equal(u64(d->body + 8), 0x651000);
+	assert_int_equal(u64(d->body + 16), 0x1000);
+	assert_int_equal(u64(d->body + 24), 0x51000);
+	assert_int_equal(u32(d->body + 56), PROT_READ);
+	assert_string_equal(name_of(d), "/usr/bin/pmukit-no-such-file");
+	for (size_t i = 4; i < r.n; i++)
+		assert_int_equal(r.v[i].misc, PERF_RECORD_MISC_USER);
+	recs_free(&r);
+	assert_int_equal(pmuk_synth_all(PMUK_SYNTH_DATA, collect, &r), 0);
+	assert_int_equal(r.n, 7);
+	recs_free(&r);
 }
 
 /* A vanished process is skipped; a thread's own /proc entry adds nothing. */
@@ -546,7 +574,7 @@ static void test_tree_all(void **state)
 	struct recs r = { 0 };
 
 	(void)state;
-	assert_int_equal(pmuk_synth_all(collect, &r), 0);
+	assert_int_equal(pmuk_synth_all(0, collect, &r), 0);
 	assert_int_equal(r.n, 6);
 	assert_string_equal(name_of(&r.v[0]), "fixture");
 	recs_free(&r);
@@ -602,6 +630,7 @@ int main(void)
 	};
 	const struct CMUnitTest tree[] = {
 		cmocka_unit_test(test_tree_process),
+		cmocka_unit_test(test_tree_data),
 		cmocka_unit_test(test_tree_all),
 		cmocka_unit_test(test_tree_kernel),
 	};

@@ -18,7 +18,6 @@
 #include <windows.h>
 #else
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #endif
 
@@ -39,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
 		   "                     [-b] [-d] [--switch-events] [-m PAGES]\n"
-		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [-- COMMAND [ARGS...]]\n\n"
+		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [--] [COMMAND [ARGS...]]\n\n"
 		   "Records samples of COMMAND (or of running processes, threads or CPUs until\n"
 		   "Ctrl-C) to FILE, then passes COMMAND's exit status through. Linux writes\n"
 		   "perf.data (perf report/script read it; an existing FILE becomes FILE.old);\n"
@@ -47,7 +46,7 @@ static void usage(FILE *f)
 		   "Read the file with 'pmukit report' (or perf).\n\n"
 		   "  -e EVENTS      events to sample (default: cycles, or cpu-clock without a\n"
 		   "                 hardware PMU); tracepoints (sched:sched_switch) too\n"
-		   "  -F HZ          samples per second (default 1000)\n"
+		   "  -F HZ          samples per second (default 1000; max: the kernel's highest)\n"
 		   "  -c PERIOD      sample every PERIOD events instead\n"
 		   "  -g             frame-pointer call stacks (--call-graph fp)\n"
 		   "  --call-graph fp|dwarf[,SIZE]  dwarf: copy SIZE bytes of user stack and the\n"
@@ -69,6 +68,31 @@ static int positive(const char *opt, const char *s, uint64_t *v)
 	if (!pmuk_parse_u64(s, 10, v) && *v)
 		return 0;
 	fprintf(stderr, "pmukit record: %s needs a number above 0, not '%s'\n", opt, s);
+	return 2;
+}
+
+/* -F max: the kernel's highest rate (kernel.perf_event_max_sample_rate), as perf. */
+static int max_freq(uint64_t *v)
+{
+#ifndef _WIN32
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	char buf[32] = "";
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+		if (!pmuk_parse_u64(buf, 10, v) && *v)
+			return 0;
+	}
+	fprintf(stderr, "pmukit record: -F max: cannot read "
+		"/proc/sys/kernel/perf_event_max_sample_rate; give a number\n");
+#else
+	(void)v;
+	fprintf(stderr, "pmukit record: -F max is the Linux perf_event_max_sample_rate; give "
+		"a number\n");
+#endif
 	return 2;
 }
 
@@ -177,7 +201,8 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	switch (opt) {
 	case 'o': c->path = optarg; return 0;
 	case 'e': c->spec = optarg; return 0;
-	case 'F': return positive("-F", optarg, &c->o.freq);
+	case 'F': return !strcmp(optarg, "max") ? max_freq(&c->o.freq) :
+			 positive("-F", optarg, &c->o.freq);
 	case 'c': return positive("-c", optarg, &c->o.period);
 	case 'g': c->o.callchain = 1; return 0;
 	case 'G': return take_call_graph(c, optarg);
@@ -188,11 +213,8 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'a': c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS }; return 0;
 	case 'C': return take_cpus(c, optarg);
 	case 'p': case 't': return take_ids(c, opt, optarg);
-	case 'h': usage(stdout); return 0;
-	default:
-		tool_bad_option(argv, opt, longopts);
-		usage(stderr);
-		return 2;
+	default:  /* -h/--help, or a bad option */
+		return tool_help_or_bad_option(argv, opt, longopts, usage);
 	}
 }
 
@@ -205,7 +227,7 @@ static int check_cfg(struct rec_cfg *c, int argc, int optind_)
 		return bad("%s", "-F and -c exclude each other: sample at a frequency or every "
 			   "PERIOD events");
 	if (optind_ >= argc && !has_target)
-		return bad("%s", "nothing to record: give a command after '--', or -p, -t, -a or -C");
+		return bad("%s", "nothing to record: give a command, or -p, -t, -a or -C");
 #ifdef _WIN32
 	if (!c->path)
 		return bad("%s", "no output file (-o FILE.etl)");
@@ -215,31 +237,26 @@ static int check_cfg(struct rec_cfg *c, int argc, int optind_)
 #else
 	if (!c->path)
 		c->path = "perf.data";
+	if (!strcmp(c->path, "-"))
+		return bad("%s", "-o -: pmukit writes perf.data to a file, not to stdout (perf's "
+			   "pipe mode); give a file name ('pmukit report -i -' reads perf's pipe "
+			   "mode)");
 #endif
 	c->cmd = optind_ < argc ? optind_ : 0;
 	return 0;
 }
 
-/* Options up to '--', then the command. -1 to go on, else the exit status. */
+/* Options, then the command: after '--' or from the first word that is not an
+ * option (as perf and pmukit stat). -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct rec_cfg *c)
 {
-	const char *last_value = NULL;
-	int opt, rc, dashes;
+	int opt, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1)
 		if ((rc = take_option(opt, argv, c)) || opt == 'h')
 			return rc;
-		last_value = optarg;
-	}
-	/* getopt stops after '--' or at the first operand, which must not come before '--' */
-	dashes = optind > 1 && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_value;
-	if (!dashes && optind < argc) {
-		fprintf(stderr, "pmukit record: bad option '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
 	if ((rc = check_cfg(c, argc, optind))) {
 		usage(stderr);
 		return rc;
@@ -253,11 +270,6 @@ static int parse_args(int argc, char **argv, struct rec_cfg *c)
 static BOOL WINAPI on_ctrl(DWORD type)
 {
 	return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT;
-}
-
-static int exit_code(int status)
-{
-	return status;
 }
 
 static void catch_stop(void)
@@ -288,25 +300,31 @@ static int stop_asked(void)
 	return stop_signal != 0;
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-}
-
-/* As perf: an existing non-empty output becomes FILE.old. */
-static void backup(const char *path)
+/* As perf: an existing non-empty output becomes FILE.old. 1 when it moved. */
+static int backup(const char *path)
 {
 	char old[4096];
 	struct stat st;
 
 	if (stat(path, &st) < 0 || st.st_size == 0 || !S_ISREG(st.st_mode) ||
 	    snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
-		return;
-	if (rename(path, old) < 0)
-		fprintf(stderr, "pmukit record: cannot rename %s to %s: %s\n", path, old,
-			strerror(errno));
+		return 0;
+	if (rename(path, old) == 0)
+		return 1;
+	fprintf(stderr, "pmukit record: cannot rename %s to %s: %s\n", path, old,
+		strerror(errno));
+	return 0;
+}
+
+/* A recording that did not start leaves the previous output where it was. */
+static void restore(const char *path)
+{
+	char old[4096];
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(old, path) < 0)
+		fprintf(stderr, "pmukit record: the previous %s is now %s (cannot rename it "
+			"back: %s)\n", path, old, strerror(errno));
 }
 #endif
 
@@ -398,6 +416,9 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 {
 	struct pmu_event_list *events = NULL;
 	int err;
+#ifndef _WIN32
+	int moved;
+#endif
 
 	if (c->spec && (err = pmu_event_parse(c->spec, &events)))
 		return tool_error("record", "parsing the events", err);
@@ -418,14 +439,20 @@ static int start(struct rec_cfg *c, char **argv, struct pmu_command **cmd,
 	}
 	if (c->pages)
 		c->o.buffer_kb = (unsigned)(c->pages * (unsigned long)sysconf(_SC_PAGESIZE) / 1024);
-	backup(c->path);
+	moved = backup(c->path);
 #endif
 	c->o.path = c->path;
 	c->o.lower_precise = 1;
 	err = pmu_recording_start(events, &c->target, &c->o, r);
 	pmu_event_list_free(events);
-	if (err)
-		return tool_error("record", "starting the recording", err);
+	if (err) {
+		err = tool_error("record", "starting the recording", err);
+#ifndef _WIN32
+		if (moved)
+			restore(c->path);
+#endif
+		return err;
+	}
 	print_notes(*r);
 	return 0;
 }
@@ -458,7 +485,7 @@ static int record(struct rec_cfg *c, char **argv)
 		goto out;
 	}
 	print_summary(c, &st);
-	rc = cmd ? exit_code(status) : 0;
+	rc = cmd ? tool_exit_status(status) : 0;
 out:
 	pmu_recording_close(r);
 	pmu_command_free(cmd);
