@@ -4,37 +4,24 @@
  * the bytes may come from a corrupt ring or a file. */
 #include "formats/perf_decode.h"
 #include "formats/perf_file.h"
+#include "core/cursor.h"
 #include "core/error.h"
 
 #include <string.h>
 
-struct cur {
-	unsigned char *p;
-	size_t left;
-};
-
-static int take(struct cur *c, void *dst, size_t n)
+/* The record is the caller's writable copy: call chains are compacted and
+ * strings terminated in place, through c->p with its const cast away. */
+static int take_u64(struct pmuk_cursor *c, uint64_t *v)
 {
-	if (n > c->left)
-		return -1;
-	if (dst)
-		memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
-static int take_u64(struct cur *c, uint64_t *v)
-{
-	return take(c, v, sizeof(*v));
+	return pmuk_cursor_take(c, v, sizeof(*v));
 }
 
 /* {u32 a, b} as two signed ids (pid/tid, cpu/res). */
-static int take_pair(struct cur *c, int32_t *a, int32_t *b)
+static int take_pair(struct pmuk_cursor *c, int32_t *a, int32_t *b)
 {
 	uint32_t v[2];
 
-	if (take(c, v, sizeof(v)) < 0)
+	if (pmuk_cursor_take(c, v, sizeof(v)) < 0)
 		return -1;
 	*a = (int32_t)v[0];
 	if (b)
@@ -49,7 +36,7 @@ static int bad(const struct perf_rec_header *h, const char *what, size_t size)
 }
 
 /* struct read_format: only skipped, PMU values are not part of the model yet. */
-static int skip_read(const struct pmuk_sample_fmt *f, struct cur *c)
+static int skip_read(const struct pmuk_sample_fmt *f, struct pmuk_cursor *c)
 {
 	uint64_t per = 1 + !!(f->read_format & PERF_RF_ID) + !!(f->read_format & PERF_RF_LOST);
 	uint64_t times = !!(f->read_format & PERF_RF_TOTAL_TIME_ENABLED) +
@@ -60,11 +47,11 @@ static int skip_read(const struct pmuk_sample_fmt *f, struct cur *c)
 		return -1;
 	if (nr > c->left / 8 / per)
 		return -1;
-	return take(c, NULL, (times + nr * per) * 8);
+	return pmuk_cursor_take(c, NULL, (times + nr * per) * 8);
 }
 
 /* {u64 abi; u64 regs[weight(mask)]}: no registers when abi is 0 (a kernel thread). */
-static int take_regs(struct cur *c, uint64_t mask, struct pmu_sample_ext *x)
+static int take_regs(struct pmuk_cursor *c, uint64_t mask, struct pmu_sample_ext *x)
 {
 	uint64_t abi;
 	size_t n = (size_t)__builtin_popcountll(mask);
@@ -77,7 +64,7 @@ static int take_regs(struct cur *c, uint64_t mask, struct pmu_sample_ext *x)
 		x->nr_regs = abi ? (uint32_t)n : 0;
 		x->regs = (const uint64_t *)(void *)c->p;
 	}
-	return abi ? take(c, NULL, 8 * n) : 0;
+	return abi ? pmuk_cursor_take(c, NULL, 8 * n) : 0;
 }
 
 /* Drops the PERF_CONTEXT_* markers in place; leading kernel/hv frames are counted. */
@@ -104,7 +91,7 @@ static void compact_callchain(uint64_t *ips, uint64_t nr, int kernel, struct pmu
 }
 
 /* {u64 size; char data[size]; u64 dyn_size}, no dyn_size when size is 0. */
-static int take_stack(struct cur *c, struct pmu_sample_ext *x)
+static int take_stack(struct pmuk_cursor *c, struct pmu_sample_ext *x)
 {
 	uint64_t v, dyn = 0;
 	const unsigned char *data;
@@ -112,7 +99,7 @@ static int take_stack(struct cur *c, struct pmu_sample_ext *x)
 	if (take_u64(c, &v) < 0 || (v & 7))
 		return -1;
 	data = c->p;
-	if (take(c, NULL, v) < 0 || (v && take_u64(c, &dyn) < 0))
+	if (pmuk_cursor_take(c, NULL, v) < 0 || (v && take_u64(c, &dyn) < 0))
 		return -1;
 	if (x) {
 		x->stack = data;
@@ -123,7 +110,7 @@ static int take_stack(struct cur *c, struct pmu_sample_ext *x)
 
 /* The fields after the branch stack. The kernel sizes a sample exactly, so bytes
  * left over mean the record does not have the format we were told. */
-static int decode_tail(const struct pmuk_sample_fmt *f, struct cur *c, struct pmu_sample *s,
+static int decode_tail(const struct pmuk_sample_fmt *f, struct pmuk_cursor *c, struct pmu_sample *s,
 		       struct pmu_sample_ext *x)
 {
 	uint64_t st = f->sample_type, v;
@@ -143,7 +130,7 @@ static int decode_tail(const struct pmuk_sample_fmt *f, struct cur *c, struct pm
 	}
 	if ((st & PERF_ST_DATA_SRC) && take_u64(c, &s->data_src) < 0)
 		return -1;
-	if ((st & PERF_ST_TRANSACTION) && take(c, tx, 8) < 0)
+	if ((st & PERF_ST_TRANSACTION) && pmuk_cursor_take(c, tx, 8) < 0)
 		return -1;
 	if ((st & PERF_ST_REGS_INTR) && take_regs(c, f->regs_intr, NULL) < 0)
 		return -1;
@@ -153,19 +140,19 @@ static int decode_tail(const struct pmuk_sample_fmt *f, struct cur *c, struct pm
 	 * the comment in <linux/perf_event.h> lists AUX first and omits CGROUP. */
 	if ((st & PERF_ST_CGROUP) && take_u64(c, NULL) < 0)
 		return -1;
-	if ((st & PERF_ST_DATA_PAGE_SIZE) && take(c, dps, 8) < 0)
+	if ((st & PERF_ST_DATA_PAGE_SIZE) && pmuk_cursor_take(c, dps, 8) < 0)
 		return -1;
-	if ((st & PERF_ST_CODE_PAGE_SIZE) && take(c, cps, 8) < 0)
+	if ((st & PERF_ST_CODE_PAGE_SIZE) && pmuk_cursor_take(c, cps, 8) < 0)
 		return -1;
-	if ((st & PERF_ST_AUX) && (take_u64(c, &v) < 0 || take(c, NULL, v) < 0))
+	if ((st & PERF_ST_AUX) && (take_u64(c, &v) < 0 || pmuk_cursor_take(c, NULL, v) < 0))
 		return -1;
 	return c->left ? -1 : 0;
 }
 
 /* {u64 nr; u64 hw_idx (HW_INDEX); {from, to, flags}[nr]; u64 counters[nr] (COUNTERS)}
  * and everything after it. */
-static int decode_branches(const struct pmuk_sample_fmt *f, struct cur *c, struct pmu_sample *s,
-			   struct pmu_sample_ext *x)
+static int decode_branches(const struct pmuk_sample_fmt *f, struct pmuk_cursor *c,
+			   struct pmu_sample *s, struct pmu_sample_ext *x)
 {
 	uint64_t nr;
 
@@ -175,7 +162,7 @@ static int decode_branches(const struct pmuk_sample_fmt *f, struct cur *c, struc
 		/* The kernel writes hw_idx only when the PMU saved a branch stack; a
 		 * sample without one carries a bare nr = 0. The rest decoding to the
 		 * exact end tells which of the two this is. */
-		struct cur with = *c;
+		struct pmuk_cursor with = *c;
 
 		if (take_u64(&with, NULL) == 0 && decode_tail(f, &with, s, x) == 0) {
 			*c = with;
@@ -187,9 +174,9 @@ static int decode_branches(const struct pmuk_sample_fmt *f, struct cur *c, struc
 		return -1;
 	s->branches = (const struct pmu_branch *)(void *)c->p;
 	s->nr_branches = (uint32_t)nr;
-	if (take(c, NULL, nr * sizeof(struct pmu_branch)) < 0)
+	if (pmuk_cursor_take(c, NULL, nr * sizeof(struct pmu_branch)) < 0)
 		return -1;
-	if ((f->branch_sample_type & PERF_BS_COUNTERS) && take(c, NULL, nr * 8) < 0)
+	if ((f->branch_sample_type & PERF_BS_COUNTERS) && pmuk_cursor_take(c, NULL, nr * 8) < 0)
 		return -1;
 	return decode_tail(f, c, s, x);
 }
@@ -213,7 +200,7 @@ static uint32_t sample_has(uint64_t st)
 }
 
 static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_rec_header *h,
-			 struct cur *c, struct pmu_record *r, struct pmu_sample_ext *x)
+			 struct pmuk_cursor *c, struct pmu_record *r, struct pmu_sample_ext *x)
 {
 	uint64_t st = f->sample_type, nr;
 	struct pmu_sample *s = &r->sample;
@@ -248,19 +235,19 @@ static int decode_sample(const struct pmuk_sample_fmt *f, const struct perf_rec_
 		if (take_u64(c, &nr) < 0 || nr > c->left / 8)
 			return -1;
 		ips = (uint64_t *)(void *)c->p;
-		take(c, NULL, nr * 8);
+		pmuk_cursor_take(c, NULL, nr * 8);
 		compact_callchain(ips, nr, (h->misc & PERF_REC_MISC_CPUMODE_MASK) ==
 				  PERF_REC_MISC_KERNEL, s);
 	}
 	if (st & PERF_ST_RAW) {
 		/* {u32 size; char data[size]} padded so the next field stays 8-byte aligned */
-		if (take(c, &raw, sizeof(raw)) < 0 || ((raw + 4) & 7))
+		if (pmuk_cursor_take(c, &raw, sizeof(raw)) < 0 || ((raw + 4) & 7))
 			return -1;
 		if (x) {
 			x->raw = c->p;
 			x->raw_size = raw;
 		}
-		if (take(c, NULL, raw) < 0)
+		if (pmuk_cursor_take(c, NULL, raw) < 0)
 			return -1;
 	}
 	ret = st & PERF_ST_BRANCH_STACK ? decode_branches(f, c, s, x) : decode_tail(f, c, s, x);
@@ -285,7 +272,8 @@ static size_t trailer_size(const struct pmuk_sample_fmt *f)
 	return f->sample_id_all ? 8 * (size_t)__builtin_popcountll(f->sample_type & bits) : 0;
 }
 
-static void decode_trailer(const struct pmuk_sample_fmt *f, struct cur *c, struct pmu_record *r)
+static void decode_trailer(const struct pmuk_sample_fmt *f, struct pmuk_cursor *c,
+			   struct pmu_record *r)
 {
 	uint64_t st = f->sample_type;
 
@@ -317,7 +305,7 @@ static void decode_trailer(const struct pmuk_sample_fmt *f, struct cur *c, struc
 }
 
 /* A NUL-terminated string filling the rest of the body (padded to 8 bytes). */
-static const char *body_string(struct cur *c)
+static const char *body_string(struct pmuk_cursor *c)
 {
 	char *s = (char *)c->p;
 
@@ -328,7 +316,7 @@ static const char *body_string(struct cur *c)
 	return s;
 }
 
-static int decode_mmap(const struct perf_rec_header *h, struct cur *c, struct pmu_record *r)
+static int decode_mmap(const struct perf_rec_header *h, struct pmuk_cursor *c, struct pmu_record *r)
 {
 	struct pmu_mmap *m = &r->mmap;
 	uint8_t bid[4];
@@ -342,18 +330,18 @@ static int decode_mmap(const struct perf_rec_header *h, struct cur *c, struct pm
 			return -1;
 		if (h->misc & PERF_REC_MISC_MMAP_BUILD_ID) {
 			/* {u8 build_id_size, u8 res, u16 res, u8 build_id[20]} */
-			take(c, bid, sizeof(bid));
-			take(c, m->build_id, sizeof(m->build_id));
+			pmuk_cursor_take(c, bid, sizeof(bid));
+			pmuk_cursor_take(c, m->build_id, sizeof(m->build_id));
 			m->build_id_size = bid[0] > 20 ? 20 : bid[0];
 		} else {
-			take(c, dev, sizeof(dev));
+			pmuk_cursor_take(c, dev, sizeof(dev));
 			m->maj = dev[0];
 			m->min = dev[1];
 			take_u64(c, &m->ino);
 			take_u64(c, &m->ino_generation);
 		}
-		take(c, &m->prot, sizeof(m->prot));
-		take(c, &m->flags, sizeof(m->flags));
+		pmuk_cursor_take(c, &m->prot, sizeof(m->prot));
+		pmuk_cursor_take(c, &m->flags, sizeof(m->flags));
 	}
 	m->data = !!(h->misc & PERF_REC_MISC_MMAP_DATA);
 	r->kind = PMU_RECORD_MMAP;
@@ -361,7 +349,7 @@ static int decode_mmap(const struct perf_rec_header *h, struct cur *c, struct pm
 	return (m->path = body_string(c)) ? 0 : -1;
 }
 
-static int decode_body(const struct perf_rec_header *h, struct cur *c, struct pmu_record *r)
+static int decode_body(const struct perf_rec_header *h, struct pmuk_cursor *c, struct pmu_record *r)
 {
 	int32_t pid;
 	const char *s;
@@ -447,7 +435,7 @@ int pmuk_decode_record_ext(const struct pmuk_sample_fmt *f, void *rec, size_t si
 			   struct pmu_record *out, struct pmu_sample_ext *ext)
 {
 	struct perf_rec_header h;
-	struct cur c = { (unsigned char *)rec + sizeof(h), 0 };
+	struct pmuk_cursor c = { (const uint8_t *)rec + sizeof(h), 0 };
 	size_t tsz = trailer_size(f);
 	int ret;
 
@@ -484,7 +472,7 @@ int pmuk_decode_record_ext(const struct pmuk_sample_fmt *f, void *rec, size_t si
 	if (c.left < tsz)
 		return bad(&h, "sample_id trailer", size);
 	if (tsz) {
-		struct cur t = { c.p + c.left - tsz, tsz };
+		struct pmuk_cursor t = { c.p + c.left - tsz, tsz };
 
 		decode_trailer(f, &t, out);
 		c.left -= tsz;

@@ -2,6 +2,7 @@
 /* perf.data header features (tools/perf/util/header.c): the same bytes as a
  * file-mode section or the body of a pipe's HEADER_FEATURE record. */
 #include "formats/perf_read_int.h"
+#include "core/cursor.h"
 #include "core/grow.h"
 
 #include <stdlib.h>
@@ -20,36 +21,20 @@ static char *dupn(const char *p, size_t max)
 	return d;
 }
 
-struct fcur {
-	const uint8_t *p;
-	size_t left;
-};
-
-static int fget(struct fcur *c, void *dst, size_t n)
-{
-	if (n > c->left)
-		return -1;
-	if (dst)
-		memcpy(dst, c->p, n);
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
 /* {u32 len; char str[len]} (NUL-padded): a copy, NULL when it does not fit. */
-static char *fstr(struct fcur *c)
+static char *fstr(struct pmuk_cursor *c)
 {
 	uint32_t len;
 	const uint8_t *p;
 
-	if (fget(c, &len, 4) || len > c->left)
+	if (pmuk_cursor_take(c, &len, 4) || len > c->left)
 		return NULL;
 	p = c->p;
-	fget(c, NULL, len);
+	pmuk_cursor_take(c, NULL, len);
 	return dupn((const char *)p, len);
 }
 
-static int set_str(struct perf_src *s, int feat, struct fcur *c)
+static int set_str(struct perf_src *s, int feat, struct pmuk_cursor *c)
 {
 	char *v = fstr(c);
 
@@ -61,13 +46,13 @@ static int set_str(struct perf_src *s, int feat, struct fcur *c)
 }
 
 /* The command line's words joined by spaces. */
-static int cmdline(struct perf_src *s, struct fcur *c)
+static int cmdline(struct perf_src *s, struct pmuk_cursor *c)
 {
 	uint32_t nr;
 	size_t len = 0;
 	char *out = NULL, *w;
 
-	if (fget(c, &nr, 4) || nr > c->left / 4)
+	if (pmuk_cursor_take(c, &nr, 4) || nr > c->left / 4)
 		return -1;
 	for (uint32_t i = 0; i < nr; i++) {
 		if (!(w = fstr(c))) {
@@ -95,16 +80,16 @@ static int cmdline(struct perf_src *s, struct fcur *c)
 
 /* {u32 nr, attr_size; {attr; u32 nr_ids; str name; u64 ids[nr_ids]}[nr]}, in the
  * order of the attrs. */
-static int event_desc(struct perf_src *s, struct fcur *c)
+static int event_desc(struct perf_src *s, struct pmuk_cursor *c)
 {
 	uint32_t nr, asz, nids;
 
-	if (fget(c, &nr, 4) || fget(c, &asz, 4) || asz < 8 || nr > c->left / asz)
+	if (pmuk_cursor_take(c, &nr, 4) || pmuk_cursor_take(c, &asz, 4) || asz < 8 || nr > c->left / asz)
 		return -1;
 	for (uint32_t i = 0; i < nr; i++) {
 		char *name;
 
-		if (fget(c, NULL, asz) || fget(c, &nids, 4) || !(name = fstr(c)))
+		if (pmuk_cursor_take(c, NULL, asz) || pmuk_cursor_take(c, &nids, 4) || !(name = fstr(c)))
 			return -1;
 		if (nids > c->left / 8) {
 			free(name);
@@ -119,7 +104,7 @@ static int event_desc(struct perf_src *s, struct fcur *c)
 		} else {
 			free(name);
 		}
-		fget(c, NULL, (size_t)nids * 8);
+		pmuk_cursor_take(c, NULL, (size_t)nids * 8);
 	}
 	s->feat_event_desc = 1;
 	return 0;
@@ -198,20 +183,20 @@ int perf_build_id_entry(struct perf_src *s, const uint8_t *p, size_t n)
 	return h.size;
 }
 
-static int build_ids(struct perf_src *s, struct fcur *c)
+static int build_ids(struct perf_src *s, struct pmuk_cursor *c)
 {
 	while (c->left >= 8) {
 		int n = perf_build_id_entry(s, c->p, c->left);
 
 		if (n < 0)
 			return -1;
-		fget(c, NULL, (size_t)n);
+		pmuk_cursor_take(c, NULL, (size_t)n);
 	}
 	return 0;
 }
 
 /* The tracepoint format files: kept whole, their ids name events. */
-static int tracing(struct perf_src *s, struct fcur *c)
+static int tracing(struct perf_src *s, struct pmuk_cursor *c)
 {
 	for (size_t i = 0; i < s->nr_tps; i++)
 		free(s->tps[i].name);
@@ -227,15 +212,15 @@ static int tracing(struct perf_src *s, struct fcur *c)
 }
 
 /* {u32 nr; {u32 type; str name}[nr]}: names of the dynamic PMUs' types. */
-static int pmu_mappings(struct perf_src *s, struct fcur *c)
+static int pmu_mappings(struct perf_src *s, struct pmuk_cursor *c)
 {
 	uint32_t nr, type;
 	char *name;
 
-	if (fget(c, &nr, 4) || nr > c->left / 8)
+	if (pmuk_cursor_take(c, &nr, 4) || nr > c->left / 8)
 		return -1;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (fget(c, &type, 4) || !(name = fstr(c)))
+		if (pmuk_cursor_take(c, &type, 4) || !(name = fstr(c)))
 			return -1;
 		if (pmuk_grow((void **)&s->pmus, &s->cap_pmus, s->nr_pmus + 1, sizeof(*s->pmus))) {
 			free(name);
@@ -247,7 +232,7 @@ static int pmu_mappings(struct perf_src *s, struct fcur *c)
 	return 0;
 }
 
-static int feat_body(struct perf_src *s, int feat, struct fcur *c)
+static int feat_body(struct perf_src *s, int feat, struct pmuk_cursor *c)
 {
 	struct pmu_trace_info *in = &s->t->info;
 	uint32_t v[2];
@@ -258,25 +243,25 @@ static int feat_body(struct perf_src *s, int feat, struct fcur *c)
 	case HEADER_CPUDESC: case HEADER_CPUID:
 		return set_str(s, feat, c);
 	case HEADER_NRCPUS:
-		if (fget(c, v, 8))
+		if (pmuk_cursor_take(c, v, 8))
 			return -1;
 		in->nr_cpus_avail = v[0];
 		in->nr_cpus_online = v[1];
 		return 0;
 	case HEADER_TOTAL_MEM:
-		return fget(c, &in->total_mem_kb, 8);
+		return pmuk_cursor_take(c, &in->total_mem_kb, 8);
 	case HEADER_CMDLINE:
 		return cmdline(s, c);
 	case HEADER_EVENT_DESC:
 		return event_desc(s, c);
 	case HEADER_SAMPLE_TIME:
-		if (fget(c, q, 16))
+		if (pmuk_cursor_take(c, q, 16))
 			return -1;
 		in->first_sample_time = q[0];
 		in->last_sample_time = q[1];
 		return 0;
 	case HEADER_CLOCK_DATA:   /* {u32 version, clockid; u64 tod_ns, clockid_ns} */
-		if (fget(c, v, 8))
+		if (pmuk_cursor_take(c, v, 8))
 			return -1;
 		in->clockid = (int)v[1];
 		return 0;
@@ -306,7 +291,7 @@ static const char *const feat_names[HEADER_LAST_FEATURE] = {
 
 void perf_feat_parse(struct perf_src *s, int feat, const uint8_t *p, size_t n, uint64_t off)
 {
-	struct fcur c = { p, n };
+	struct pmuk_cursor c = { p, n };
 
 	if (feat <= 0 || feat >= HEADER_LAST_FEATURE)
 		return;

@@ -3,6 +3,7 @@
  * generic names from attr type and config; tracepoints by their id through the
  * format files of the tracing data. */
 #include "formats/perf_read_int.h"
+#include "core/cursor.h"
 #include "core/grow.h"
 
 #include <stdio.h>
@@ -115,35 +116,14 @@ char *perf_event_name(const struct perf_src *s, const struct perf_ev *e)
 	return strdup(buf);
 }
 
-/* A cursor over the tracing data (its byte order is the file's: host here). */
-struct tcur {
-	const uint8_t *p;
-	size_t left;
-};
+/* The tracing data is in the file's byte order: the host's here. */
 
-static int tskip(struct tcur *c, size_t n)
-{
-	if (n > c->left)
-		return -1;
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
-static int tget(struct tcur *c, void *dst, size_t n)
-{
-	if (n > c->left)
-		return -1;
-	memcpy(dst, c->p, n);
-	return tskip(c, n);
-}
-
-static const char *tstr(struct tcur *c)
+static const char *tstr(struct pmuk_cursor *c)
 {
 	const char *s = (const char *)c->p;
 	const void *nul = memchr(c->p, 0, c->left);
 
-	if (!nul || tskip(c, (size_t)((const uint8_t *)nul - c->p) + 1))
+	if (!nul || pmuk_cursor_take(c, NULL, (size_t)((const uint8_t *)nul - c->p) + 1))
 		return NULL;
 	return s;
 }
@@ -187,33 +167,37 @@ static void add_format(struct perf_src *s, const char *sys, const char *fmt, siz
  * then per system its event formats. Only the ids are taken here. */
 void perf_tracing_ids(struct perf_src *s)
 {
-	struct tcur c = { s->tracing, s->tracing_size };
+	struct pmuk_cursor c = { s->tracing, s->tracing_size };
 	uint32_t nr, nsys, u32;
 	uint64_t sz;
 	uint8_t b[3];
 
-	if (!c.p || tskip(&c, 10) || !tstr(&c) || tget(&c, b, 2) || tget(&c, &u32, 4))
-		return;   /* magic "\027\010\104tracing", version, endian, long size, page size */
+	/* magic "\027\010\104tracing", version, endian, long size, page size */
+	if (!c.p || pmuk_cursor_take(&c, NULL, 10) || !tstr(&c) || pmuk_cursor_take(&c, b, 2) ||
+	    pmuk_cursor_take(&c, &u32, 4))
+		return;
 	for (int i = 0; i < 2; i++)   /* header_page, header_event */
-		if (!tstr(&c) || tget(&c, &sz, 8) || tskip(&c, sz > c.left ? c.left + 1 : sz))
+		if (!tstr(&c) || pmuk_cursor_take(&c, &sz, 8) || sz > c.left ||
+		    pmuk_cursor_take(&c, NULL, (size_t)sz))
 			return;
-	if (tget(&c, &nr, 4))
+	if (pmuk_cursor_take(&c, &nr, 4))
 		return;
 	for (uint32_t i = 0; i < nr; i++)
-		if (tget(&c, &sz, 8) || tskip(&c, sz > c.left ? c.left + 1 : sz))
+		if (pmuk_cursor_take(&c, &sz, 8) || sz > c.left ||
+		    pmuk_cursor_take(&c, NULL, (size_t)sz))
 			return;
-	if (tget(&c, &nsys, 4))
+	if (pmuk_cursor_take(&c, &nsys, 4))
 		return;
 	for (uint32_t i = 0; i < nsys; i++) {
 		const char *sys = tstr(&c);
 
-		if (!sys || tget(&c, &nr, 4))
+		if (!sys || pmuk_cursor_take(&c, &nr, 4))
 			return;
 		for (uint32_t j = 0; j < nr; j++) {
-			if (tget(&c, &sz, 8) || sz > c.left)
+			if (pmuk_cursor_take(&c, &sz, 8) || sz > c.left)
 				return;
 			add_format(s, sys, (const char *)c.p, (size_t)sz);
-			tskip(&c, sz);
+			pmuk_cursor_take(&c, NULL, (size_t)sz);
 		}
 	}
 }
