@@ -31,8 +31,10 @@ static inline size_t pmuk_bsearch_upper(const void *base, size_t n, size_t strid
 	return lo;
 }
 
-/* pmuk_bsearch_upper over an array of structs by one of their uint64_t fields. */
+/* pmuk_bsearch_upper over an array of structs by one of their 8-byte unsigned
+ * fields (a field of another size does not compile). */
 #define PMUK_BSEARCH_UPPER(arr, n, field, v) \
-	pmuk_bsearch_upper((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (v))
+	((void)sizeof(char[sizeof((arr)->field) == 8 ? 1 : -1]), \
+	 pmuk_bsearch_upper((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field), (v)))
 
 #endif

@@ -3,6 +3,7 @@
  * perf-map-agent, LuaJIT, .NET with DOTNET_PerfMapEnabled) write for perf, one
  * "START SIZE name" line per function, START and SIZE in hex. Read once per
  * process, when an address of it lies in anonymous code or in no mapping. */
+#include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -93,14 +94,7 @@ const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
 	if (!p->jit_loaded)
 		load(s, p);
 	hi = p->njit;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->jit[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(p->jit, hi, start, addr);
 	/* Entries may nest or overlap: look back a few for one that holds addr. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)
 		if (addr < p->jit[i].end)

@@ -2,6 +2,7 @@
 /* The symbolizer's portable half: arguments, the offline module table, the string
  * pool behind every name a frame carries, and the inline-chain truncation rule.
  * The OS backends (libdwfl, DbgHelp) fill s->chain. */
+#include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/opts.h"
@@ -124,14 +125,7 @@ struct pmuk_sym_module *pmuk_sym_module_at(struct pmu_symbolizer *s, uint64_t ad
 
 	/* The last module starting at or below addr; a later mapping laid over an
 	 * earlier one wins, so look back past entries that end too soon. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->mods[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(s->mods, hi, start, addr);
 	while (lo-- > 0)
 		if (addr < s->mods[lo].end)
 			return &s->mods[lo];

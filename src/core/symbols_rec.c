@@ -3,6 +3,7 @@
  * recording's MMAP records. Each distinct file (path + build-id) is one image, read
  * once by the backend; a process holds sorted, non-overlapping mappings of images.
  * Kernel mappings go to kallsyms, anonymous code to perf-PID.map. */
+#include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -250,14 +251,7 @@ static const struct pmuk_sym_map *map_at(const struct pmuk_sym_proc *p, uint64_t
 {
 	size_t lo = 0, hi = p ? p->nmaps : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(p->maps, hi, start, addr);
 	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 

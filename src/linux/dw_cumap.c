@@ -6,6 +6,7 @@
 
 #include "linux/dw_cumap.h"
 
+#include "core/bsearch.h"
 #include "core/grow.h"
 
 #include <elfutils/libdw.h>
@@ -78,14 +79,8 @@ Dwarf_Die *pmuk_cumap_addrdie(struct pmuk_cumaps *maps, Dwfl_Module *dm, Dwarf_A
 	/* the last range starting at or below addr; ranges of units may nest or
 	 * overlap, so look back for one that covers it while any earlier one ends
 	 * above it */
-	for (hi = m->n; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	hi = m->n;
+	lo = PMUK_BSEARCH_UPPER(m->v, hi, lo, addr);
 	while (lo-- > 0 && addr < m->v[lo].max_hi)
 		if (addr < m->v[lo].hi)
 			return m->v[lo].cu;

@@ -5,6 +5,7 @@
 
 #include "linux/dw_symtab.h"
 
+#include "core/bsearch.h"
 #include "core/grow.h"
 
 #include <gelf.h>
@@ -218,14 +219,7 @@ const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Ad
 	size_t lo = 0, hi = t ? t->n : 0;
 
 	*none = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(t->v, hi, lo, addr);
 	/* The nearest start below that holds addr wins (symbols may nest); no
 	 * symbol at or below i reaches past addr: none holds it. */
 	for (size_t i = lo; i-- > 0 && addr < t->v[i].reach;)

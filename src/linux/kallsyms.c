@@ -5,6 +5,7 @@
  * perf's build-id cache. The symbol of an address is the text symbol at or below
  * it, of the same module. Whether the addresses are shown is checked with the
  * first kernel mapping; the file is read with the first kernel address. */
+#include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -270,14 +271,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 			return;   /* said once; the frames stay module + offset */
 	}
 	hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(k->v, hi, addr, addr);
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
 	while (lo-- > 0 && k->v[lo].addr >= m->start) {

@@ -4,6 +4,7 @@
  * the load bias its mapping implies. The symbol table names the function; the DWARF
  * scope tree below the compile unit gives the inlined calls (DW_TAG_inlined_subroutine
  * with DW_AT_call_file/line/column) and the line table the innermost position. */
+#include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -414,14 +415,7 @@ static void cu_scopes(struct pmuk_dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die
 	struct cu_index *c = cu_index(d, cu);
 	size_t lo = 0, hi = c ? c->n : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PMUK_BSEARCH_UPPER(c->r, hi, lo, pc);
 	if (lo > 0 && pc < c->r[lo - 1].hi) {
 		struct fn_range *r = &c->r[lo - 1];
 
