@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <pmukit/error.h>
+#include <pmukit/json.h>
 #include <pmukit/report.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,9 +210,44 @@ static char *capture(struct pmu_report *rp, int what)
 	else if (what == 1)
 		assert_int_equal(pmu_report_write_text(rp, f, PMU_REPORT_SYM, 0), 0);
 	else
-		assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+		assert_int_equal(pmu_report_write_json(rp, f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	return buf;
+}
+
+/* pmu_report_write_json follows pmukit/json.h: flags choose the layout, an
+ * unknown bit is refused, the row limit is the report's (opts.limit). */
+static void test_json_flags_and_limit(void **state)
+{
+	PMU_OPTS(pmu_report_opts, o, .event_names = events, .nr_events = 1, .limit = 1);
+	struct pmu_report *rp = scenario(&o);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	(void)state;
+
+	assert_non_null(f);
+	assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+	fflush(f);
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	assert_true(len > 10 && lines <= 1);	/* 0: one line (JSON Lines) */
+	assert_int_equal(pmu_report_write_json(rp, f, 0x80), PMU_EINVAL);
+	fclose(f);
+	/* one row of "top" (libx.so!+0x100), though three symbols were sampled */
+	assert_non_null(strstr(buf, "libx.so!+0x100"));
+	assert_null(strstr(buf, "0x9999"));
+	free(buf);
+	pmu_report_free(rp);
+	rp = scenario(NULL);	/* opts.limit 0: every row */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(pmu_report_write_json(rp, f, PMU_JSON_PRETTY), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "0x9999"));
+	free(buf);
+	pmu_report_free(rp);
 }
 
 static void test_collapsed(void **state)
@@ -453,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_comm_cut_mid_character),
 		cmocka_unit_test(test_utf8_whole),
 		cmocka_unit_test(test_collapsed),
+		cmocka_unit_test(test_json_flags_and_limit),
 		cmocka_unit_test(test_script_and_resolver),
 		cmocka_unit_test(test_switch_time_pmc_lost),
 		cmocka_unit_test(test_reuse),

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pmukit/error.h>
+#include <pmukit/json.h>
 #include <pmukit/report.h>
 #include <pmukit/symbols.h>
 #include <pmukit/trace.h>
@@ -203,7 +204,7 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
 	case FMT_TABLE:
 		if (a->sort && (err = pmu_report_sort_parse(a->sort, &by)))
 			return err;
-		return a->json ? pmu_report_write_json(rep, f, lim) :
+		return a->json ? pmu_report_write_json(rep, f, PMU_JSON_PRETTY) :
 		       pmu_report_write_text(rep, f, by, lim);
 	default:
 		break;
@@ -256,7 +257,7 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 		 .time_zero = in->time_zero, .symbolizer = sym, .comms = a->comms,
 		 .pids = a->pids, .nr_pids = a->nr_pids, .tids = a->tids, .nr_tids = a->nr_tids,
 		 .cpus = a->cpus, .nr_cpus = (uint32_t)a->nr_cpus, .time_start = start,
-		 .time_end = end, .trace = t);
+		 .time_end = end, .trace = t, .limit = a->limit_set ? a->limit : 40);
 	if ((err = pmu_report_new(&ro, &rep))) {
 		rc = tool_error("report", "creating the report", err);
 		goto out;
