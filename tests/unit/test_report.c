@@ -482,6 +482,31 @@ static void test_module_identity(void **state)
 	pmu_report_free(rp);
 }
 
+/* The kernel's map as perf records it, "[kernel.kallsyms]_text", is named
+ * "[kernel.kallsyms]" as perf report names it: in rows, frames and folded stacks. */
+static void test_kernel_map_name(void **state)
+{
+	static const uint64_t k[] = { 0xffffffff81000130ull, 0x401000 };
+	struct pmu_report *rp;
+	struct pmu_report_row w;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	comm(rp, 10, 10, "app");
+	mmap_rec(rp, -1, 0xffffffff81000000ull, 0x1000000, "[kernel.kallsyms]_text", 0);
+	mmap_rec(rp, 10, 0x400000, 0x2000, "/usr/bin/app", 0);
+	sample(rp, 10, 10, 0, 100, k, 2, 1);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_MODULE, 0, &w), 0);
+	assert_string_equal(w.name, "[kernel.kallsyms]");
+	assert_string_equal(w.module, "[kernel.kallsyms]");
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, 0, &w), 0);
+	assert_string_equal(w.name, "[kernel.kallsyms]!+0x130");
+	char *out = capture(rp, 0);
+	assert_string_equal(out, "app;app!+0x1000;[kernel.kallsyms]!+0x130 1\n");
+	free(out);
+	pmu_report_free(rp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_symbol_rows),
 		cmocka_unit_test(test_module_identity),
+		cmocka_unit_test(test_kernel_map_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
