@@ -290,6 +290,21 @@ static void number_maps(struct pp *pp)
 				pp->maps[i].id--;
 }
 
+static void mapping(struct pp *pp, const struct pp_map *m)
+{
+	const struct rp_module *mo = &pp->r->mods[m->module];
+
+	pmuk_pb_uint(&pp->msg, M_ID, m->id);
+	pmuk_pb_uint(&pp->msg, M_START, m->start);
+	pmuk_pb_uint(&pp->msg, M_LIMIT, m->end);
+	pmuk_pb_uint(&pp->msg, M_OFFSET, m->pgoff);
+	pmuk_pb_uint(&pp->msg, M_FILENAME, str(pp, pmuk_rp_str(pp->r, mo->path)));
+	pmuk_pb_uint(&pp->msg, M_BUILD_ID, str(pp, mo->bid_text));
+	/* else pprof may name its addresses itself from the file */
+	pmuk_pb_uint(&pp->msg, M_HAS_FUNCTIONS, !m->unresolved);
+	profile_field(pp, P_MAPPING);
+}
+
 static void mappings(struct pp *pp)
 {
 	const struct pmu_report *r = pp->r;
@@ -306,21 +321,12 @@ static void mappings(struct pp *pp)
 		}
 	}
 	number_maps(pp);
-	for (size_t i = 0; i < pp->n_maps; i++) {
-		const struct pp_map *m = &pp->maps[i];
-		const struct rp_module *mo = &r->mods[m->module];
-		if (!m->id)
-			continue;
-		pmuk_pb_uint(&pp->msg, M_ID, m->id);
-		pmuk_pb_uint(&pp->msg, M_START, m->start);
-		pmuk_pb_uint(&pp->msg, M_LIMIT, m->end);
-		pmuk_pb_uint(&pp->msg, M_OFFSET, m->pgoff);
-		pmuk_pb_uint(&pp->msg, M_FILENAME, str(pp, pmuk_rp_str(r, mo->path)));
-		pmuk_pb_uint(&pp->msg, M_BUILD_ID, str(pp, mo->bid_text));
-		/* else pprof may name its addresses itself from the file */
-		pmuk_pb_uint(&pp->msg, M_HAS_FUNCTIONS, !m->unresolved);
-		profile_field(pp, P_MAPPING);
-	}
+	/* in id order: pprof takes the first mapping of the file as the main
+	 * binary (its "File:"), whatever its id */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < pp->n_maps; i++)
+			if (pp->maps[i].id && (pp->maps[i].id == 1) == !pass)
+				mapping(pp, &pp->maps[i]);
 }
 
 /* ---- locations and functions: one of each per symbol, id = symbol + 1 ---- */
