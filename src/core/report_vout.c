@@ -339,7 +339,10 @@ int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report
 	if (!o.json) {
 		pmuk_rp_text_losses(r, f);
 		filtered_note(r, f);
-		if (!r->sum.samples)
+		if (!r->sum.samples && r->sum.filtered)
+			fprintf(f, "#\n# no samples left: all %" PRIu64 " were outside --cpu/"
+				"--time\n", r->sum.filtered);
+		else if (!r->sum.samples)
 			fprintf(f, "#\n# no samples: the recording holds no sampled events (a "
 				"trace of other events only)\n");
 		return each_section(r, &v, f, NULL);

@@ -133,6 +133,7 @@ done
 check "--header-only: the event with its sample_type" grep -q '^# event : name = cpu-clock.*sample_type = IP|TID|TIME|CALLCHAIN|PERIOD' "$tmp/pk.hdr"
 check "--header-only: the command line" grep -q "^# cmdline : .*perf record" "$tmp/pk.hdr"
 
+whole0=$("$PMUKIT" report -i "$tmp/perf.data" -s comm -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 # --time with perf's absolute times: the same samples as perf report takes
 perf script -i "$tmp/perf.data" -F time 2>/dev/null | tr -d ' :' >"$tmp/times"
 n=$(wc -l <"$tmp/times")
@@ -140,6 +141,13 @@ ta=$(sed -n "$((n / 4))p" "$tmp/times"); tb=$(sed -n "$((n / 2))p" "$tmp/times")
 ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 check_eq "--time $ta,$tb: the samples perf report takes" "$ps" "$pk"
+# a window or CPU list that holds no sample says so, not "no sampled events"
+"$PMUKIT" report -i "$tmp/perf.data" --time 999999, -g none >"$tmp/tnone" 2>&1
+check "--time after the end: no samples left, all outside the window" \
+	grep -q "^# no samples left: all $whole0 were outside --cpu/--time" "$tmp/tnone"
+"$PMUKIT" report -i "$tmp/perf.data" -C 4095 --format collapsed >"$tmp/cnone" 2>&1
+check "-C of no sampled CPU, --format collapsed: said on stderr" \
+	grep -q "no samples left: all $whole0 of .* were outside --cpu/--time" "$tmp/cnone"
 
 # A truncated recording: the records before the damage are reported, the
 # error names the offset, the exit status is 1

@@ -9,6 +9,7 @@
 #include "core/num.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pmukit/error.h>
 #include <pmukit/json.h>
@@ -91,7 +92,10 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 	struct pmu_report_summary sum;
 
 	pmu_report_summary(rep, &sum, sizeof(sum));
-	if (!sum.samples && not_text)
+	if (!sum.samples && sum.filtered && not_text)
+		fprintf(stderr, "pmukit report: no samples left: all %" PRIu64 " of %s were "
+			"outside --cpu/--time\n", sum.filtered, path);
+	else if (!sum.samples && not_text)
 		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
 			"only)\n", path);
 }
