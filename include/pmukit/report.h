@@ -176,8 +176,11 @@ struct pmu_report_view {
 				     graph branches under 0.5% are hidden anyway */
 	size_t limit;             /* rows per event (0: all) */
 	int json;                 /* one JSON document (with pmu_report_write_json's keys) */
+	/* perf's -g threshold: graph branches under this percent are hidden
+	 * (0: percent_limit when set, else 0.5; negative: none hidden). */
+	double graph_limit;
 };
-#define pmu_report_view__last_field json /* see pmukit/opts.h */
+#define pmu_report_view__last_field graph_limit /* see pmukit/opts.h */
 /* PMU_EINVAL (the detail names it) on an unknown sort key. */
 int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report_view *v);
 /* The same checks alone (before reading a recording): 0 or PMU_EINVAL. */

@@ -203,6 +203,16 @@ perf report -i "$tmp/perf.data" --stdio --no-children --sort sym 2>/dev/null | g
 "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort sym | grep -vE '^(#|$)' | sort >"$tmp/pk.g"
 check "--no-children --sort sym: perf's lines, graphs included" diff -q "$tmp/perf.g" "$tmp/pk.g"
 
+# perf's -g forms with a threshold (perf report's default is graph,0.5,caller)
+for g in graph,0.5,caller caller,0.5 fractal,0.5,callee,function callee,0 caller,20; do
+	"$PMUKIT" report -i "$tmp/perf.data" -g $g >"$tmp/g.$g" 2>"$tmp/g.err"
+	check "-g $g: taken as perf takes it" test $? -eq 0
+done
+check "-g caller,20: cold's branch (1/6) hidden, shown with caller,0.5" \
+	bash -c "grep -qE -- '--[0-9.]+%--cold' '$tmp/g.caller,0.5' && ! grep -qE -- '--[0-9.]+%--cold' '$tmp/g.caller,20'"
+"$PMUKIT" report -i "$tmp/perf.data" -g caller,abc >/dev/null 2>&1
+check_eq "-g caller,abc: usage error" 2 $?
+
 # --symfs: the recorded binary moved under a root of its own (a build of its own, so
 # no build-id cache knows it) is found there; without --symfs it says [missing].
 mkdir -p "$tmp/root$tmp"

@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"                      pid, cpu\n"
 		"  --children          rows also count samples whose stack holds them (the\n"
 		"                      default when samples carry stacks); --no-children: self\n"
-		"  -g, --call-graph O  call graphs under the rows: caller, callee or none\n"
+		"  -g, --call-graph O  call graphs under the rows: caller, callee or none, and\n"
+		"                      perf's threshold (caller,0.5: branches under 0.5%%)\n"
 		"  --percent-limit N   hide rows (and graph branches) under N percent\n"
 		"  --comm, --pid, --tid LIST   rows of these threads only (comma-separated);\n"
 		"                      the others stay in the totals\n"
@@ -73,7 +74,7 @@ struct report_args {
 	int limit_set, json, header_only, no_symbols, no_demangle;
 	enum pmu_report_children children;
 	enum pmu_report_graph graph;
-	double percent_limit;
+	double percent_limit, graph_limit;
 	int *cpus;
 	size_t nr_cpus;
 	int32_t *pids, *tids;
@@ -215,7 +216,7 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
 	}
 	PMU_OPTS(pmu_report_view, v, .sort = a->sort, .children = a->children, .graph = a->graph,
 		 .percent_limit = a->percent_limit, .limit = a->limit_set ? a->limit : 0,
-		 .json = a->json);
+		 .json = a->json, .graph_limit = a->graph_limit);
 	return pmu_report_write_view(rep, f, &v);
 }
 
@@ -373,24 +374,30 @@ static int bad_value(const char *opt, const char *what, const char *v)
 	return 2;
 }
 
-/* -g caller|callee|none; perf's other words (graph, fractal, a threshold)
- * are taken and ignored. */
+/* -g as perf takes it: caller, callee or none, perf's print types graph,
+ * fractal and flat (drawn as graph), a threshold in percent, and the
+ * function/address keys (frames are functions here). */
 static int graph_option(const char *v, struct report_args *a)
 {
-	char buf[64];
+	char buf[64], *end;
 
 	if (strlen(v) >= sizeof(buf))
-		return bad_value("-g", "is caller, callee or none", v);
+		return bad_value("-g", "is caller, callee or none, with perf's threshold", v);
 	strcpy(buf, v);
 	for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+		double t = strtod(w, &end);
 		if (!strcmp(w, "caller"))
 			a->graph = PMU_REPORT_GRAPH_CALLER;
 		else if (!strcmp(w, "callee"))
 			a->graph = PMU_REPORT_GRAPH_CALLEE;
 		else if (!strcmp(w, "none"))
 			a->graph = PMU_REPORT_GRAPH_NONE;
-		else if (strcmp(w, "graph") && strcmp(w, "fractal") && strcmp(w, "flat"))
-			return bad_value("-g", "is caller, callee or none", v);
+		else if (w[0] >= '0' && w[0] <= '9' && !*end && t <= 100)
+			a->graph_limit = t > 0 ? t : -1;	/* 0: every branch */
+		else if (strcmp(w, "graph") && strcmp(w, "fractal") && strcmp(w, "flat") &&
+			 strcmp(w, "function"))
+			return bad_value("-g", "is caller, callee or none, with perf's threshold "
+					 "(\"caller,0.5\")", v);
 	}
 	return 0;
 }
