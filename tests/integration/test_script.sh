@@ -114,6 +114,7 @@ same "cpu-clock, -F -dso,-period" cc.data -F -dso,-period
 same "cpu-clock, -F comm,pid,tid,time,event" cc.data -F comm,pid,tid,time,event
 same "cpu-clock, -F comm,sym (no address: no symbol)" cc.data -F comm,sym
 same "cpu-clock, -F -ip" cc.data -F -ip
+same "page-faults -d, -F ip,,sym (perf skips the empty item)" pf.data -F ip,,sym
 EXACT=1 same "tracepoints, -F comm,pid,tid,cpu,time,event,trace" tp.data -F comm,pid,tid,cpu,time,event,trace
 EXACT=1 same "tracepoints, --ns" tp.data --ns
 same "perf record -z" ccz.data
@@ -142,6 +143,9 @@ check "... and named" grep -q "'addr'" "$tmp/e1"
 "$PMUKIT" script -i "$tmp/cc.data" -F comm,nosuch >/dev/null 2>"$tmp/e2"
 check_eq "an unknown field is refused" 2 $?
 check "... and named" grep -q "'nosuch'" "$tmp/e2"
+"$PMUKIT" script -i "$tmp/cc.data" -F comm,srcline >/dev/null 2>"$tmp/e5"
+check_eq "a perf field pmukit does not print is refused" 2 $?
+check "... as not supported, not as unknown" grep -q "perf's field 'srcline' is not supported" "$tmp/e5"
 "$PMUKIT" script -i "$tmp/cc.data" -F +addr,comm >/dev/null 2>&1
 check_eq "a list mixed with +/- is refused" 2 $?
 "$PMUKIT" script -i "$tmp/cc.data" -F ip,symoff >/dev/null 2>&1
