@@ -136,12 +136,29 @@ static uint64_t common_period(const struct pmu_report *r)
 	return p;
 }
 
+/* The name of the one event that has samples (perf record -a adds a dummy
+ * event that has none), NULL when several or none have. */
+static const char *sampled_event(const struct pmu_report *r)
+{
+	const char *one = NULL;
+
+	for (size_t i = 0; i < r->n_events; i++) {
+		if (!r->events[i].samples)
+			continue;
+		if (one || !i || i > r->o.nr_events || !r->o.event_names ||
+		    !r->o.event_names[i - 1] || !*r->o.event_names[i - 1])
+			return NULL;
+		one = r->o.event_names[i - 1];
+	}
+	return one;
+}
+
 static void sample_types(struct pp *pp)
 {
 	const struct pmu_report *r = pp->r;
-	const char *ev = r->o.nr_events == 1 && r->o.event_names && r->o.event_names[0] &&
-			 *r->o.event_names[0] ? r->o.event_names[0] : "events";
-	const char *unit = r->o.nr_events == 1 ? unit_of(ev) : "count";
+	const char *one = sampled_event(r);
+	const char *ev = one ? one : "events";
+	const char *unit = one ? unit_of(ev) : "count";
 	uint64_t period = common_period(r);
 
 	/* every period 1: the recording had none (the report counted each sample

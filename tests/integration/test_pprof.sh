@@ -86,6 +86,17 @@ if command -v cc >/dev/null; then
 	else
 		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
 	fi
+	# perf record -a adds a dummy event without samples: the sample type is
+	# still the clock, in nanoseconds
+	if command -v perf >/dev/null &&
+	   perf record -q -N -e cpu-clock -F 999 -a -g -o "$tmp/a.data" -- "$tmp/w" >/dev/null 2>&1; then
+		"$PMUKIT" report -i "$tmp/a.data" --format pprof -o "$tmp/a.pb.gz"
+		go tool pprof -top "$tmp/a.pb.gz" >"$tmp/a.top" 2>&1
+		check "perf record -a: pprof's Type is the event with samples (cpu-clock)" \
+			grep -qx 'Type: cpu-clock' "$tmp/a.top"
+		check "perf record -a: ... in nanoseconds (pprof shows ms)" \
+			grep -qE '^Showing nodes accounting for [0-9.]+m?s, ' "$tmp/a.top"
+	fi
 else
 	echo "# no C compiler: the command's pprof of a recording made here is not checked"
 fi
