@@ -120,6 +120,37 @@ EXACT=1 same "tracepoints, --ns" tp.data --ns
 same "perf record -z" ccz.data
 same "pipe mode" pipe.data
 
+# --call-graph dwarf of a program without frame pointers: perf script unwinds
+# the stack copies; so must pmukit script (it printed no frame at all), with
+# perf's frames first (perf may stop earlier, and calls some frames (inlined)).
+if command -v cc >/dev/null; then
+	printf '%s\n' 'static volatile double x;' \
+		'__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) x += i * 0.5; }' \
+		'__attribute__((noinline)) void mid(void) { leaf(2000000); x += 1; }' \
+		'__attribute__((noinline)) void top(void) { mid(); x += 1; }' \
+		'int main(void) { for (int k = 0; k < 40; k++) top(); return x < 0; }' >"$tmp/nofp.c"
+	cc -O2 -g -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.c" &&
+	rec dw.data -e cpu-clock -F 499 --call-graph dwarf,8192 -- "$tmp/nofp" &&
+	"$PMUKIT" script -i "$tmp/dw.data" >"$tmp/dw.ours" 2>"$tmp/dw.err" &&
+	perf script -i "$tmp/dw.data" >"$tmp/dw.theirs" 2>/dev/null &&
+	py "
+import sys
+a=open(sys.argv[1]).read().split('\n\n'); b=open(sys.argv[2]).read().split('\n\n')
+assert len(a)==len(b) and len(b)>10, (len(a),len(b))
+cut=lambda f: f.rsplit(' (',1)[0].split()
+full=0
+for x,y in zip(a,b):
+    xl,yl=x.strip('\n').split('\n'),y.strip('\n').split('\n')
+    assert xl[0]==yl[0], (xl[0],yl[0])
+    assert [cut(f) for f in xl[1:len(yl)]]==[cut(f) for f in yl[1:]], (xl,yl)
+    full+=[f.split()[1].split('+')[0] for f in xl[1:5]]==['leaf','mid','top','main']
+assert full>=0.9*len(b), (full,len(b))
+" "$tmp/dw.ours" "$tmp/dw.theirs" && pass "--call-graph dwarf: perf's unwound frames, leaf;mid;top;main" ||
+		fail "--call-graph dwarf: pmukit script's frames differ from perf script's: $(head -1 "$tmp/dw.err")"
+else
+	echo "# no C compiler: --call-graph dwarf is not compared"
+fi
+
 # Tracepoint fields by name, not as bytes: the payload's words are there.
 check "sched_switch decoded by name" grep -q \
 	'sched:sched_switch: prev_comm=.* prev_pid=[0-9]* prev_prio=[0-9]* prev_state=.* ==> next_comm=' \

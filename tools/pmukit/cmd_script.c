@@ -199,7 +199,9 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 
 	if (rec->kind == PMU_RECORD_SAMPLE)
 		return script_sample(sr, rec);
-	if (rec->kind == PMU_RECORD_MMAP && sr->sym &&
+	/* data mappings hold no code: the symbolizer (and its unwinder) takes the
+	 * code mappings only, as pmu_report hands it */
+	if (rec->kind == PMU_RECORD_MMAP && !rec->mmap.data && sr->sym &&
 	    (err = pmu_symbolizer_add_mmap(sr->sym, rec)) != 0) {
 		if (err == PMU_ENOMEM)
 			return err;
