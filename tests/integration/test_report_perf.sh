@@ -94,6 +94,14 @@ compare "pipe mode" "$tmp/pipe.data"
 "$PMUKIT" report -i - --sort comm -g none <"$tmp/pipe.data" >"$tmp/stdin" 2>&1
 check "pipe mode from standard input (-i -)" grep -q '^# Samples: ' "$tmp/stdin"
 
+# no -i and no file: ./perf.data, as perf report (and pmukit script) take it
+(cd "$tmp" && "$PMUKIT" report --sort comm -g none) >"$tmp/dflt" 2>&1
+check "no -i: ./perf.data is read" grep -q '^# Samples: [0-9]* of event' "$tmp/dflt"
+mkdir -p "$tmp/nodata"
+(cd "$tmp/nodata" && "$PMUKIT" report) >"$tmp/dflt2" 2>&1
+check "no -i, no ./perf.data: exit status 1, naming perf.data" \
+	test $? -eq 1 -a -n "$(grep 'perf.data' "$tmp/dflt2")"
+
 # The kernel's map, recorded as "[kernel.kallsyms]_text", is "[kernel.kallsyms]"
 # as perf report --sort dso names it, in every output format.
 perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/k.data" -- \

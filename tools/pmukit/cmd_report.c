@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"                     [--pid P] [--tid T] [-C CPUS] [--time A,B] [--json]\n"
 		"                     [--header-only] [--format F] [-o FILE] [--limit N]\n"
 		"                     [--no-symbols] [--no-demangle] [--symfs DIR] [--stdio]\n"
-		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl\n"
+		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl;\n"
+		"                      default ./perf.data, as perf report\n"
 		"  -s, --sort KEYS     row keys, combined: comm,dso,sym (default), tid, pid,\n"
 		"                      cpu, srcline; --format table: one of sym, module, tid,\n"
 		"                      pid, cpu\n"
@@ -497,11 +498,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 /* Option combinations that cannot be honoured; 0 or the exit status. */
 static int check_args(const struct report_args *a)
 {
-	if (!a->path) {
-		fprintf(stderr, "pmukit report: which recording? (-i FILE)\n");
-		usage(stderr);
-		return 2;
-	}
 	PMU_OPTS(pmu_report_view, v, .sort = a->sort, .percent_limit = a->percent_limit);
 	enum pmu_report_sort by;
 	if (a->fmt == FMT_TABLE ? a->sort && pmu_report_sort_parse(a->sort, &by) :
@@ -520,6 +516,9 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .fmt = FMT_TEXT };
 	int rc = parse_args(argc, argv, &a);
+
+	if (!a.path)	/* as perf report (and pmukit script) */
+		a.path = "perf.data";
 
 	if (rc < 0 && !(rc = check_args(&a)))
 		rc = run(&a);
