@@ -298,6 +298,15 @@ static void number_maps(struct pp *pp)
 		if (pp->maps[i].id && !strncmp(pmuk_rp_str(r, r->mods[pp->maps[i].module].base), name,
 					       strlen(name)))
 			first = (uint32_t)i + 1;
+	/* a process that renamed itself: its lowest mapping with samples, the
+	 * executable (mapped below its libraries) */
+	const struct rp_mapset *ms = top && !first ? pmuk_rp_mapset((struct pmu_report *)r,
+								     top->pid, 0) : NULL;
+	for (size_t k = 0; ms && k < ms->n && !first; k++)
+		for (size_t i = 0; i < pp->n_maps && !first; i++)
+			if (pp->maps[i].id && pp->maps[i].module == ms->v[k].module &&
+			    pp->maps[i].start == ms->v[k].start)
+				first = (uint32_t)i + 1;
 	for (size_t i = 0; i < pp->n_maps; i++)
 		if (pp->maps[i].id)
 			pp->maps[i].id = i + 1 == first ? 1 : next++;

@@ -86,6 +86,15 @@ if command -v cc >/dev/null; then
 	else
 		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
 	fi
+	# a process that renames itself (prctl): its executable is still the main binary
+	printf '%s\n' '#include <sys/prctl.h>' 'static volatile double x;' \
+		'int main(void) { prctl(PR_SET_NAME, "other<&>name"); for (long i = 0; i < 300000000; i++) x += i * 0.5; return x < 0; }' >"$tmp/ren.c"
+	cc -O1 -o "$tmp/renamed" "$tmp/ren.c" &&
+	"$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/ren.data" -- "$tmp/renamed" >/dev/null 2>&1 &&
+	"$PMUKIT" report -i "$tmp/ren.data" --format pprof -o "$tmp/ren.pb.gz" &&
+	go tool pprof -top "$tmp/ren.pb.gz" >"$tmp/ren.top" 2>&1
+	check "a renamed process: pprof's main binary is its executable (File: renamed)" \
+		grep -qx 'File: renamed' "$tmp/ren.top"
 	# perf record -a adds a dummy event without samples: the sample type is
 	# still the clock, in nanoseconds
 	if command -v perf >/dev/null &&
