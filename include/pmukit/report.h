@@ -75,8 +75,10 @@ struct pmu_report_opts {
 	/* The recording the records come from, when there is one: its lost,
 	 * skipped-bytes and out-of-order counts join the text and JSON headers. */
 	const struct pmu_trace *trace;
+	/* Rows of pmu_report_write_json's "top" and "modules" lists (0: all). */
+	size_t limit;
 };
-#define pmu_report_opts__last_field trace /* see pmukit/opts.h */
+#define pmu_report_opts__last_field limit /* see pmukit/opts.h */
 
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out);
 void pmu_report_free(struct pmu_report *r);
@@ -142,9 +144,10 @@ int pmu_report_row(struct pmu_report *r, enum pmu_report_sort by, size_t i,
 
 /* A perf-report-like table of the first limit rows (0: all). */
 int pmu_report_write_text(struct pmu_report *r, FILE *f, enum pmu_report_sort by, size_t limit);
-/* One JSON document: samples, period, lost, events, top (by symbol, limit rows),
- * modules, processes, threads (with CPU time and counters), cpus. */
-int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit);
+/* One JSON document (pmukit/json.h: flags is an OR of PMU_JSON_*): samples,
+ * period, lost, events, top (by symbol) and modules (opts.limit rows each),
+ * processes, threads (with CPU time and counters), cpus. */
+int pmu_report_write_json(struct pmu_report *r, FILE *f, unsigned flags);
 /* Folded stacks, "process;root;...;leaf count" per line, sorted. */
 int pmu_report_write_collapsed(struct pmu_report *r, FILE *f);
 
@@ -173,8 +176,11 @@ struct pmu_report_view {
 				     graph branches under 0.5% are hidden anyway */
 	size_t limit;             /* rows per event (0: all) */
 	int json;                 /* one JSON document (with pmu_report_write_json's keys) */
+	/* perf's -g threshold: graph branches under this percent are hidden
+	 * (0: percent_limit when set, else 0.5; negative: none hidden). */
+	double graph_limit;
 };
-#define pmu_report_view__last_field json /* see pmukit/opts.h */
+#define pmu_report_view__last_field graph_limit /* see pmukit/opts.h */
 /* PMU_EINVAL (the detail names it) on an unknown sort key. */
 int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report_view *v);
 /* The same checks alone (before reading a recording): 0 or PMU_EINVAL. */

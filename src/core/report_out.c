@@ -412,14 +412,17 @@ void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit
 		return;
 }
 
-int pmu_report_write_json(struct pmu_report *r, FILE *f, size_t limit)
+int pmu_report_write_json(struct pmu_report *r, FILE *f, unsigned flags)
 {
 	struct pmuk_json j;
 	int err;
 
-	pmuk_json_init(&j, f, 1);
+	if (!r)
+		return pmuk_fail(PMU_EINVAL, "pmu_report_write_json needs a report");
+	if ((err = pmuk_json_open(&j, f, flags, "pmu_report_write_json")))
+		return err;
 	pmuk_json_obj_begin(&j, NULL);
-	pmuk_rp_json_tables(r, &j, limit, &err);
+	pmuk_rp_json_tables(r, &j, r->o.limit, &err);
 	if (err)
 		return err;
 	pmuk_json_obj_end(&j);

@@ -136,12 +136,29 @@ static uint64_t common_period(const struct pmu_report *r)
 	return p;
 }
 
+/* The name of the one event that has samples (perf record -a adds a dummy
+ * event that has none), NULL when several or none have. */
+static const char *sampled_event(const struct pmu_report *r)
+{
+	const char *one = NULL;
+
+	for (size_t i = 0; i < r->n_events; i++) {
+		if (!r->events[i].samples)
+			continue;
+		if (one || !i || i > r->o.nr_events || !r->o.event_names ||
+		    !r->o.event_names[i - 1] || !*r->o.event_names[i - 1])
+			return NULL;
+		one = r->o.event_names[i - 1];
+	}
+	return one;
+}
+
 static void sample_types(struct pp *pp)
 {
 	const struct pmu_report *r = pp->r;
-	const char *ev = r->o.nr_events == 1 && r->o.event_names && r->o.event_names[0] &&
-			 *r->o.event_names[0] ? r->o.event_names[0] : "events";
-	const char *unit = r->o.nr_events == 1 ? unit_of(ev) : "count";
+	const char *one = sampled_event(r);
+	const char *ev = one ? one : "events";
+	const char *unit = one ? unit_of(ev) : "count";
 	uint64_t period = common_period(r);
 
 	/* every period 1: the recording had none (the report counted each sample
@@ -281,6 +298,15 @@ static void number_maps(struct pp *pp)
 		if (pp->maps[i].id && !strncmp(pmuk_rp_str(r, r->mods[pp->maps[i].module].base), name,
 					       strlen(name)))
 			first = (uint32_t)i + 1;
+	/* a process that renamed itself: its lowest mapping with samples, the
+	 * executable (mapped below its libraries) */
+	const struct rp_mapset *ms = top && !first ? pmuk_rp_mapset((struct pmu_report *)r,
+								     top->pid, 0) : NULL;
+	for (size_t k = 0; ms && k < ms->n && !first; k++)
+		for (size_t i = 0; i < pp->n_maps && !first; i++)
+			if (pp->maps[i].id && pp->maps[i].module == ms->v[k].module &&
+			    pp->maps[i].start == ms->v[k].start)
+				first = (uint32_t)i + 1;
 	for (size_t i = 0; i < pp->n_maps; i++)
 		if (pp->maps[i].id)
 			pp->maps[i].id = i + 1 == first ? 1 : next++;
@@ -288,6 +314,21 @@ static void number_maps(struct pp *pp)
 		for (size_t i = 0; i < pp->n_maps; i++)
 			if (pp->maps[i].id)
 				pp->maps[i].id--;
+}
+
+static void mapping(struct pp *pp, const struct pp_map *m)
+{
+	const struct rp_module *mo = &pp->r->mods[m->module];
+
+	pmuk_pb_uint(&pp->msg, M_ID, m->id);
+	pmuk_pb_uint(&pp->msg, M_START, m->start);
+	pmuk_pb_uint(&pp->msg, M_LIMIT, m->end);
+	pmuk_pb_uint(&pp->msg, M_OFFSET, m->pgoff);
+	pmuk_pb_uint(&pp->msg, M_FILENAME, str(pp, pmuk_rp_str(pp->r, mo->path)));
+	pmuk_pb_uint(&pp->msg, M_BUILD_ID, str(pp, mo->bid_text));
+	/* else pprof may name its addresses itself from the file */
+	pmuk_pb_uint(&pp->msg, M_HAS_FUNCTIONS, !m->unresolved);
+	profile_field(pp, P_MAPPING);
 }
 
 static void mappings(struct pp *pp)
@@ -306,21 +347,12 @@ static void mappings(struct pp *pp)
 		}
 	}
 	number_maps(pp);
-	for (size_t i = 0; i < pp->n_maps; i++) {
-		const struct pp_map *m = &pp->maps[i];
-		const struct rp_module *mo = &r->mods[m->module];
-		if (!m->id)
-			continue;
-		pmuk_pb_uint(&pp->msg, M_ID, m->id);
-		pmuk_pb_uint(&pp->msg, M_START, m->start);
-		pmuk_pb_uint(&pp->msg, M_LIMIT, m->end);
-		pmuk_pb_uint(&pp->msg, M_OFFSET, m->pgoff);
-		pmuk_pb_uint(&pp->msg, M_FILENAME, str(pp, pmuk_rp_str(r, mo->path)));
-		pmuk_pb_uint(&pp->msg, M_BUILD_ID, str(pp, mo->bid_text));
-		/* else pprof may name its addresses itself from the file */
-		pmuk_pb_uint(&pp->msg, M_HAS_FUNCTIONS, !m->unresolved);
-		profile_field(pp, P_MAPPING);
-	}
+	/* in id order: pprof takes the first mapping of the file as the main
+	 * binary (its "File:"), whatever its id */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < pp->n_maps; i++)
+			if (pp->maps[i].id && (pp->maps[i].id == 1) == !pass)
+				mapping(pp, &pp->maps[i]);
 }
 
 /* ---- locations and functions: one of each per symbol, id = symbol + 1 ---- */

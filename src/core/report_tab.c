@@ -225,9 +225,24 @@ static void build_id_text(struct rp_module *m)
 	*o = '\0';
 }
 
+/* perf records the kernel's map as "[kernel.kallsyms]_text" (the symbol its
+ * start is relative to); perf report and script call it "[kernel.kallsyms]"
+ * (likewise "[guest.kernel.kallsyms]"), and so does every output here. */
+static const char *module_path(const char *p, char *buf, size_t size)
+{
+	const char *end = p[0] == '[' ? strchr(p, ']') : NULL;
+
+	if (!end || !end[1] || (size_t)(end - p) + 2 > size)
+		return p;
+	memcpy(buf, p, (size_t)(end - p) + 1);
+	buf[end - p + 1] = '\0';
+	return buf;
+}
+
 static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 {
-	const char *path = mm->path ? mm->path : "";
+	char buf[64];
+	const char *path = module_path(mm->path ? mm->path : "", buf, sizeof(buf));
 	uint8_t n = mm->build_id_size > 20 ? 20 : mm->build_id_size;
 	struct mod_key k = { pmuk_rp_intern(&r->str, n ? base_name(path) : path), n, mm };
 	uint64_t h = pmuk_hash_bytes(&k.name, sizeof(k.name), 4);

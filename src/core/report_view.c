@@ -343,16 +343,11 @@ void pmuk_rv_free(struct rv_view *v)
 
 /* ---- values ---- */
 
-static const char *dso_name(const struct pmu_report *r, uint32_t m, char *buf, size_t size)
+/* Modules as perf names them: "[kernel.kallsyms]_text" is already
+ * "[kernel.kallsyms]" (report_tab.c's module_path). */
+static const char *dso_name(const struct pmu_report *r, uint32_t m)
 {
-	if (m == RP_NONE)
-		return "[unknown]";
-	const char *base = pmuk_rp_str(r, r->mods[m].base);
-	const char *end = base[0] == '[' ? strchr(base, ']') : NULL;
-	if (!end)	/* "[kernel.kallsyms]_text" reads "[kernel.kallsyms]", as in perf */
-		return base;
-	snprintf(buf, size, "%.*s", (int)(end - base + 1), base);
-	return buf;
+	return m == RP_NONE ? "[unknown]" : pmuk_rp_str(r, r->mods[m].base);
 }
 
 const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_t i, char *buf,
@@ -365,7 +360,7 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 	case RV_COMM:
 		return pmuk_rp_str(r, k);
 	case RV_DSO:
-		return dso_name(r, k, buf, size);
+		return dso_name(r, k);
 	case RV_SYM:
 		snprintf(buf, size, "[%c] %s", r->syms[k].kernel ? 'k' : '.',
 			 pmuk_rp_str(r, r->syms[k].label));

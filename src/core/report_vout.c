@@ -281,7 +281,8 @@ static int setup(struct rv_view *v, struct pmu_report *r, const struct pmu_repor
 	if (o->json)
 		v->graph = 0;
 	v->limit_pct = o->percent_limit > 0 ? o->percent_limit : 0;
-	v->graph_pct = o->percent_limit > 0 ? o->percent_limit : 0.5;
+	v->graph_pct = o->graph_limit < 0 ? 0 : o->graph_limit > 0 ? o->graph_limit :
+		       o->percent_limit > 0 ? o->percent_limit : 0.5;
 	v->limit = o->limit;
 	return 0;
 }
@@ -339,7 +340,10 @@ int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report
 	if (!o.json) {
 		pmuk_rp_text_losses(r, f);
 		filtered_note(r, f);
-		if (!r->sum.samples)
+		if (!r->sum.samples && r->sum.filtered)
+			fprintf(f, "#\n# no samples left: all %" PRIu64 " were outside --cpu/"
+				"--time\n", r->sum.filtered);
+		else if (!r->sum.samples)
 			fprintf(f, "#\n# no samples: the recording holds no sampled events (a "
 				"trace of other events only)\n");
 		return each_section(r, &v, f, NULL);
@@ -374,6 +378,9 @@ int pmu_report_view_check(const struct pmu_report_view *opts)
 	PMUK_OPTS_LOAD(o, opts, pmu_report_view);
 	if (!(o.percent_limit >= 0 && o.percent_limit <= 100))
 		return pmuk_fail(PMU_EINVAL, "a percent limit is 0 to 100, not %g", o.percent_limit);
+	if (!(o.graph_limit <= 100))	/* NaN too */
+		return pmuk_fail(PMU_EINVAL, "a graph threshold is at most 100 percent, not %g",
+				 o.graph_limit);
 	memset(&v, 0, sizeof(v));
 	return pmuk_rv_parse(&v, o.sort);
 }

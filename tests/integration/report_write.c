@@ -10,6 +10,7 @@
 #include <pmukit/counting.h>
 #include <pmukit/error.h>
 #include <pmukit/events.h>
+#include <pmukit/json.h>
 #include <pmukit/report.h>
 #include <pmukit/symbols.h>
 #include <pmukit/trace.h>
@@ -44,7 +45,7 @@ static int write_one(struct pmu_report *rep, const char *dir, const char *name, 
 	else if (!strcmp(name, "collapsed.txt"))
 		err = pmu_report_write_collapsed(rep, f);
 	else if (!strcmp(name, "report.json"))
-		err = pmu_report_write_json(rep, f, 0);
+		err = pmu_report_write_json(rep, f, PMU_JSON_PRETTY);
 	else
 		err = pmu_report_write_text(rep, f, PMU_REPORT_SYM, 0);
 	if (fclose(f) && !err)

@@ -102,4 +102,49 @@ dom "$tmp/empty/flame.svg" "" >"$tmp/dom6.svg"
 check "no samples: page loads, data-total 0" \
 	grep -q 'data-total="0".*data-state="ready"' "$tmp/dom6.svg"
 
+# 8. the command itself on real perf.data, recorded by pmukit record -g and by
+# perf record -g: pmukit report --format svg loaded in Chromium holds the
+# command's own folded stacks, and hot is found by search
+cli() {	# LABEL PERF.DATA
+	local d=$tmp/cli-$1
+	mkdir -p "$d"
+	"$PMUKIT" report -i "$2" --format svg -o "$d/flame.svg" 2>"$d/err" &&
+	"$PMUKIT" report -i "$2" --format collapsed >"$d/collapsed.txt" 2>>"$d/err" ||
+		{ fail "$1: pmukit report: $(head -1 "$d/err")"; return; }
+	check "$1: the command's SVG: frames = its collapsed tree" $CHECK static "$d/collapsed.txt" "$d/flame.svg"
+	check "$1: the kernel is [kernel.kallsyms] in the SVG" bash -c "! grep -q 'kallsyms\]_' '$d/flame.svg'"
+	dom "$d/flame.svg" "" >"$d/dom0.svg"
+	check "$1: chromium: script ran, every frame shown" $CHECK loaded "$d/collapsed.txt" "$d/dom0.svg"
+	dom "$d/flame.svg" "#search=%21hot%24" >"$d/dom1.svg"
+	check "$1: chromium #search=!hot\$: matches and matched share" \
+		$CHECK search "$d/collapsed.txt" "$d/dom1.svg" '!hot$'
+	check "$1: hot is more than half the samples" py "
+import sys
+n=h=0
+for l in open(sys.argv[1]):
+    s,c=l.rsplit(' ',1); n+=int(c); h+=int(c)*s.endswith('!hot')
+assert n and h>0.5*n, (h,n)" "$d/collapsed.txt"
+}
+if command -v cc >/dev/null; then
+	printf '%s\n' 'static volatile double x;' \
+		'__attribute__((noinline)) void hot(void) { for (long i = 0; i < 3000000; i++) x += i * 0.5; }' \
+		'__attribute__((noinline)) void warm(void) { for (long i = 0; i < 1500000; i++) x += i * 0.5; }' \
+		'int main(void) { for (int k = 0; k < 40; k++) { hot(); warm(); } return x < 0; }' >"$tmp/w.c"
+	cc -O1 -g -fno-omit-frame-pointer -o "$tmp/w" "$tmp/w.c" || fail "cc the workload"
+	if "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
+		cli "pmukit record -g" "$tmp/pk.data"
+	else
+		fail "pmukit record -g: $(tail -1 "$tmp/rec.err")"
+	fi
+	if ! command -v perf >/dev/null; then
+		echo "# no perf here (linux-perf): perf record -g's file is not read"
+	elif perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
+		cli "perf record -g" "$tmp/perf.data"
+	else
+		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
+	fi
+else
+	echo "# no C compiler: the command's SVG of a recording made here is not checked"
+fi
+
 finish

@@ -49,6 +49,67 @@ case $? in
 *) fail "report_write --live" ;;
 esac
 
+# The command itself on real perf.data, recorded by pmukit record -g and by
+# perf record -g: what `pmukit report --format pprof` writes, read by go tool
+# pprof, against the command's own table, JSON and folded stacks.
+cli() {	# LABEL PERF.DATA
+	local d=$tmp/cli-$1
+	mkdir -p "$d"
+	"$PMUKIT" report -i "$2" --format pprof -o "$d/profile.pb.gz" 2>"$d/err" &&
+	"$PMUKIT" report -i "$2" --format pprof >"$d/stdout.pb.gz" 2>>"$d/err" &&
+	"$PMUKIT" report -i "$2" --format collapsed >"$d/collapsed.txt" 2>>"$d/err" &&
+	"$PMUKIT" report -i "$2" --format table --limit 0 >"$d/text.txt" 2>>"$d/err" &&
+	"$PMUKIT" report -i "$2" --format table --json --limit 0 >"$d/report.json" 2>>"$d/err" ||
+		{ fail "$1: pmukit report: $(head -1 "$d/err")"; return; }
+	check "$1: -o and standard output give the same bytes" cmp -s "$d/profile.pb.gz" "$d/stdout.pb.gz"
+	check "$1: go tool pprof of the command's pprof: top, totals, stacks, mappings" $CHECK "$d"
+	go tool pprof -top "$d/profile.pb.gz" >"$d/top" 2>&1
+	check "$1: pprof -top: the program is the main binary (File: w)" grep -qx 'File: w' "$d/top"
+	check "$1: pprof -top: hot first, then warm" \
+		bash -c "grep -E ' (hot|warm)\$' '$d/top' | head -2 | awk '{print \$NF}' | tr '\n' ' ' | grep -qx 'hot warm '"
+}
+if command -v cc >/dev/null; then
+	printf '%s\n' 'static volatile double x;' \
+		'__attribute__((noinline)) void hot(void) { for (long i = 0; i < 3000000; i++) x += i * 0.5; }' \
+		'__attribute__((noinline)) void warm(void) { for (long i = 0; i < 1500000; i++) x += i * 0.5; }' \
+		'int main(void) { for (int k = 0; k < 40; k++) { hot(); warm(); } return x < 0; }' >"$tmp/w.c"
+	cc -O1 -g -fno-omit-frame-pointer -o "$tmp/w" "$tmp/w.c" || fail "cc the workload"
+	if "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
+		cli "pmukit record -g" "$tmp/pk.data"
+	else
+		fail "pmukit record -g: $(tail -1 "$tmp/rec.err")"
+	fi
+	if ! command -v perf >/dev/null; then
+		echo "# no perf here (linux-perf): perf record -g's file is not read"
+	elif perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
+		cli "perf record -g" "$tmp/perf.data"
+	else
+		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
+	fi
+	# a process that renames itself (prctl): its executable is still the main binary
+	printf '%s\n' '#include <sys/prctl.h>' 'static volatile double x;' \
+		'int main(void) { prctl(PR_SET_NAME, "other<&>name"); for (long i = 0; i < 300000000; i++) x += i * 0.5; return x < 0; }' >"$tmp/ren.c"
+	cc -O1 -o "$tmp/renamed" "$tmp/ren.c" &&
+	"$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/ren.data" -- "$tmp/renamed" >/dev/null 2>&1 &&
+	"$PMUKIT" report -i "$tmp/ren.data" --format pprof -o "$tmp/ren.pb.gz" &&
+	go tool pprof -top "$tmp/ren.pb.gz" >"$tmp/ren.top" 2>&1
+	check "a renamed process: pprof's main binary is its executable (File: renamed)" \
+		grep -qx 'File: renamed' "$tmp/ren.top"
+	# perf record -a adds a dummy event without samples: the sample type is
+	# still the clock, in nanoseconds
+	if command -v perf >/dev/null &&
+	   perf record -q -N -e cpu-clock -F 999 -a -g -o "$tmp/a.data" -- "$tmp/w" >/dev/null 2>&1; then
+		"$PMUKIT" report -i "$tmp/a.data" --format pprof -o "$tmp/a.pb.gz"
+		go tool pprof -top "$tmp/a.pb.gz" >"$tmp/a.top" 2>&1
+		check "perf record -a: pprof's Type is the event with samples (cpu-clock)" \
+			grep -qx 'Type: cpu-clock' "$tmp/a.top"
+		check "perf record -a: ... in nanoseconds (pprof shows ms)" \
+			grep -qE '^Showing nodes accounting for [0-9.]+m?s, ' "$tmp/a.top"
+	fi
+else
+	echo "# no C compiler: the command's pprof of a recording made here is not checked"
+fi
+
 mkdir -p "$tmp/empty"
 "$HELPER" --synthetic 0 "$tmp/empty" || fail "report_write --synthetic 0"
 check "no samples: pprof reads an empty profile" \

@@ -3,7 +3,7 @@
 # Debian's perf: top symbols (--no-children --sort sym) and --sort comm,dso
 # within 1 percentage point, for a file-mode, a zstd-compressed (-z) and a
 # pipe-mode recording; the header lines both print; call graphs and children.
-# Skips, saying why, where perf cannot record or pmukit cannot read perf.data.
+# Skips, saying why, where perf cannot record here.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -31,9 +31,6 @@ record() {	# FILE perf-record-options...
 record "$tmp/perf.data" -o "$tmp/perf.data" ||
 	skip "perf record -e cpu-clock -g does not run here: $(tail -1 "$tmp/rec.out")"
 
-if ! "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort sym -g none >"$tmp/pk.sym" 2>"$tmp/pk.err"; then
-	skip "pmukit does not read perf.data on this branch (pmu_trace's perf.data reader lands with i10-perfread): $(head -1 "$tmp/pk.err")"
-fi
 
 # "pct  col col ..." rows of a perf/pmukit text report: {key: pct}
 rows() {
@@ -71,11 +68,8 @@ compare() {	# LABEL FILE
 		{ fail "$1: pmukit report: $(head -1 "$tmp/pk.err")"; return; }
 	rows "$tmp/perf.sym" >"$tmp/perf.symr"
 	rows "$tmp/pk.sym" >"$tmp/pk.symr"
-	if grep -qE '\[\.\] (hot|warm|cold)$' "$tmp/pk.symr"; then
-		agree "$1: --sort sym within 1 point of perf report" "$tmp/perf.symr" "$tmp/pk.symr" 3
-	else	# module+offset only: the symbolizer's recording mode has not landed
-		echo "# $1: --sort sym not compared: frames are not named yet (pmu_symbolizer_resolve_pid)"
-	fi
+	check "$1: hot, warm and cold named" test "$(grep -cE '\[\.\] (hot|warm|cold)$' "$tmp/pk.symr")" = 3
+	agree "$1: --sort sym within 1 point of perf report" "$tmp/perf.symr" "$tmp/pk.symr" 3
 	perf report -i "$f" --stdio --no-children --sort comm,dso -g none 2>/dev/null >"$tmp/perf.cd"
 	"$PMUKIT" report -i "$f" --no-children --sort comm,dso -g none >"$tmp/pk.cd"
 	rows "$tmp/perf.cd" >"$tmp/perf.cdr"
@@ -92,14 +86,44 @@ compare "file mode" "$tmp/perf.data"
 if record "$tmp/z.data" -z -o "$tmp/z.data"; then
 	compare "perf record -z" "$tmp/z.data"
 else
-	echo "# perf record -z does not run here: $(tail -1 "$tmp/rec.out")"
+	fail "perf record -z: $(tail -1 "$tmp/rec.out")"
 fi
 perf record -q -e cpu-clock -F 999 -g -o - -- "$tmp/w" 2>/dev/null >"$tmp/pipe.data"
-if [ -s "$tmp/pipe.data" ]; then
-	compare "pipe mode" "$tmp/pipe.data"
-	"$PMUKIT" report -i - --sort comm -g none <"$tmp/pipe.data" >"$tmp/stdin" 2>&1
-	check "pipe mode from standard input (-i -)" grep -q '^# Samples: ' "$tmp/stdin"
-fi
+check "perf record -o - (pipe mode) wrote a recording" test -s "$tmp/pipe.data"
+compare "pipe mode" "$tmp/pipe.data"
+"$PMUKIT" report -i - --sort comm -g none <"$tmp/pipe.data" >"$tmp/stdin" 2>&1
+check "pipe mode from standard input (-i -)" grep -q '^# Samples: ' "$tmp/stdin"
+
+# no -i and no file: ./perf.data, as perf report (and pmukit script) take it
+(cd "$tmp" && "$PMUKIT" report --sort comm -g none) >"$tmp/dflt" 2>&1
+check "no -i: ./perf.data is read" grep -q '^# Samples: [0-9]* of event' "$tmp/dflt"
+mkdir -p "$tmp/nodata"
+(cd "$tmp/nodata" && "$PMUKIT" report) >"$tmp/dflt2" 2>&1
+check "no -i, no ./perf.data: exit status 1, naming perf.data" \
+	test $? -eq 1 -a -n "$(grep 'perf.data' "$tmp/dflt2")"
+
+# The kernel's map, recorded as "[kernel.kallsyms]_text", is "[kernel.kallsyms]"
+# as perf report --sort dso names it, in every output format.
+perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/k.data" -- \
+	dd if=/dev/zero of=/dev/null bs=1k count=200000 >"$tmp/rec.out" 2>&1
+perf report -i "$tmp/k.data" --stdio --no-children --sort dso -g none 2>/dev/null >"$tmp/perf.kd"
+"$PMUKIT" report -i "$tmp/k.data" --no-children --sort dso -g none >"$tmp/pk.kd"
+rows "$tmp/perf.kd" >"$tmp/perf.kdr"
+rows "$tmp/pk.kd" >"$tmp/pk.kdr"
+check "kernel samples: perf names [kernel.kallsyms]" grep -q '\[kernel.kallsyms\]$' "$tmp/perf.kdr"
+agree "kernel samples: --sort dso within 1 point of perf report" "$tmp/perf.kdr" "$tmp/pk.kdr" 2
+for fmt in table collapsed perf-script svg; do
+	"$PMUKIT" report -i "$tmp/k.data" --format $fmt >"$tmp/k.$fmt" 2>&1
+	check "--format $fmt: the kernel is [kernel.kallsyms], never [kernel.kallsyms]_text" \
+		bash -c "grep -q '\[kernel.kallsyms\]' '$tmp/k.$fmt' && ! grep -q 'kallsyms\]_' '$tmp/k.$fmt'"
+done
+"$PMUKIT" report -i "$tmp/k.data" --format table --json >"$tmp/k.json"
+check "--format table --json: modules name [kernel.kallsyms]" py "
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert '[kernel.kallsyms]' in [m['module'] for m in d['modules']], d['modules']
+assert not any('kallsyms]_' in m['path'] for m in d['modules'])
+" "$tmp/k.json"
 
 # The header: the lines perf prints, the same values
 perf report -i "$tmp/perf.data" --header-only 2>/dev/null >"$tmp/perf.hdr"
@@ -117,6 +141,7 @@ done
 check "--header-only: the event with its sample_type" grep -q '^# event : name = cpu-clock.*sample_type = IP|TID|TIME|CALLCHAIN|PERIOD' "$tmp/pk.hdr"
 check "--header-only: the command line" grep -q "^# cmdline : .*perf record" "$tmp/pk.hdr"
 
+whole0=$("$PMUKIT" report -i "$tmp/perf.data" -s comm -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 # --time with perf's absolute times: the same samples as perf report takes
 perf script -i "$tmp/perf.data" -F time 2>/dev/null | tr -d ' :' >"$tmp/times"
 n=$(wc -l <"$tmp/times")
@@ -124,6 +149,13 @@ ta=$(sed -n "$((n / 4))p" "$tmp/times"); tb=$(sed -n "$((n / 2))p" "$tmp/times")
 ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 check_eq "--time $ta,$tb: the samples perf report takes" "$ps" "$pk"
+# a window or CPU list that holds no sample says so, not "no sampled events"
+"$PMUKIT" report -i "$tmp/perf.data" --time 999999, -g none >"$tmp/tnone" 2>&1
+check "--time after the end: no samples left, all outside the window" \
+	grep -q "^# no samples left: all $whole0 were outside --cpu/--time" "$tmp/tnone"
+"$PMUKIT" report -i "$tmp/perf.data" -C 4095 --format collapsed >"$tmp/cnone" 2>&1
+check "-C of no sampled CPU, --format collapsed: said on stderr" \
+	grep -q "no samples left: all $whole0 of .* were outside --cpu/--time" "$tmp/cnone"
 
 # A truncated recording: the records before the damage are reported, the
 # error names the offset, the exit status is 1
@@ -159,8 +191,9 @@ cc -O2 -g -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.c"
 if perf record -q -e cpu-clock -F 499 --call-graph dwarf,8192 -o "$tmp/dwarf.data" -- "$tmp/nofp" >"$tmp/rec.out" 2>&1; then
 	"$PMUKIT" report -i "$tmp/dwarf.data" --json >"$tmp/dw.json"
 	"$PMUKIT" report -i "$tmp/dwarf.data" --format collapsed >"$tmp/dw.folded"
-	if py "import json,sys; sys.exit(json.load(open(sys.argv[1]))['unwound']==0)" "$tmp/dw.json"; then
-		py "
+	check "--call-graph dwarf: samples unwound" \
+		py "import json,sys; sys.exit(json.load(open(sys.argv[1]))['unwound']==0)" "$tmp/dw.json"
+	py "
 import re,sys
 n=ok=0
 for l in open(sys.argv[1]):
@@ -168,26 +201,31 @@ for l in open(sys.argv[1]):
     if re.search(r'!main;[^ ]*!top;[^ ]*!mid;[^ ]*!leaf$', stack): ok+=int(c)
 assert n and ok>=0.9*n, (ok,n)
 " "$tmp/dw.folded" && pass "--call-graph dwarf: main;top;mid;leaf unwound without frame pointers" || fail "--call-graph dwarf unwinding"
-	else
-		echo "# --call-graph dwarf: not unwound here (pmu_symbolizer_unwind is PMU_ENOTSUP)"
-	fi
 else
-	echo "# perf record --call-graph dwarf does not run here: $(tail -1 "$tmp/rec.out")"
+	fail "perf record --call-graph dwarf: $(tail -1 "$tmp/rec.out")"
 fi
 "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort dso,sym -g callee >"$tmp/pk.g"
 check "call graphs drawn: hot's callers under it" grep -qE '^ {12}---hot$' "$tmp/pk.g"
 # the same graphs as perf draws them (rows of equal weight may come in another order)
 perf report -i "$tmp/perf.data" --stdio --no-children --sort sym 2>/dev/null | grep -vE '^(#|$)' | sort >"$tmp/perf.g"
 "$PMUKIT" report -i "$tmp/perf.data" --no-children --sort sym | grep -vE '^(#|$)' | sort >"$tmp/pk.g"
-if grep -qE '\[\.\] hot$' "$tmp/pk.g"; then
-	check "--no-children --sort sym: perf's lines, graphs included" diff -q "$tmp/perf.g" "$tmp/pk.g"
-fi
+check "--no-children --sort sym: perf's lines, graphs included" diff -q "$tmp/perf.g" "$tmp/pk.g"
+
+# perf's -g forms with a threshold (perf report's default is graph,0.5,caller)
+for g in graph,0.5,caller caller,0.5 fractal,0.5,callee,function callee,0 caller,20; do
+	"$PMUKIT" report -i "$tmp/perf.data" -g $g >"$tmp/g.$g" 2>"$tmp/g.err"
+	check "-g $g: taken as perf takes it" test $? -eq 0
+done
+check "-g caller,20: cold's branch (1/6) hidden, shown with caller,0.5" \
+	bash -c "grep -qE -- '--[0-9.]+%--cold' '$tmp/g.caller,0.5' && ! grep -qE -- '--[0-9.]+%--cold' '$tmp/g.caller,20'"
+"$PMUKIT" report -i "$tmp/perf.data" -g caller,abc >/dev/null 2>&1
+check_eq "-g caller,abc: usage error" 2 $?
 
 # --symfs: the recorded binary moved under a root of its own (a build of its own, so
 # no build-id cache knows it) is found there; without --symfs it says [missing].
 mkdir -p "$tmp/root$tmp"
 cc -O1 -g -fno-inline -DSYMFS_BUILD -o "$tmp/ws" "$tmp/w.c"
-if perf record -q -e cpu-clock -F 999 -o "$tmp/sfs.data" -- "$tmp/ws" >"$tmp/rec.out" 2>&1; then
+if check "perf record of the --symfs workload" perf record -q -e cpu-clock -F 999 -o "$tmp/sfs.data" -- "$tmp/ws" >"$tmp/rec.out" 2>&1; then
 	mv "$tmp/ws" "$tmp/root$tmp/ws"
 	HOME=$tmp "$PMUKIT" report -i "$tmp/sfs.data" --no-children --sort sym -g none >"$tmp/sfs.no" 2>&1
 	HOME=$tmp "$PMUKIT" report -i "$tmp/sfs.data" --no-children --sort sym -g none \

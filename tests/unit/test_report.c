@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <pmukit/error.h>
+#include <pmukit/json.h>
 #include <pmukit/report.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,9 +210,44 @@ static char *capture(struct pmu_report *rp, int what)
 	else if (what == 1)
 		assert_int_equal(pmu_report_write_text(rp, f, PMU_REPORT_SYM, 0), 0);
 	else
-		assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+		assert_int_equal(pmu_report_write_json(rp, f, PMU_JSON_PRETTY), 0);
 	fclose(f);
 	return buf;
+}
+
+/* pmu_report_write_json follows pmukit/json.h: flags choose the layout, an
+ * unknown bit is refused, the row limit is the report's (opts.limit). */
+static void test_json_flags_and_limit(void **state)
+{
+	PMU_OPTS(pmu_report_opts, o, .event_names = events, .nr_events = 1, .limit = 1);
+	struct pmu_report *rp = scenario(&o);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	(void)state;
+
+	assert_non_null(f);
+	assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+	fflush(f);
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	assert_true(len > 10 && lines <= 1);	/* 0: one line (JSON Lines) */
+	assert_int_equal(pmu_report_write_json(rp, f, 0x80), PMU_EINVAL);
+	fclose(f);
+	/* one row of "top" (libx.so!+0x100), though three symbols were sampled */
+	assert_non_null(strstr(buf, "libx.so!+0x100"));
+	assert_null(strstr(buf, "0x9999"));
+	free(buf);
+	pmu_report_free(rp);
+	rp = scenario(NULL);	/* opts.limit 0: every row */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(pmu_report_write_json(rp, f, PMU_JSON_PRETTY), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "0x9999"));
+	free(buf);
+	pmu_report_free(rp);
 }
 
 static void test_collapsed(void **state)
@@ -446,6 +482,31 @@ static void test_module_identity(void **state)
 	pmu_report_free(rp);
 }
 
+/* The kernel's map as perf records it, "[kernel.kallsyms]_text", is named
+ * "[kernel.kallsyms]" as perf report names it: in rows, frames and folded stacks. */
+static void test_kernel_map_name(void **state)
+{
+	static const uint64_t k[] = { 0xffffffff81000130ull, 0x401000 };
+	struct pmu_report *rp;
+	struct pmu_report_row w;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	comm(rp, 10, 10, "app");
+	mmap_rec(rp, -1, 0xffffffff81000000ull, 0x1000000, "[kernel.kallsyms]_text", 0);
+	mmap_rec(rp, 10, 0x400000, 0x2000, "/usr/bin/app", 0);
+	sample(rp, 10, 10, 0, 100, k, 2, 1);
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_MODULE, 0, &w), 0);
+	assert_string_equal(w.name, "[kernel.kallsyms]");
+	assert_string_equal(w.module, "[kernel.kallsyms]");
+	assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, 0, &w), 0);
+	assert_string_equal(w.name, "[kernel.kallsyms]!+0x130");
+	char *out = capture(rp, 0);
+	assert_string_equal(out, "app;app!+0x1000;[kernel.kallsyms]!+0x130 1\n");
+	free(out);
+	pmu_report_free(rp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,11 +514,13 @@ int main(void)
 		cmocka_unit_test(test_comm_cut_mid_character),
 		cmocka_unit_test(test_utf8_whole),
 		cmocka_unit_test(test_collapsed),
+		cmocka_unit_test(test_json_flags_and_limit),
 		cmocka_unit_test(test_script_and_resolver),
 		cmocka_unit_test(test_switch_time_pmc_lost),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_symbol_rows),
 		cmocka_unit_test(test_module_identity),
+		cmocka_unit_test(test_kernel_map_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

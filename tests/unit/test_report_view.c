@@ -470,7 +470,7 @@ static void test_json(void **state)
 				    "          \"children\": 75,\n"
 				    "          \"children_samples\": 9,\n"));
 	assert_non_null(strstr(out, "\"sym\": \"kfunc\",\n          \"symbol\": "
-				    "\"[kernel.kallsyms]_text!kfunc\",\n          \"kernel\": true"));
+				    "\"[kernel.kallsyms]!kfunc\",\n          \"kernel\": true"));
 	assert_non_null(strstr(out, "\"lost_samples\": 0"));
 	assert_non_null(strstr(out, "\"skipped_bytes\": 0"));
 	assert_non_null(strstr(out, "\"out_of_order\": 0"));

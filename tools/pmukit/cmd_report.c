@@ -9,8 +9,10 @@
 #include "core/num.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pmukit/error.h>
+#include <pmukit/json.h>
 #include <pmukit/report.h>
 #include <pmukit/symbols.h>
 #include <pmukit/trace.h>
@@ -35,13 +37,15 @@ static void usage(FILE *f)
 		"                     [--pid P] [--tid T] [-C CPUS] [--time A,B] [--json]\n"
 		"                     [--header-only] [--format F] [-o FILE] [--limit N]\n"
 		"                     [--no-symbols] [--no-demangle] [--symfs DIR] [--stdio]\n"
-		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl\n"
+		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl;\n"
+		"                      default ./perf.data, as perf report\n"
 		"  -s, --sort KEYS     row keys, combined: comm,dso,sym (default), tid, pid,\n"
 		"                      cpu, srcline; --format table: one of sym, module, tid,\n"
 		"                      pid, cpu\n"
 		"  --children          rows also count samples whose stack holds them (the\n"
 		"                      default when samples carry stacks); --no-children: self\n"
-		"  -g, --call-graph O  call graphs under the rows: caller, callee or none\n"
+		"  -g, --call-graph O  call graphs under the rows: caller, callee or none, and\n"
+		"                      perf's threshold (caller,0.5: branches under 0.5%%)\n"
 		"  --percent-limit N   hide rows (and graph branches) under N percent\n"
 		"  --comm, --pid, --tid LIST   rows of these threads only (comma-separated);\n"
 		"                      the others stay in the totals\n"
@@ -71,7 +75,7 @@ struct report_args {
 	int limit_set, json, header_only, no_symbols, no_demangle;
 	enum pmu_report_children children;
 	enum pmu_report_graph graph;
-	double percent_limit;
+	double percent_limit, graph_limit;
 	int *cpus;
 	size_t nr_cpus;
 	int32_t *pids, *tids;
@@ -90,7 +94,10 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 	struct pmu_report_summary sum;
 
 	pmu_report_summary(rep, &sum, sizeof(sum));
-	if (!sum.samples && not_text)
+	if (!sum.samples && sum.filtered && not_text)
+		fprintf(stderr, "pmukit report: no samples left: all %" PRIu64 " of %s were "
+			"outside --cpu/--time\n", sum.filtered, path);
+	else if (!sum.samples && not_text)
 		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
 			"only)\n", path);
 }
@@ -203,14 +210,14 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
 	case FMT_TABLE:
 		if (a->sort && (err = pmu_report_sort_parse(a->sort, &by)))
 			return err;
-		return a->json ? pmu_report_write_json(rep, f, lim) :
+		return a->json ? pmu_report_write_json(rep, f, PMU_JSON_PRETTY) :
 		       pmu_report_write_text(rep, f, by, lim);
 	default:
 		break;
 	}
 	PMU_OPTS(pmu_report_view, v, .sort = a->sort, .children = a->children, .graph = a->graph,
 		 .percent_limit = a->percent_limit, .limit = a->limit_set ? a->limit : 0,
-		 .json = a->json);
+		 .json = a->json, .graph_limit = a->graph_limit);
 	return pmu_report_write_view(rep, f, &v);
 }
 
@@ -256,7 +263,7 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 		 .time_zero = in->time_zero, .symbolizer = sym, .comms = a->comms,
 		 .pids = a->pids, .nr_pids = a->nr_pids, .tids = a->tids, .nr_tids = a->nr_tids,
 		 .cpus = a->cpus, .nr_cpus = (uint32_t)a->nr_cpus, .time_start = start,
-		 .time_end = end, .trace = t);
+		 .time_end = end, .trace = t, .limit = a->limit_set ? a->limit : 40);
 	if ((err = pmu_report_new(&ro, &rep))) {
 		rc = tool_error("report", "creating the report", err);
 		goto out;
@@ -368,24 +375,30 @@ static int bad_value(const char *opt, const char *what, const char *v)
 	return 2;
 }
 
-/* -g caller|callee|none; perf's other words (graph, fractal, a threshold)
- * are taken and ignored. */
+/* -g as perf takes it: caller, callee or none, perf's print types graph,
+ * fractal and flat (drawn as graph), a threshold in percent, and the
+ * function/address keys (frames are functions here). */
 static int graph_option(const char *v, struct report_args *a)
 {
-	char buf[64];
+	char buf[64], *end;
 
 	if (strlen(v) >= sizeof(buf))
-		return bad_value("-g", "is caller, callee or none", v);
+		return bad_value("-g", "is caller, callee or none, with perf's threshold", v);
 	strcpy(buf, v);
 	for (char *w = strtok(buf, ","); w; w = strtok(NULL, ",")) {
+		double t = strtod(w, &end);
 		if (!strcmp(w, "caller"))
 			a->graph = PMU_REPORT_GRAPH_CALLER;
 		else if (!strcmp(w, "callee"))
 			a->graph = PMU_REPORT_GRAPH_CALLEE;
 		else if (!strcmp(w, "none"))
 			a->graph = PMU_REPORT_GRAPH_NONE;
-		else if (strcmp(w, "graph") && strcmp(w, "fractal") && strcmp(w, "flat"))
-			return bad_value("-g", "is caller, callee or none", v);
+		else if (w[0] >= '0' && w[0] <= '9' && !*end && t <= 100)
+			a->graph_limit = t > 0 ? t : -1;	/* 0: every branch */
+		else if (strcmp(w, "graph") && strcmp(w, "fractal") && strcmp(w, "flat") &&
+			 strcmp(w, "function"))
+			return bad_value("-g", "is caller, callee or none, with perf's threshold "
+					 "(\"caller,0.5\")", v);
 	}
 	return 0;
 }
@@ -485,11 +498,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 /* Option combinations that cannot be honoured; 0 or the exit status. */
 static int check_args(const struct report_args *a)
 {
-	if (!a->path) {
-		fprintf(stderr, "pmukit report: which recording? (-i FILE)\n");
-		usage(stderr);
-		return 2;
-	}
 	PMU_OPTS(pmu_report_view, v, .sort = a->sort, .percent_limit = a->percent_limit);
 	enum pmu_report_sort by;
 	if (a->fmt == FMT_TABLE ? a->sort && pmu_report_sort_parse(a->sort, &by) :
@@ -508,6 +516,9 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .fmt = FMT_TEXT };
 	int rc = parse_args(argc, argv, &a);
+
+	if (!a.path)	/* as perf report (and pmukit script) */
+		a.path = "perf.data";
 
 	if (rc < 0 && !(rc = check_args(&a)))
 		rc = run(&a);

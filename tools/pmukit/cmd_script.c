@@ -32,6 +32,22 @@ struct fields {
 	unsigned set, add, remove;
 };
 
+/* perf script 6.1's fields that pmukit script does not print. */
+static int perf_only(const char *p, size_t len)
+{
+	static const char *const names[] = {
+		"iregs", "uregs", "brstack", "brstacksym", "flags", "bpf-output",
+		"brstackinsn", "brstackoff", "callindent", "insn", "insnlen", "synth",
+		"phys_addr", "metric", "misc", "srcline", "srccode", "ipc", "data_page_size",
+		"code_page_size", "ins_lat", "machine_pid", "vcpu", "cgroup", "weight", "tod",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], p, len))
+			return 1;
+	return 0;
+}
+
 /* -F as perf takes it: a list, or +/- changes to the defaults (not mixed). */
 static int parse_fields(const char *arg, struct fields *fl)
 {
@@ -40,12 +56,23 @@ static int parse_fields(const char *arg, struct fields *fl)
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		int sign = *p == '+' || *p == '-' ? *p : 0;
+
+		if (!len) {	/* "ip,,sym": perf skips the empty item */
+			p++;
+			continue;
+		}
 		unsigned f = pmuk_script_field_parse(p + !!sign, len - !!sign);
 		enum f_mode m = sign ? F_CHANGE : F_SET;
 
 		if (memchr(p, ':', len)) {
 			fprintf(stderr, "pmukit script: -F TYPE:FIELDS (fields per event type) "
 				"is not supported; give the fields for every event\n");
+			return 2;
+		}
+		if (!f && perf_only(p + !!sign, len - !!sign)) {
+			fprintf(stderr, "pmukit script: perf's field '%.*s' is not supported by "
+				"pmukit script; the fields are comm,pid,tid,cpu,time,period,event,"
+				"trace,addr,ip,sym,symoff,dso\n", (int)(len - !!sign), p + !!sign);
 			return 2;
 		}
 		if (!f) {
@@ -176,7 +203,9 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 	if (rec->kind == PMU_RECORD_FORK && sr->sym &&
 	    pmu_symbolizer_add_fork(sr->sym, rec) == PMU_ENOMEM)
 		return PMU_ENOMEM;
-	if (rec->kind == PMU_RECORD_MMAP && sr->sym &&
+	/* data mappings hold no code: the symbolizer (and its unwinder) takes the
+	 * code mappings only, as pmu_report hands it */
+	if (rec->kind == PMU_RECORD_MMAP && !rec->mmap.data && sr->sym &&
 	    (err = pmu_symbolizer_add_mmap(sr->sym, rec)) != 0) {
 		if (err == PMU_ENOMEM)
 			return err;

@@ -40,6 +40,8 @@ struct script_run {
 	struct pmuk_index name_ix;
 	char *text;                    /* a tracepoint's text */
 	size_t text_cap;
+	uint64_t uips[256];            /* a user stack the symbolizer unwound */
+	int no_unwind;                 /* PMU_ENOTSUP once: not tried per sample */
 };
 
 /* Prints one sample; 0 or PMU_ENOMEM. */

@@ -83,24 +83,51 @@ static struct pmuk_script_frame data_frame(struct script_run *sr, const struct p
 	return fr;
 }
 
-static int put_frames(struct script_run *sr, const struct pmu_record *rec, int chain)
+/* The user stack of a --call-graph dwarf sample (registers and a stack copy),
+ * unwound as perf script unwinds it: the number of uips, 0 when it cannot be. */
+static size_t unwound(struct script_run *sr, const struct pmu_record *rec)
+{
+	const uint32_t both = PMU_HAS_REGS_USER | PMU_HAS_STACK_USER;
+	size_t n = 0;
+
+	if (!sr->sym || sr->no_unwind || (rec->has & both) != both || !rec->sample.ext)
+		return 0;
+	int err = pmu_symbolizer_unwind(sr->sym, rec, sr->uips,
+					sizeof(sr->uips) / sizeof(sr->uips[0]), &n);
+	if (err == PMU_ENOTSUP)
+		sr->no_unwind = 1;	/* this OS or arch: not per sample */
+	return err ? 0 : n;
+}
+
+/* The frames to print, innermost first, into sr->frames; their number in *n.
+ * chain: the sample's call chain (else its ip alone); a dwarf sample's chain
+ * is its kernel part, then the unwound user stack. */
+static int put_frames(struct script_run *sr, const struct pmu_record *rec, int chain, size_t *n)
 {
 	const struct pmu_sample *s = &rec->sample;
-	size_t n = chain ? s->nr_callchain : 1;
+	size_t nu = unwound(sr, rec);
+	size_t nc = chain ? s->nr_callchain : !nu;
+	size_t nk = s->nr_kernel_frames < nc ? s->nr_kernel_frames : nc;
 
-	if (n > sr->frames_cap) {
-		struct pmuk_script_frame *f = realloc(sr->frames, n * sizeof(*f));
+	if (nu)
+		nc = chain ? nk : 0;
+	if (nc + nu > sr->frames_cap) {
+		struct pmuk_script_frame *f = realloc(sr->frames, (nc + nu) * sizeof(*f));
 
 		if (!f)
 			return PMU_ENOMEM;
 		sr->frames = f;
-		sr->frames_cap = n;
+		sr->frames_cap = nc + nu;
 	}
-	if (!chain)
+	if (!chain && !nu)
 		sr->frames[0] = frame(sr, rec->pid, rec->cpumode == PMU_CPUMODE_KERNEL ||
 				      rec->cpumode == PMU_CPUMODE_GUEST_KERNEL, s->ip, 0);
-	for (size_t i = 0; chain && i < n; i++)
+	for (size_t i = 0; chain && i < nc; i++)
 		sr->frames[i] = frame(sr, rec->pid, i < s->nr_kernel_frames, s->callchain[i], 1);
+	/* return addresses as perf prints them: the call's last byte */
+	for (size_t i = 0; i < nu; i++)
+		sr->frames[nc + i] = frame(sr, rec->pid, 0, sr->uips[i] - (i > 0), 1);
+	*n = nc + nu;
 	return 0;
 }
 
@@ -161,7 +188,8 @@ int script_sample(struct script_run *sr, const struct pmu_record *rec)
 
 	s.comm = sc_comm(&sr->st, rec->pid, rec->tid, comm, sizeof(comm));
 	sr->want_names = !!(s.fields & PMUK_SF_SYM);
-	s.callchain = s.fields & PMUK_SF_IP && rec->has & PMU_HAS_CALLCHAIN;
+	s.callchain = s.fields & PMUK_SF_IP && (rec->has & PMU_HAS_CALLCHAIN ||
+		      (sr->sym && !sr->no_unwind && rec->has & PMU_HAS_STACK_USER));
 	if (s.fields & PMUK_SF_TRACE)
 		s.trace = trace_text(sr, e, rec);
 	if (s.fields & PMUK_SF_ADDR) {
@@ -169,10 +197,9 @@ int script_sample(struct script_run *sr, const struct pmu_record *rec)
 		s.addr = &addr;
 	}
 	if (s.fields & PMUK_SF_IP) {
-		if ((err = put_frames(sr, rec, s.callchain)))
+		if ((err = put_frames(sr, rec, !!(rec->has & PMU_HAS_CALLCHAIN), &s.nframes)))
 			return err;
 		s.frames = sr->frames;
-		s.nframes = s.callchain ? rec->sample.nr_callchain : 1;
 	}
 	pmuk_script_print(stdout, &s);
 	return 0;
