@@ -243,58 +243,6 @@ void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_imag
 #define NO_DW "this pmukit was built without elfutils libdw, so it reads no ELF/DWARF: " \
 	"rebuild with libdw-dev installed"
 
-/* This process's vDSO image (the kernel maps the same one into every process of
- * its ABI) copied into a memory file, as perf reads its own: the file's fd or -1. */
-static int own_vdso(void)
-{
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
-	size_t size;
-	int fd;
-
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		return -1;
-	size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (size < sizeof(*eh) || size > (1u << 20) ||
-	    (fd = memfd_create("pmukit-vdso", MFD_CLOEXEC)) < 0)
-		return -1;
-	if (write(fd, eh, size) != (ssize_t)size) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* "[vdso]": the copy in perf's build-id cache (DIR/.build-id/xx/rest/vdso), else
- * this process's own when its build-id is the recorded one. */
-static int vdso_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
-{
-	char cache[2][4200], path[64], have[41] = "none", want[41] = "none";
-	size_t n;
-	int fd, err;
-
-	if (img->idn) {
-		cache_paths(s, img, cache);
-		n = strlen(cache[0]);
-		if (n > 4 && !strcmp(cache[0] + n - 4, "/elf")) {
-			memcpy(cache[0] + n - 4, "/vdso", 6);
-			if (try_file(img, cache[0], have) == 1)
-				return image_found(s, img, cache[0]);
-		}
-		pmuk_sym_hex(img->id, img->idn, want);
-	}
-	if ((fd = own_vdso()) >= 0) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (try_file(img, path, have) == 1 && !(err = image_found(s, img, path))) {
-			((struct dw_image *)img->handle)->fd = fd;
-			return 0;
-		}
-		close(fd);
-	}
-	return pmuk_fail(PMU_ENOENT, "[vdso]: the recording saw build-id %s, this kernel's "
-			 "vDSO has %s and perf's build-id cache no copy of it: its addresses "
-			 "resolve to module + offset only", want, have);
-}
-
 int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 {
 	(void)s;
