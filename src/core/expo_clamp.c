@@ -105,7 +105,7 @@ static double clamp(struct pmu_exporter *e, struct pmuk_expo_series *s, double v
 }
 
 int pmuk_expo_counter(struct pmu_exporter *e, struct pmu_mfamily *f,
-		      const char *const *labels, double value)
+		      const char *const *labels, double value, double created)
 {
 	struct pmuk_expo_series *s;
 	struct pmuk_msample *m;
@@ -113,7 +113,7 @@ int pmuk_expo_counter(struct pmu_exporter *e, struct pmu_mfamily *f,
 	char key[512];
 	int err, fresh;
 
-	if ((err = pmu_mfamily_add(f, labels, value > 0 ? value : 0, e->created)))
+	if ((err = pmu_mfamily_add(f, labels, value > 0 ? value : 0, created)))
 		return err;
 	m = &f->s[f->n - 1];
 	k.n = (size_t)snprintf(key, sizeof(key), "%s%c%.*s", f->name, 0, (int)m->lab_len,

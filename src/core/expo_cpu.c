@@ -62,7 +62,7 @@ int pmuk_expo_collect_cpu(struct pmu_exporter *e)
 					    win ? win_mode[k] : pmu_cputime_name(k), NULL };
 
 			if (has & (1u << k))
-				err = pmuk_expo_counter(e, f, l, t[k]);
+				err = pmuk_expo_counter(e, f, l, t[k], e->boot);
 		}
 	}
 	return err;
@@ -99,9 +99,9 @@ int pmuk_expo_collect_cpuidle(struct pmu_exporter *e)
 				*p = (char)tolower((unsigned char)*p);
 			const char *l[] = { win ? "core" : "cpu", cpu, "state", name, NULL };
 
-			err = pmuk_expo_counter(e, res, l, (double)st.ns / 1e9);
+			err = pmuk_expo_counter(e, res, l, (double)st.ns / 1e9, e->boot);
 			if (!err)
-				err = pmuk_expo_counter(e, ent, l, (double)st.entries);
+				err = pmuk_expo_counter(e, ent, l, (double)st.entries, e->boot);
 		}
 	}
 	return err;

@@ -129,11 +129,12 @@ static int read_event(struct pmu_exporter *e, struct pmu_ev *ev, struct pmu_mfam
 		pmuk_expo_cpu_label(e, pmu_counters_cpu(ev->c, k), cpu, sizeof(cpu));
 		const char *l[] = { "cpu", cpu, "event", ev->name, NULL };
 
-		err = pmuk_expo_counter(e, f[0], l, (double)r.value);
+		err = pmuk_expo_counter(e, f[0], l, (double)r.value, e->created);
 		if (!err)
-			err = pmuk_expo_counter(e, f[1], l, (double)r.time_enabled / 1e9);
+			err = pmuk_expo_counter(e, f[1], l, (double)r.time_enabled / 1e9, e->created);
 		if (!err)
-			err = pmuk_expo_counter(e, f[2], l, (double)r.time_running / 1e9);
+			err = pmuk_expo_counter(e, f[2], l, (double)r.time_running / 1e9,
+						e->created);
 	}
 	return err;
 }

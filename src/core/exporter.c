@@ -68,6 +68,7 @@ int pmu_exporter_open(const struct pmu_exporter_opts *opts, struct pmu_exporter 
 	e->created = (double)time(NULL);
 	if ((err = pmu_mset_new(&e->set)) || (err = pmuk_expo_os_open(&e->os)))
 		goto fail;
+	e->boot = pmuk_expo_boot_time(e->os);
 	if ((e->mask & ((1u << PMUK_COLL_CPU) | (1u << PMUK_COLL_CPUIDLE) |
 			(1u << PMUK_COLL_CPUFREQ))) && (err = pmu_cpustat_open(NULL, &e->cs)))
 		goto fail;

@@ -47,7 +47,9 @@ struct pmu_exporter {
 	struct pmu_cpustat *cs;
 	struct pmuk_expo_os *os;
 	struct pmuk_expo_pmu *pmu;
-	double created;              /* epoch seconds at open: the counters' _created */
+	double created;              /* epoch seconds at open: _created of what we count */
+	double boot;                 /* epoch seconds at boot: _created of the OS's counters
+				      * (0 unknown) */
 	uint64_t gen;
 	struct pmuk_index ix;
 	struct pmuk_expo_series *ser;
@@ -64,9 +66,10 @@ int pmuk_expo_family(struct pmu_exporter *e, const char *name, enum pmu_mtype ty
 /* A counter sample, clamped so that the series never goes back: a small step
  * back keeps the last value; a drop below half of it is a reset, counted in
  * pmukit_source_resets_total and carried over by an offset. A series missing
- * from the previous scrape (a CPU back online) starts afresh. */
+ * from the previous scrape (a CPU back online) starts afresh. created: the
+ * source's start in epoch seconds (OpenMetrics _created), 0 unknown. */
 int pmuk_expo_counter(struct pmu_exporter *e, struct pmu_mfamily *f,
-		      const char *const *labels, double value);
+		      const char *const *labels, double value, double created);
 int pmuk_expo_gauge(struct pmu_exporter *e, struct pmu_mfamily *f,
 		    const char *const *labels, double value);
 
@@ -88,6 +91,8 @@ int pmuk_expo_collect_interrupts(struct pmu_exporter *e);
 int pmuk_expo_collect_contention(struct pmu_exporter *e);
 /* cpufreq limits of cpu in hertz (0 when not exposed): the hardware's
  * (cpuinfo_min/max_freq) and the governor's (scaling_min/max_freq). */
+/* When the OS booted, in epoch seconds; 0 when unknown. */
+double pmuk_expo_boot_time(struct pmuk_expo_os *os);
 void pmuk_expo_freq_limits(struct pmuk_expo_os *os, int cpu, double hw[2], double scaling[2]);
 
 #endif

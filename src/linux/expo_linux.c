@@ -49,6 +49,24 @@ static double khz_file(int cpu, const char *name)
 	return (double)khz * 1000.0;
 }
 
+/* /proc/stat "btime": the boot time in epoch seconds. */
+double pmuk_expo_boot_time(struct pmuk_expo_os *os)
+{
+	unsigned long long bt = 0;
+	char path[512];
+	FILE *f;
+
+	if (pmuk_path(path, sizeof(path), "/proc/stat") || !(f = pmuk_fopen(path, "r"))) {
+		pmuk_clear_detail();
+		return 0;
+	}
+	while (getline(&os->line, &os->line_cap, f) > 0)
+		if (sscanf(os->line, "btime %llu", &bt) == 1)
+			break;
+	fclose(f);
+	return (double)bt;
+}
+
 void pmuk_expo_freq_limits(struct pmuk_expo_os *os, int cpu, double hw[2], double scaling[2])
 {
 	(void)os;
@@ -141,7 +159,7 @@ int pmuk_expo_collect_interrupts(struct pmu_exporter *e)
 		pmuk_expo_cpu_label(e, os->cpu[k], cpu, sizeof(cpu));
 		const char *l[] = { win ? "core" : "cpu", cpu, NULL };
 
-		err = pmuk_expo_counter(e, f, l, (double)os->sum[k]);
+		err = pmuk_expo_counter(e, f, l, (double)os->sum[k], e->boot);
 	}
 	return err;
 }

@@ -3,11 +3,13 @@
  * interrupts and idle break events (PDH Interrupts/sec etc.), the cpufreq
  * limits, % Processor Performance / Utility totals with their bases, and
  * counter owners (TracePmcCounterOwners): these collectors emit nothing here. */
+#include "windows/win.h"
 #include "core/error.h"
 #include "core/exporter_int.h"
 
 #include <pmukit/error.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct pmuk_expo_os {
 	int unused;
@@ -23,6 +25,13 @@ int pmuk_expo_os_open(struct pmuk_expo_os **out)
 void pmuk_expo_os_close(struct pmuk_expo_os *os)
 {
 	free(os);
+}
+
+/* Now less the milliseconds since boot. */
+double pmuk_expo_boot_time(struct pmuk_expo_os *os)
+{
+	(void)os;
+	return (double)time(NULL) - (double)GetTickCount64() / 1000.0;
 }
 
 void pmuk_expo_freq_limits(struct pmuk_expo_os *os, int cpu, double hw[2], double scaling[2])

@@ -56,7 +56,7 @@ static void two_cpus(int with_cpu2, uint64_t irq0)
 {
 	fixture_write(root, "proc/stat", "cpu  1 2 3 4 5 6 7 8 0 0\n"
 		      "cpu0 9889 7 5130 37368 197 11 51 369 40 0\n%s"
-		      "intr 1234 5 6\nctxt 99\n",
+		      "intr 1234 5 6\nctxt 99\nbtime 1700000000\n",
 		      with_cpu2 ? "cpu2 100 0 200 300 0 0 0 0 0 0\n" : "");
 	if (with_cpu2)
 		fixture_write(root, "proc/interrupts", "           CPU0       CPU2\n"
@@ -151,7 +151,7 @@ static void test_native(void **state)
 	has(t, "pmukit_pmu_nmi_watchdog 1\n");
 	t = scrape(e, PMU_EXPO_OPENMETRICS);
 	has(t, "# TYPE pmukit_cpu_seconds counter\n# UNIT pmukit_cpu_seconds seconds\n");
-	has(t, "pmukit_cpu_seconds_created{cpu=\"0\",mode=\"user\"} ");
+	has(t, "pmukit_cpu_seconds_created{cpu=\"0\",mode=\"user\"} 1700000000\n");
 	has(t, "\n# EOF\n");
 	pmu_exporter_close(e);
 }
