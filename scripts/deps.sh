@@ -11,7 +11,7 @@ set -eu
 BASE="
   build-essential cmake pkg-config
   libpfm4-dev libhwloc-dev libdw-dev libzstd-dev zlib1g-dev libiberty-dev
-  libtraceevent-dev libtracefs-dev
+  libtraceevent-dev libtracefs-dev libmicrohttpd-dev prometheus prometheus-node-exporter
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
   linux-perf libpapi-dev papi-tools abigail-tools groff-base golang-go chromium llvm
 "
