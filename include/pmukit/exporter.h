@@ -103,8 +103,11 @@ struct pmu_exporter_opts {
 	 * NULL: the default set (all of them). */
 	const char *collectors;
 	enum pmu_exporter_compat compat;
+	/* The pmu collector's events, comma-separated, each counted on every
+	 * online CPU; NULL: "cycles,instructions,ref-cycles,branch-misses,cache-misses". */
+	const char *pmu_events;
 };
-#define pmu_exporter_opts__last_field compat /* see pmukit/opts.h */
+#define pmu_exporter_opts__last_field pmu_events /* see pmukit/opts.h */
 
 /* Opens what stays open between scrapes (PMU counters). PMU_EINVAL naming an
  * unknown collector. opts may be NULL. */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUK_CORE_EXPO_H
+#define PMUK_CORE_EXPO_H
+
+/* The metrics model behind pmukit/exporter.h (expo_model.c) and its writers
+ * (expo_write.c). Label sets are kept already rendered and escaped
+ * ({a="x",b="y"}), as both formats spell them the same. */
+
+#include <pmukit/exporter.h>
+#include <stddef.h>
+
+struct pmuk_msample {
+	size_t lab_off, lab_len;     /* into the family's lab[] (0 long when none) */
+	double value, created;
+};
+
+struct pmu_mfamily {
+	char *name, *help, *unit;
+	enum pmu_mtype type;
+	struct pmuk_msample *s;
+	size_t n, cap;
+	char *lab;                   /* rendered label sets, back to back */
+	size_t lab_len, lab_cap;
+};
+
+struct pmu_mset {
+	struct pmu_mfamily **fam;    /* [0, n) in use; [n, made) kept for reuse */
+	size_t n, cap, made;
+	char *out;                   /* the last rendering */
+	size_t out_len, out_cap;
+};
+
+/* Appends to the set's output buffer; PMU_ENOMEM. */
+int pmuk_expo_put(struct pmu_mset *s, const char *p, size_t n);
+/* Writes v as Prometheus spells numbers (NaN, +Inf, shortest round trip). */
+void pmuk_expo_number(char *buf, size_t size, double v);
+/* 1 when name matches [a-zA-Z_][a-zA-Z0-9_]* (and ':' too when metric). */
+int pmuk_expo_name_ok(const char *name, int metric);
+
+#endif

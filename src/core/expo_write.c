@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* The two writers of the metrics model: Prometheus text 0.0.4 and OpenMetrics
+ * 1.0.0. They differ in the counter's name (text: the metric is NAME_total;
+ * OpenMetrics: the family is NAME, its samples NAME_total and NAME_created),
+ * # UNIT, the quote escape in help, "unknown" vs "untyped", and # EOF. */
+#include "core/error.h"
+#include "core/expo.h"
+#include "core/grow.h"
+
+#include <math.h>
+#include <pmukit/error.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pmu_exporter_content_type(enum pmu_expo_format fmt)
+{
+	if (fmt == PMU_EXPO_TEXT)
+		return "text/plain; version=0.0.4; charset=utf-8";
+	if (fmt == PMU_EXPO_OPENMETRICS)
+		return "application/openmetrics-text; version=1.0.0; charset=utf-8";
+	return NULL;
+}
+
+int pmuk_expo_put(struct pmu_mset *s, const char *p, size_t n)
+{
+	if (pmuk_grow((void **)&s->out, &s->out_cap, s->out_len + n + 1, 1))
+		return PMU_ENOMEM;
+	memcpy(s->out + s->out_len, p, n);
+	s->out_len += n;
+	s->out[s->out_len] = '\0';
+	return 0;
+}
+
+static int put_str(struct pmu_mset *s, const char *p)
+{
+	return pmuk_expo_put(s, p, strlen(p));
+}
+
+void pmuk_expo_number(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "NaN");
+	else if (isinf(v))
+		snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
+	else {
+		/* the shortest of 15 or 17 digits that reads back as v */
+		snprintf(buf, size, "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, size, "%.17g", v);
+	}
+}
+
+static int put_help(struct pmu_mset *s, const char *help, int om)
+{
+	int err = 0;
+
+	for (const char *p = help; *p && !err; p++) {
+		if (*p == '\\')
+			err = put_str(s, "\\\\");
+		else if (*p == '\n')
+			err = put_str(s, "\\n");
+		else if (*p == '"' && om)
+			err = put_str(s, "\\\"");
+		else
+			err = pmuk_expo_put(s, p, 1);
+	}
+	return err;
+}
+
+static const char *type_word(enum pmu_mtype t, int om)
+{
+	return t == PMU_MTYPE_COUNTER ? "counter" : t == PMU_MTYPE_GAUGE ? "gauge"
+		: om ? "unknown" : "untyped";
+}
+
+/* # HELP, # TYPE (and # UNIT) of family f under the name it has in this format. */
+static int put_meta(struct pmu_mset *s, const struct pmu_mfamily *f, int om)
+{
+	const char *suffix = f->type == PMU_MTYPE_COUNTER && !om ? "_total" : "";
+	int err = 0;
+
+	if (f->help) {
+		err = put_str(s, "# HELP ");
+		err = err ? err : put_str(s, f->name);
+		err = err ? err : put_str(s, suffix);
+		err = err ? err : put_str(s, " ");
+		err = err ? err : put_help(s, f->help, om);
+		err = err ? err : put_str(s, "\n");
+	}
+	err = err ? err : put_str(s, "# TYPE ");
+	err = err ? err : put_str(s, f->name);
+	err = err ? err : put_str(s, suffix);
+	err = err ? err : put_str(s, " ");
+	err = err ? err : put_str(s, type_word(f->type, om));
+	err = err ? err : put_str(s, "\n");
+	if (om && f->unit) {
+		err = err ? err : put_str(s, "# UNIT ");
+		err = err ? err : put_str(s, f->name);
+		err = err ? err : put_str(s, " ");
+		err = err ? err : put_str(s, f->unit);
+		err = err ? err : put_str(s, "\n");
+	}
+	return err;
+}
+
+static int put_sample(struct pmu_mset *s, const struct pmu_mfamily *f,
+		      const struct pmuk_msample *m, const char *suffix, double v)
+{
+	char num[40];
+	int err;
+
+	pmuk_expo_number(num, sizeof(num), v);
+	err = put_str(s, f->name);
+	err = err ? err : put_str(s, suffix);
+	err = err ? err : pmuk_expo_put(s, f->lab + m->lab_off, m->lab_len);
+	err = err ? err : put_str(s, " ");
+	err = err ? err : put_str(s, num);
+	return err ? err : put_str(s, "\n");
+}
+
+static int put_family(struct pmu_mset *s, const struct pmu_mfamily *f, int om)
+{
+	int counter = f->type == PMU_MTYPE_COUNTER, err;
+
+	if (!f->n)  /* no data, no family: HELP and TYPE alone say nothing */
+		return 0;
+	err = put_meta(s, f, om);
+	for (size_t i = 0; i < f->n && !err; i++) {
+		err = put_sample(s, f, &f->s[i], counter ? "_total" : "", f->s[i].value);
+		if (!err && om && counter && f->s[i].created > 0)
+			err = put_sample(s, f, &f->s[i], "_created", f->s[i].created);
+	}
+	return err;
+}
+
+int pmu_mset_render(struct pmu_mset *s, enum pmu_expo_format fmt, const char **buf,
+		    size_t *len)
+{
+	int om = fmt == PMU_EXPO_OPENMETRICS, err = 0;
+
+	if (!s || !buf || !len || !pmu_exporter_content_type(fmt))
+		return pmuk_fail(PMU_EINVAL, "pmu_mset_render needs a set, a known format "
+				 "and somewhere to put the text");
+	s->out_len = 0;
+	err = pmuk_expo_put(s, "", 0);
+	for (size_t i = 0; i < s->n && !err; i++)
+		err = put_family(s, s->fam[i], om);
+	if (!err && om)
+		err = put_str(s, "# EOF\n");
+	if (err)
+		return pmuk_fail(PMU_ENOMEM, "out of memory rendering %zu metric families", s->n);
+	*buf = s->out;
+	*len = s->out_len;
+	return 0;
+}
+
+int pmu_mset_write(struct pmu_mset *s, FILE *f, enum pmu_expo_format fmt)
+{
+	const char *buf;
+	size_t len;
+	int err;
+
+	if (!f)
+		return pmuk_fail(PMU_EINVAL, "pmu_mset_write needs a stream");
+	if ((err = pmu_mset_render(s, fmt, &buf, &len)))
+		return err;
+	if (fwrite(buf, 1, len, f) != len || fflush(f))
+		return pmuk_fail(PMU_EIO, "cannot write %zu bytes of metrics: the stream "
+				 "failed (disk full, closed pipe?)", len);
+	return 0;
+}
