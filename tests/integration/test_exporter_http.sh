@@ -63,6 +63,12 @@ check "405 says Allow: GET, HEAD" sh -c "curl -s -D - -o /dev/null -X DELETE '$(
 check_eq "a GET with a body is 413" 413 "$(code -X GET --data-binary @/etc/os-release "$(url /metrics)")"
 big=$(head -c 20000 /dev/zero | tr '\0' a)
 check_eq "20 kB of headers is 431" 431 "$(code -H "X-Big: $big" "$(url /metrics)")"
+check_eq "9 kB of headers is 431 (the limit is 8192 bytes)" 431 \
+	"$(code -H "X-Big: $(head -c 9000 /dev/zero | tr '\0' a)" "$(url /metrics)")"
+check_eq "7 kB of headers is fine" 200 \
+	"$(code -H "X-Big: $(head -c 7000 /dev/zero | tr '\0' a)" "$(url /metrics)")"
+check_eq "100 kB of headers is 431 too" 431 \
+	"$(code -H "X-Big: $(head -c 100000 /dev/zero | tr '\0' a)" "$(url /metrics)")"
 
 # Concurrent scrapes: 16 at once, each complete (the scrape lock serializes them).
 for i in $(seq 16); do curl -s -o "$tmp/c$i" -w '%{http_code}\n' "$(url /metrics)" >"$tmp/code$i" & done
@@ -117,7 +123,7 @@ check "memory does not grow with bad clients (RSS $rss0 kB then $rss1 kB)" test 
 check "each failure kind is logged once" py '
 import sys
 lines = open(sys.argv[1]).read().splitlines()
-for kind in ("not found (404)", "(405)", "(413)", "431"):
+for kind in ("not found (404)", "(405)", "(413)", "(431)"):
     n = sum(kind in l for l in lines)
     assert n == 1, (kind, n, lines)' "$tmp/err"
 
