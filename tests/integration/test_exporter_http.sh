@@ -147,6 +147,26 @@ check "--max-requests 3 exits after the third request" sh -c "! kill -0 $pid 2>/
 wait "$pid"; rc=$?; pid=
 check_eq "... with status 0" 0 "$rc"
 
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/k.pem" -out "$tmp/c.pem" -days 1 \
+		-subj /CN=localhost >/dev/null 2>&1
+	port=$(free_port)
+	"$PMUKIT" exporter --listen "127.0.0.1:$port" --tls-cert "$tmp/c.pem" --tls-key "$tmp/k.pem" \
+		2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do curl -skf -o /dev/null "https://127.0.0.1:$port/-/healthy" && break; sleep 0.1; done
+	check "--tls-cert/--tls-key: /metrics over HTTPS" \
+		sh -c "curl -sk --cacert '$tmp/c.pem' 'https://127.0.0.1:$port/metrics' | grep -q '^pmukit_cpu_seconds_total{'"
+	check_eq "... and plain HTTP to it gets no reply" 000 "$(code -m 5 "$(url /metrics)")"
+	check_eq "... still serving HTTPS after it" 200 "$(code -k "https://127.0.0.1:$port/-/healthy")"
+	stop TERM
+	check_eq "... SIGTERM stops it with status 0" 0 "$rc"
+	"$PMUKIT" exporter --listen "127.0.0.1:$port" --tls-cert "$tmp/c.pem" --tls-key "$tmp/nokey" 2>"$tmp/err"
+	check "a missing key file: exit 1 naming it" sh -c "[ $? -eq 1 ] && grep -q nokey '$tmp/err'"
+else
+	echo "SKIP: TLS checks: openssl is not installed"
+fi
+
 "$PMUKIT" exporter --once >"$tmp/once" 2>"$tmp/err"
 check "--once prints one scrape" grep -q '^pmukit_cpu_seconds_total{' "$tmp/once"
 "$PMUKIT" exporter --once --openmetrics >"$tmp/once" 2>"$tmp/err"
