@@ -96,5 +96,5 @@ int pmuk_expo_collect_cpufreq(struct pmu_exporter *e)
 		if (!err && c.parked >= 0)
 			err = put(e, &names[F_PARKED], &f[F_PARKED], l, c.parked);
 	}
-	return err;
+	return err ? err : pmuk_expo_collect_cpufreq_os(e);
 }

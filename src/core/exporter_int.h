@@ -89,6 +89,9 @@ int pmuk_expo_os_open(struct pmuk_expo_os **out);
 void pmuk_expo_os_close(struct pmuk_expo_os *os);
 int pmuk_expo_collect_interrupts(struct pmu_exporter *e);
 int pmuk_expo_collect_contention(struct pmu_exporter *e);
+/* What the OS adds to the cpufreq collector (Windows: % Processor Performance
+ * and Utility with their bases). */
+int pmuk_expo_collect_cpufreq_os(struct pmu_exporter *e);
 /* cpufreq limits of cpu in hertz (0 when not exposed): the hardware's
  * (cpuinfo_min/max_freq) and the governor's (scaling_min/max_freq). */
 /* When the OS booted, in epoch seconds; 0 when unknown. */

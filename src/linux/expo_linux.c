@@ -164,6 +164,12 @@ int pmuk_expo_collect_interrupts(struct pmu_exporter *e)
 	return err;
 }
 
+int pmuk_expo_collect_cpufreq_os(struct pmu_exporter *e)
+{
+	(void)e;
+	return 0;  /* Linux has it all in cpufreq sysfs */
+}
+
 /* The NMI watchdog keeps one hardware counter per CPU (cycles) busy for good.
  * Other perf_event holders are not listed: finding them means walking every
  * process's fds, too dear per scrape. */

@@ -66,7 +66,17 @@ check "256 CPUs: cpu 255 frequency" grep -qx 'node_cpu_scaling_frequency_hertz{c
 
 # The command's --once, once the exporter verb exists (tools/pmukit/cmd_exporter.c).
 if "$PMUKIT" exporter --once --collectors cpu > "$tmp/once" 2>/dev/null; then
-  check "pmukit exporter --once: promtool accepts it" sh -c "promtool check metrics < '$tmp/once'"
+  for m in native node windows; do
+    flag=()
+    [ $m = native ] || flag=(--compat $m)
+    "$PMUKIT" exporter --once "${flag[@]}" > "$tmp/once" 2> "$tmp/err"
+    check "pmukit exporter --once $m: promtool accepts it" \
+      sh -c "promtool check metrics < '$tmp/once'"
+    if [ $om_ok = 1 ]; then
+      "$PMUKIT" exporter --once --openmetrics "${flag[@]}" > "$tmp/once" 2> "$tmp/err"
+      check "pmukit exporter --once --openmetrics $m: parser accepts it" om_check "$tmp/once"
+    fi
+  done
 else
   echo "note: pmukit exporter --once not available in this build: checked through the library only"
 fi
