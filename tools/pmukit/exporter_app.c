@@ -264,7 +264,8 @@ void exp_app_error(struct exp_app *a, int status, const char *why, struct exp_re
 	char kind[64];
 	const char *body = status == 431 ? "request header fields too large\n"
 		: status == 413 ? "request body too large: GET takes none\n"
-		: status == 408 ? "request timeout\n" : "bad request\n";
+		: status == 408 ? "request timeout\n"
+		: status == 503 ? "server out of memory\n" : "bad request\n";
 
 	snprintf(kind, sizeof(kind), "request refused (%d)", status);
 	exp_app_log_once(a, kind, why);

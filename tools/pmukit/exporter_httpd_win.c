@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* pmukit exporter's server on Windows: Winsock (ws2_32, a system DLL), one
- * connection at a time, each with a receive and send timeout so a slow client
- * holds the server at most EXP_TIMEOUT_S; HTTP/1.0-style (Connection: close). A
- * scrape is small and fast, so serial service is enough for a Prometheus target. */
+/* pmukit exporter's server on Windows: Winsock (ws2_32, a system DLL), a thread
+ * per connection up to EXP_MAX_CONNECTIONS (more are closed at once), each with a
+ * receive and send timeout so a slow client holds only its own thread, for at most
+ * EXP_TIMEOUT_S; one request per connection (Connection: close). */
 #include "exporter_http.h"
 
 #include <winsock2.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile LONG stop;
+static volatile LONG stop, active;
 
 static BOOL WINAPI on_ctrl(DWORD type)
 {
@@ -72,7 +72,7 @@ static const char *header(const char *hdr, const char *name, char *out, size_t s
 /* Reads a request's head and answers it. */
 static void serve_one(struct exp_app *a, SOCKET s)
 {
-	static char buf[EXP_MAX_HEADER_BYTES + 1];
+	char buf[EXP_MAX_HEADER_BYTES + 1] = "";
 	char method[16], path[2048], *end = NULL, cl[32], acc[1024], enc[256];
 	struct exp_reply r;
 	size_t len = 0;
@@ -102,8 +102,61 @@ static void serve_one(struct exp_app *a, SOCKET s)
 	}
 	exp_app_route(a, method, path, header(buf, "Accept", acc, sizeof(acc)),
 		      header(buf, "Accept-Encoding", enc, sizeof(enc)), &r);
-	reply(s, &r, !strcmp(method, "HEAD"));
+	/* a copy, so a slow reader does not hold the scrape lock while it is sent */
+	void *copy = malloc(r.len ? r.len : 1);
+	if (copy)
+		memcpy(copy, r.body, r.len);
 	exp_app_done(a, &r);
+	if (!copy) {
+		exp_app_error(a, 503, "no memory for a response", &r);
+		return reply(s, &r, 0);
+	}
+	r.body = copy;
+	reply(s, &r, !strcmp(method, "HEAD"));
+	free(copy);
+}
+
+struct conn {
+	struct exp_app *a;
+	SOCKET s;
+};
+
+static DWORD WINAPI conn_thread(void *p)
+{
+	struct conn *c = p;
+
+	serve_one(c->a, c->s);
+	shutdown(c->s, SD_SEND);
+	closesocket(c->s);
+	if (exp_app_finished(c->a))
+		InterlockedExchange(&stop, 1);
+	free(c);
+	InterlockedDecrement(&active);
+	return 0;
+}
+
+/* Hands a connection to its own thread, or closes it when too many are open. */
+static void dispatch(struct exp_app *a, SOCKET s)
+{
+	DWORD ms = EXP_TIMEOUT_S * 1000;
+	struct conn *c = NULL;
+	HANDLE t = NULL;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, (const char *)&ms, sizeof(ms));
+	if (InterlockedIncrement(&active) <= EXP_MAX_CONNECTIONS && (c = malloc(sizeof(*c)))) {
+		c->a = a;
+		c->s = s;
+		t = CreateThread(NULL, 64 * 1024, conn_thread, c, 0, NULL);
+	}
+	if (t) {
+		CloseHandle(t);
+		return;
+	}
+	exp_app_log_once(a, "connection refused", "more than 64 connections at once");
+	free(c);
+	closesocket(s);
+	InterlockedDecrement(&active);
 }
 
 static SOCKET bind_listen(const struct exp_listen *l)
@@ -135,7 +188,6 @@ static SOCKET bind_listen(const struct exp_listen *l)
 
 int exp_serve(struct exp_app *a, const struct exp_listen *l)
 {
-	DWORD ms = EXP_TIMEOUT_S * 1000;
 	WSADATA wsa;
 	SOCKET ls;
 
@@ -159,17 +211,13 @@ int exp_serve(struct exp_app *a, const struct exp_listen *l)
 		if (select(0, &rd, NULL, NULL, &tv) <= 0)
 			continue;
 		SOCKET c = accept(ls, NULL, NULL);
-		if (c == INVALID_SOCKET)
-			continue;
-		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
-		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, (const char *)&ms, sizeof(ms));
-		serve_one(a, c);
-		shutdown(c, SD_SEND);
-		closesocket(c);
-		if (exp_app_finished(a))
-			break;
+		if (c != INVALID_SOCKET)
+			dispatch(a, c);
 	}
 	closesocket(ls);
+	/* the connections in flight end within their timeouts */
+	for (int i = 0; active && i < (EXP_TIMEOUT_S + 2) * 10; i++)
+		Sleep(100);
 	WSACleanup();
 	fprintf(stderr, "pmukit exporter: stopped after %lu requests\n", exp_app_requests(a));
 	return 0;
