@@ -18,6 +18,7 @@ int cmd_report(int argc, char **argv);
 int cmd_cpustat(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 /* For verbs whose only options are --json and --help: -1 to go on (with *json
  * set), else the exit status to return (0 after --help, 2 after a bad option). */

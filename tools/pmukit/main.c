@@ -29,6 +29,7 @@ static const struct verb verbs[] = {
 	{ "cpustat", cmd_cpustat, "per-CPU user/system/idle/interrupt time over an interval" },
 	{ "record", cmd_record, "record samples of a command to a file (Windows: .etl)" },
 	{ "script", cmd_script, "every sample of a recording as text, as perf script prints" },
+	{ "exporter", cmd_exporter, "serve per-CPU metrics to Prometheus over HTTP" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* What each request to pmukit exporter gets: the routes, the format and gzip the
+ * scraper asked for, one scrape at a time, each kind of failure logged once. */
+#include "exporter_http.h"
+
+#include <pmukit/pmukit.h>
+#include <pmukit/exporter.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <strings.h>
+#endif
+#ifdef PMUKIT_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define MAX_KINDS 32
+
+struct exp_app {
+#ifdef _WIN32
+	SRWLOCK lock;
+#else
+	pthread_mutex_t lock;
+#endif
+	struct pmu_exporter *e;
+	unsigned long max_requests, requests;
+	unsigned char *gz;
+	size_t gz_cap;
+	char *kinds[MAX_KINDS];  /* the failure kinds already logged */
+	size_t nkinds;
+};
+
+static void lock(struct exp_app *a)
+{
+#ifdef _WIN32
+	AcquireSRWLockExclusive(&a->lock);
+#else
+	pthread_mutex_lock(&a->lock);
+#endif
+}
+
+static void unlock(struct exp_app *a)
+{
+#ifdef _WIN32
+	ReleaseSRWLockExclusive(&a->lock);
+#else
+	pthread_mutex_unlock(&a->lock);
+#endif
+}
+
+int exp_app_new(struct pmu_exporter *e, unsigned long max_requests, struct exp_app **out)
+{
+	struct exp_app *a = calloc(1, sizeof(*a));
+
+	*out = NULL;
+	if (!a)
+		return PMU_ENOMEM;
+#ifdef _WIN32
+	InitializeSRWLock(&a->lock);
+#else
+	pthread_mutex_init(&a->lock, NULL);
+#endif
+	a->e = e;
+	a->max_requests = max_requests;
+	*out = a;
+	return 0;
+}
+
+void exp_app_free(struct exp_app *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nkinds; i++)
+		free(a->kinds[i]);
+	free(a->gz);
+#ifndef _WIN32
+	pthread_mutex_destroy(&a->lock);
+#endif
+	free(a);
+}
+
+/* Logs msg the first time key is seen; a client repeating the same mistake every
+ * second does not fill the log. Called with the lock held. */
+static void say_once_locked(struct exp_app *a, const char *key, const char *msg)
+{
+	for (size_t i = 0; i < a->nkinds; i++)
+		if (!strcmp(a->kinds[i], key))
+			return;
+	if (a->nkinds < MAX_KINDS && (a->kinds[a->nkinds] = strdup(key)))
+		a->nkinds++;
+	fprintf(stderr, "pmukit exporter: %s (further ones not logged)\n", msg);
+}
+
+static void log_once_locked(struct exp_app *a, const char *kind, const char *detail)
+{
+	char msg[768];
+
+	snprintf(msg, sizeof(msg), "%s: %s", kind, detail);
+	say_once_locked(a, kind, msg);
+}
+
+void exp_app_log_once(struct exp_app *a, const char *kind, const char *detail)
+{
+	lock(a);
+	log_once_locked(a, kind, detail);
+	unlock(a);
+}
+
+void exp_app_say_once(struct exp_app *a, const char *key, const char *msg)
+{
+	lock(a);
+	say_once_locked(a, key, msg);
+	unlock(a);
+}
+
+/* Whether a comma-separated header (Accept, Accept-Encoding) lists token with a
+ * q above 0. The token is matched case-insensitively up to its parameters. */
+static int accepts(const char *h, const char *token)
+{
+	size_t n = strlen(token);
+
+	for (const char *p = h; p && *p;) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len >= n && !strncasecmp(p, token, n) &&
+		    (len == n || p[n] == ';' || p[n] == ' ' || p[n] == '\t')) {
+			const char *q = p + n;
+			int zero = 0;
+			while ((q = strchr(q, ';')) && q < p + len) {
+				q++;
+				while (*q == ' ')
+					q++;
+				if ((*q == 'q' || *q == 'Q') && q[1] == '=')
+					zero = strtod(q + 2, NULL) <= 0.0;
+			}
+			if (!zero)
+				return 1;
+		}
+		p = end;
+	}
+	return 0;
+}
+
+static void set(struct exp_reply *r, int status, const char *type, const char *body)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = status;
+	r->type = type;
+	r->body = body;
+	r->len = strlen(body);
+}
+
+static const char home[] =
+	"<!DOCTYPE html>\n<html><head><title>pmukit exporter</title></head><body>\n"
+	"<h1>pmukit exporter</h1>\n<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
+
+/* The scrape gzipped into a->gz when the scraper accepts it; else as it is. */
+static void maybe_gzip(struct exp_app *a, const char *accept_encoding, struct exp_reply *r)
+{
+#ifdef PMUKIT_HAVE_ZLIB
+	z_stream z;
+
+	if (!accept_encoding || !(accepts(accept_encoding, "gzip") ||
+				  accepts(accept_encoding, "*")))
+		return;
+	memset(&z, 0, sizeof(z));
+	/* windowBits 15 + 16: the gzip wrapper (header and CRC-32 trailer). Level 1:
+	 * exposition text is repetitive enough that the fastest level keeps most of the
+	 * gain at a fraction of the CPU per scrape. */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return log_once_locked(a, "gzip", "zlib could not start (no memory); sent "
+				       "uncompressed");
+	size_t bound = deflateBound(&z, (uLong)r->len);
+	if (bound > a->gz_cap) {
+		unsigned char *p = realloc(a->gz, bound);
+		if (!p) {
+			deflateEnd(&z);
+			return log_once_locked(a, "gzip", "no memory; sent uncompressed");
+		}
+		a->gz = p;
+		a->gz_cap = bound;
+	}
+	z.next_in = (unsigned char *)r->body;  /* zlib's API is not const */
+	z.avail_in = (uInt)r->len;
+	z.next_out = a->gz;
+	z.avail_out = (uInt)a->gz_cap;
+	int rc = deflate(&z, Z_FINISH);
+	if (rc == Z_STREAM_END) {
+		r->body = a->gz;
+		r->len = z.total_out;
+		r->encoding = "gzip";
+	} else {
+		log_once_locked(a, "gzip", "deflate did not finish; sent uncompressed");
+	}
+	deflateEnd(&z);
+#else
+	(void)a;
+	(void)accept_encoding;
+	(void)r;
+#endif
+}
+
+static void metrics(struct exp_app *a, const char *accept, const char *accept_encoding,
+		    struct exp_reply *r)
+{
+	enum pmu_expo_format fmt = accept && accepts(accept, "application/openmetrics-text")
+		? PMU_EXPO_OPENMETRICS : PMU_EXPO_TEXT;
+	const char *text;
+	size_t len;
+	int err = pmu_exporter_scrape(a->e, fmt, &text, &len);
+
+	if (err) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s: %s", pmu_strerror(err), pmu_error_detail());
+		log_once_locked(a, "scrape failed (500)", why);
+		return set(r, 500, "text/plain; charset=utf-8", "scrape failed; see the "
+			   "exporter's log\n");
+	}
+	memset(r, 0, sizeof(*r));
+	r->status = 200;
+	r->type = pmu_exporter_content_type(fmt);
+	r->body = text;
+	r->len = len;
+	maybe_gzip(a, accept_encoding, r);
+}
+
+void exp_app_route(struct exp_app *a, const char *method, const char *path,
+		   const char *accept, const char *accept_encoding, struct exp_reply *r)
+{
+	int head = !strcmp(method, "HEAD");
+	size_t plen = strcspn(path, "?");  /* a query string is ignored */
+
+	lock(a);
+	if (!head && strcmp(method, "GET")) {
+		log_once_locked(a, "method not allowed (405)", method);
+		set(r, 405, "text/plain; charset=utf-8", "method not allowed: GET or HEAD\n");
+		r->allow = "GET, HEAD";
+	} else if (plen == 8 && !strncmp(path, "/metrics", 8)) {
+		metrics(a, accept, accept_encoding, r);
+	} else if (plen == 1 && path[0] == '/') {
+		set(r, 200, "text/html; charset=utf-8", home);
+	} else if (plen == 10 && !strncmp(path, "/-/healthy", 10)) {
+		set(r, 200, "text/plain; charset=utf-8", "OK\n");
+	} else {
+		log_once_locked(a, "not found (404)", path);
+		set(r, 404, "text/plain; charset=utf-8", "not found: try /metrics\n");
+	}
+}
+
+void exp_app_done(struct exp_app *a, struct exp_reply *r)
+{
+	(void)r;
+	unlock(a);
+}
+
+void exp_app_error(struct exp_app *a, int status, const char *why, struct exp_reply *r)
+{
+	char kind[64];
+	const char *body = status == 431 ? "request header fields too large\n"
+		: status == 413 ? "request body too large: GET takes none\n"
+		: status == 408 ? "request timeout\n"
+		: status == 503 ? "server out of memory\n" : "bad request\n";
+
+	snprintf(kind, sizeof(kind), "request refused (%d)", status);
+	exp_app_log_once(a, kind, why);
+	set(r, status, "text/plain; charset=utf-8", body);
+}
+
+int exp_app_finished(struct exp_app *a)
+{
+	lock(a);
+	int done = a->max_requests && ++a->requests >= a->max_requests;
+	if (!a->max_requests)
+		a->requests++;
+	unlock(a);
+	return done;
+}
+
+unsigned long exp_app_requests(struct exp_app *a)
+{
+	lock(a);
+	unsigned long n = a->requests;
+	unlock(a);
+	return n;
+}
+
+int exp_listen_parse(const char *s, struct exp_listen *l)
+{
+	const char *colon = strrchr(s, ':'), *host = s;
+	size_t hlen;
+
+	memset(l, 0, sizeof(*l));
+	if (!colon || !colon[1] || strlen(colon + 1) >= sizeof(l->port))
+		return PMU_EINVAL;
+	hlen = (size_t)(colon - s);
+	if (hlen >= 2 && s[0] == '[' && s[hlen - 1] == ']') {  /* [::1]:9464 */
+		host++;
+		hlen -= 2;
+	} else if (memchr(s, ':', hlen)) {
+		return PMU_EINVAL;  /* an IPv6 address needs its brackets */
+	}
+	if (hlen >= sizeof(l->host))
+		return PMU_EINVAL;
+	memcpy(l->host, host, hlen);
+	strcpy(l->port, colon + 1);
+	for (const char *p = l->port; *p; p++)
+		if (*p < '0' || *p > '9')
+			return PMU_EINVAL;
+	return atol(l->port) <= 65535 ? 0 : PMU_EINVAL;
+}

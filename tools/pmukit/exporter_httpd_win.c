@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* pmukit exporter's server on Windows: Winsock (ws2_32, a system DLL), a thread
+ * per connection up to EXP_MAX_CONNECTIONS (more are closed at once), each with a
+ * receive and send timeout so a slow client holds only its own thread, for at most
+ * EXP_TIMEOUT_S; one request per connection (Connection: close). */
+#include "exporter_http.h"
+
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile LONG stop, active;
+
+static BOOL WINAPI on_ctrl(DWORD type)
+{
+	(void)type;  /* Ctrl-C, Ctrl-Break, console close, logoff, shutdown */
+	InterlockedExchange(&stop, 1);
+	return TRUE;
+}
+
+static void send_all(SOCKET s, const char *p, size_t n)
+{
+	while (n) {
+		int k = send(s, p, n > 65536 ? 65536 : (int)n, 0);
+		if (k <= 0)
+			return;  /* the client went away: nothing more to do */
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+static void reply(SOCKET s, const struct exp_reply *r, int head)
+{
+	char h[512];
+	int n = snprintf(h, sizeof(h), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu"
+			 "\r\nConnection: close\r\nVary: Accept, Accept-Encoding\r\n%s%s%s%s%s%s\r\n",
+			 r->status, r->status == 200 ? "OK" : "Error", r->type, r->len,
+			 r->encoding ? "Content-Encoding: " : "", r->encoding ? r->encoding : "",
+			 r->encoding ? "\r\n" : "", r->allow ? "Allow: " : "",
+			 r->allow ? r->allow : "", r->allow ? "\r\n" : "");
+	send_all(s, h, (size_t)n);
+	if (!head)
+		send_all(s, r->body, r->len);
+}
+
+/* The value of header name in the request head hdr (lines after the request
+ * line), copied into out (cut to its size); NULL when absent. */
+static const char *header(const char *hdr, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(hdr, "\r\n"); p; p = strstr(p, "\r\n")) {
+		p += 2;
+		if (!_strnicmp(p, name, n) && p[n] == ':') {
+			const char *v = p + n + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t len = strcspn(v, "\r\n");
+			if (len >= size)
+				len = size - 1;
+			memcpy(out, v, len);
+			out[len] = 0;
+			return out;
+		}
+	}
+	return NULL;
+}
+
+/* Reads a request's head and answers it. */
+static void serve_one(struct exp_app *a, SOCKET s)
+{
+	char buf[EXP_MAX_HEADER_BYTES + 1] = "";
+	char method[16], path[2048], *end = NULL, cl[32], acc[1024], enc[256];
+	struct exp_reply r;
+	size_t len = 0;
+	int k;
+
+	while (len < EXP_MAX_HEADER_BYTES && !(end = strstr(buf, "\r\n\r\n"))) {
+		if ((k = recv(s, buf + len, (int)(EXP_MAX_HEADER_BYTES - len), 0)) <= 0)
+			return exp_app_log_once(a, "client timed out or went away",
+						"a connection closed or idle for 10 s before its "
+						"request was complete");
+		len += (size_t)k;
+		buf[len] = 0;
+	}
+	if (!end) {
+		exp_app_error(a, 431, "request headers past 8192 bytes", &r);
+		return reply(s, &r, 0);
+	}
+	end[2] = 0;
+	if (sscanf(buf, "%15s %2047s", method, path) != 2) {
+		exp_app_error(a, 400, "a request line that did not parse", &r);
+		return reply(s, &r, 0);
+	}
+	if ((header(buf, "Content-Length", cl, sizeof(cl)) && atol(cl) > EXP_MAX_BODY_BYTES) ||
+	    header(buf, "Transfer-Encoding", cl, sizeof(cl))) {
+		exp_app_error(a, 413, "a request with a body", &r);
+		return reply(s, &r, 0);
+	}
+	exp_app_route(a, method, path, header(buf, "Accept", acc, sizeof(acc)),
+		      header(buf, "Accept-Encoding", enc, sizeof(enc)), &r);
+	/* a copy, so a slow reader does not hold the scrape lock while it is sent */
+	void *copy = malloc(r.len ? r.len : 1);
+	if (copy)
+		memcpy(copy, r.body, r.len);
+	exp_app_done(a, &r);
+	if (!copy) {
+		exp_app_error(a, 503, "no memory for a response", &r);
+		return reply(s, &r, 0);
+	}
+	r.body = copy;
+	reply(s, &r, !strcmp(method, "HEAD"));
+	free(copy);
+}
+
+struct conn {
+	struct exp_app *a;
+	SOCKET s;
+};
+
+static DWORD WINAPI conn_thread(void *p)
+{
+	struct conn *c = p;
+
+	serve_one(c->a, c->s);
+	shutdown(c->s, SD_SEND);
+	closesocket(c->s);
+	if (exp_app_finished(c->a))
+		InterlockedExchange(&stop, 1);
+	free(c);
+	InterlockedDecrement(&active);
+	return 0;
+}
+
+/* Hands a connection to its own thread, or closes it when too many are open. */
+static void dispatch(struct exp_app *a, SOCKET s)
+{
+	DWORD ms = EXP_TIMEOUT_S * 1000;
+	struct conn *c = NULL;
+	HANDLE t = NULL;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, (const char *)&ms, sizeof(ms));
+	if (InterlockedIncrement(&active) <= EXP_MAX_CONNECTIONS && (c = malloc(sizeof(*c)))) {
+		c->a = a;
+		c->s = s;
+		t = CreateThread(NULL, 64 * 1024, conn_thread, c, 0, NULL);
+	}
+	if (t) {
+		CloseHandle(t);
+		return;
+	}
+	exp_app_log_once(a, "connection refused", "more than 64 connections at once");
+	free(c);
+	closesocket(s);
+	InterlockedDecrement(&active);
+}
+
+static SOCKET bind_listen(const struct exp_listen *l)
+{
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM }, *ai;
+	SOCKET s = INVALID_SOCKET;
+	BOOL excl = TRUE;
+	int rc = getaddrinfo(l->host[0] ? l->host : NULL, l->port, &hints, &ai);
+
+	if (rc) {
+		fprintf(stderr, "pmukit exporter: --listen %s:%s: error %d\n", l->host, l->port, rc);
+		return INVALID_SOCKET;
+	}
+	s = socket(ai->ai_family, SOCK_STREAM, IPPROTO_TCP);
+	/* exclusive: Windows would otherwise let a second server share the port */
+	if (s != INVALID_SOCKET)
+		setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&excl, sizeof(excl));
+	if (s != INVALID_SOCKET && (bind(s, ai->ai_addr, (int)ai->ai_addrlen) || listen(s, 64))) {
+		rc = WSAGetLastError();
+		closesocket(s);
+		s = INVALID_SOCKET;
+		fprintf(stderr, "pmukit exporter: cannot listen on %s:%s: Winsock error %d%s\n",
+			l->host, l->port, rc, rc == WSAEADDRINUSE ? " (another program holds this "
+			"port: stop it, or choose another with --listen)" : "");
+	}
+	freeaddrinfo(ai);
+	return s;
+}
+
+int exp_serve(struct exp_app *a, const struct exp_listen *l)
+{
+	WSADATA wsa;
+	SOCKET ls;
+
+	if (l->tls_key) {
+		fprintf(stderr, "pmukit exporter: --tls-cert/--tls-key are not supported on "
+			"Windows yet; serve plain HTTP or put a TLS proxy in front\n");
+		return 1;
+	}
+	if (WSAStartup(MAKEWORD(2, 2), &wsa))
+		return fprintf(stderr, "pmukit exporter: WSAStartup failed\n"), 1;
+	if ((ls = bind_listen(l)) == INVALID_SOCKET)
+		return WSACleanup(), 1;
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+	fprintf(stderr, "pmukit exporter: listening on http://%s:%s/metrics\n",
+		l->host[0] ? l->host : "0.0.0.0", l->port);
+	while (!stop) {
+		fd_set rd;
+		struct timeval tv = { 0, 200000 };  /* to see stop */
+		FD_ZERO(&rd);
+		FD_SET(ls, &rd);
+		if (select(0, &rd, NULL, NULL, &tv) <= 0)
+			continue;
+		SOCKET c = accept(ls, NULL, NULL);
+		if (c != INVALID_SOCKET)
+			dispatch(a, c);
+	}
+	closesocket(ls);
+	/* the connections in flight end within their timeouts */
+	for (int i = 0; active && i < (EXP_TIMEOUT_S + 2) * 10; i++)
+		Sleep(100);
+	WSACleanup();
+	fprintf(stderr, "pmukit exporter: stopped after %lu requests\n", exp_app_requests(a));
+	return 0;
+}
