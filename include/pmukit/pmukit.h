@@ -20,5 +20,6 @@
 #include <pmukit/command.h>
 #include <pmukit/topology.h>
 #include <pmukit/caps.h>
+#include <pmukit/exporter.h>
 
 #endif
