@@ -8,6 +8,7 @@
 #include <pmukit/guid.h>
 #include <pmukit/events.h>
 #include <pmukit/opts.h>
+#include <pmukit/json.h>
 #include <pmukit/counting.h>
 #include <pmukit/metrics.h>
 #include <pmukit/sampling.h>
