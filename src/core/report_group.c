@@ -40,7 +40,8 @@ static size_t entries(struct pmu_report *r, size_t k)
 	uint32_t *o = r->escratch;
 	for (size_t i = 0; i < k; i++) {
 		const struct rp_frame *f = &r->frames[r->scratch[i]];
-		memcpy(o, &r->inl[2 * (size_t)f->inl], 2 * f->n_inl * sizeof(*o));
+		if (f->n_inl)   /* r->inl is NULL until some frame has inlined calls */
+			memcpy(o, &r->inl[2 * (size_t)f->inl], 2 * f->n_inl * sizeof(*o));
 		o += 2 * f->n_inl;
 		*o++ = f->sym;
 		*o++ = f->line;

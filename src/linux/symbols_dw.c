@@ -405,7 +405,8 @@ static struct cu_index *cu_index(struct pmuk_dw *d, Dwarf_Die *cu)
 	*c = (struct cu_index){ .cu = *cu };
 	if (add_ranges(c, &cap, cu))
 		c->n = 0;   /* partial: the lookup misses and the caller walks */
-	qsort(c->r, c->n, sizeof(*c->r), range_cmp);
+	if (c->n > 1)   /* c->r is NULL for a unit without functions */
+		qsort(c->r, c->n, sizeof(*c->r), range_cmp);
 	return c;
 }
 

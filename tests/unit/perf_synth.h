@@ -25,7 +25,8 @@ static inline void pb_put(struct pbuf *p, const void *v, size_t n)
 		if (!p->b)
 			abort();
 	}
-	memcpy(p->b + p->n, v, n);
+	if (n)
+		memcpy(p->b + p->n, v, n);
 	p->n += n;
 }
 
