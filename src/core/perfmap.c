@@ -81,7 +81,8 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 	}
 	free(line);
 	fclose(f);
-	qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
+	if (p->njit > 1)
+		qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
 }
 
 const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,

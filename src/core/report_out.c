@@ -79,7 +79,8 @@ static int build_order(struct pmu_report *r, enum pmu_report_sort by)
 		if (e.samples || e.cpu_ns)
 			k[n++] = e;
 	}
-	qsort(k, n, sizeof(*k), cmp_key);
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_key);
 	uint32_t *o = realloc(r->order[by], (n + 1) * sizeof(*o));
 	if (!o) {
 		free(k);
@@ -468,7 +469,8 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 		}
 		snprintf(lines[i] + at, cap - at, " %" PRIu64, s->count);
 	}
-	qsort(lines, r->n_stacks, sizeof(*lines), cmp_line);
+	if (r->n_stacks > 1)
+		qsort(lines, r->n_stacks, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < r->n_stacks; i++) {
 		fprintf(f, "%s\n", lines[i]);
 		free(lines[i]);

@@ -232,7 +232,8 @@ static int collect_maps(struct pp *pp)
 			const struct rp_map *m = &r->maps[i].v[k];
 			pp->maps[w++] = (struct pp_map){ m->start, m->end, m->pgoff, m->module, 0, 0 };
 		}
-	qsort(pp->maps, n, sizeof(*pp->maps), cmp_map);
+	if (n > 1)
+		qsort(pp->maps, n, sizeof(*pp->maps), cmp_map);
 	w = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!w || cmp_map(&pp->maps[w - 1], &pp->maps[i]))

@@ -334,7 +334,8 @@ int pmu_report_write_svg(struct pmu_report *r, FILE *f, const char *title)
 	}
 	for (size_t i = 0; i < r->n_stacks; i++)
 		v.order[i] = (struct key){ r, (uint32_t)i };
-	qsort(v.order, r->n_stacks, sizeof(*v.order), cmp_stack);
+	if (r->n_stacks > 1)
+		qsort(v.order, r->n_stacks, sizeof(*v.order), cmp_stack);
 	v.scale = v.total ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)v.total : 0;
 	if (v.total)
 		walk(&v);	/* measures: the deepest frame drawn sets the height */

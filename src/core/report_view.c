@@ -199,7 +199,8 @@ static int sort_rows(struct rv_view *v)
 		if ((w->self_n || w->ch_n) && pmuk_rv_pct(v, p) >= v->limit_pct)
 			s[n++] = (struct sort_key){ p, w->self_p, w->k, (uint32_t)i };
 	}
-	qsort(s, n, sizeof(*s), cmp_rows);
+	if (n > 1)
+		qsort(s, n, sizeof(*s), cmp_rows);
 	for (size_t i = 0; i < n; i++)
 		v->order[i] = s[i].id;
 	free(s);

@@ -62,7 +62,8 @@ static const struct rv_node **visible(const struct rv_view *v, uint32_t first, s
 	for (uint32_t i = first; i != RP_NONE; i = v->nodes[i].next)
 		if (pmuk_rv_pct(v, v->nodes[i].p) >= v->graph_pct)
 			o[(*n)++] = &v->nodes[i];
-	qsort(o, *n, sizeof(*o), cmp_nodes);
+	if (*n > 1)
+		qsort(o, *n, sizeof(*o), cmp_nodes);
 	return o;
 }
 

@@ -176,11 +176,13 @@ static int build(struct pmuk_symtab *t)
 	}
 	if (add_plt(t, &cap))
 		return -1;
-	qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), by_addr);
 	for (size_t i = 0; i < t->n; i++)
 		t->v[i].reach = i && t->v[i - 1].reach > t->v[i].hi ? t->v[i - 1].reach :
 			t->v[i].hi;
-	qsort(t->other, t->nother, sizeof(*t->other), by_value);
+	if (t->nother > 1)
+		qsort(t->other, t->nother, sizeof(*t->other), by_value);
 	return 0;
 }
 

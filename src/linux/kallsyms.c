@@ -205,7 +205,8 @@ static int load(struct pmu_symbolizer *s)
 	}
 	if (!p)
 		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
-	qsort(k->v, k->n, sizeof(*k->v), by_addr);
+	if (k->n > 1)
+		qsort(k->v, k->n, sizeof(*k->v), by_addr);
 	return 0;
 }
 

@@ -175,7 +175,8 @@ static int list_ids(const char *path, int32_t pid, int32_t **ids, size_t *n)
 		(*ids)[(*n)++] = (int32_t)v;
 	}
 	closedir(d);
-	qsort(*ids, *n, sizeof(**ids), tid_cmp);
+	if (*n > 1)
+		qsort(*ids, *n, sizeof(**ids), tid_cmp);
 	return 0;
 }
 

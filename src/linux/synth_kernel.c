@@ -147,7 +147,8 @@ static int read_modules(struct kmod **mods, size_t *n)
 		(*mods)[(*n)++] = m;
 	}
 	fclose(f);
-	qsort(*mods, *n, sizeof(**mods), kmod_cmp);
+	if (*n > 1)
+		qsort(*mods, *n, sizeof(**mods), kmod_cmp);
 	return 0;
 }
 

@@ -152,7 +152,7 @@ static int tp_rank(const char *events, struct tp *tps, size_t n)
 					 "tracepoint %s:*' shows that system's)", tps[i].sys,
 					 tps[i].name, dir, tps[i].sys);
 	}
-	if (!err)
+	if (!err && n > 1)
 		qsort(tps, n, sizeof(*tps), tp_cmp);
 	return err;
 }
