@@ -26,7 +26,8 @@ int pmuk_expo_put(struct pmu_mset *s, const char *p, size_t n)
 {
 	if (pmuk_grow((void **)&s->out, &s->out_cap, s->out_len + n + 1, 1))
 		return PMU_ENOMEM;
-	memcpy(s->out + s->out_len, p, n);
+	if (n)   /* p may be NULL for nothing */
+		memcpy(s->out + s->out_len, p, n);
 	s->out_len += n;
 	s->out[s->out_len] = '\0';
 	return 0;

@@ -119,7 +119,14 @@ check "the slow client is dropped after the idle timeout (in $(cat "$tmp/slow") 
 
 for i in $(seq 100); do curl -s -o /dev/null -H "X-Big: $big" "$(url /metrics)"; done
 rss1=$(rss_kb)
-check "memory does not grow with bad clients (RSS $rss0 kB then $rss1 kB)" test "$rss1" -lt $((rss0 + 4096))
+# Under ASan freed memory waits in its quarantine (and is poisoned, not reused), so
+# RSS grows by design there; the leak checker stands in for this check in that build.
+if readelf -d "$PMUKIT" 2>/dev/null | grep -q libasan; then
+	echo "# ASan build: RSS $rss0 kB then $rss1 kB, not compared (quarantine)"
+else
+	check "memory does not grow with bad clients (RSS $rss0 kB then $rss1 kB)" \
+		test "$rss1" -lt $((rss0 + 4096))
+fi
 check "each failure kind is logged once" py '
 import sys
 lines = open(sys.argv[1]).read().splitlines()

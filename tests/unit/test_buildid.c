@@ -105,7 +105,7 @@ static void test_file_errors(void **state)
  * block the recorder's /proc walk until a writer came), PMU_ENOENT at once. */
 static void test_not_regular(void **state)
 {
-	char fifo[] = "/tmp/pmukit-bid-XXXXXX";
+	char fifo[64] = "/tmp/pmukit-bid-XXXXXX";   /* room for the "/f" added below */
 	uint8_t id[20];
 	size_t len = 0;
 
