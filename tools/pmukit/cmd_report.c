@@ -278,6 +278,8 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 	if (damaged)
 		tool_error("report", a->path, err);
 	warn_no_samples(rep, a->path, a->json || a->fmt != FMT_TEXT);
+	if (!a->json && a->fmt != FMT_TEXT && a->fmt != FMT_TABLE)   /* no header to say it */
+		report_warn_losses("report", a->path, t);
 	err = write_out(rep, out, a);
 	rc = err ? tool_error("report", "writing the report", err) : damaged;
 out:
