@@ -189,14 +189,10 @@ static void thread_times(FILE *f, const struct pmu_report *r, const struct pmu_r
 
 /* What was lost or damaged: the report's LOST records, and the recording's
  * own counts when it is known. */
-struct losses {
-	uint64_t lost_samples, lost_records, skipped_bytes, out_of_order;
-};
-
-static struct losses losses_of(const struct pmu_report *r)
+struct pmuk_rp_losses pmuk_rp_losses(const struct pmu_report *r)
 {
 	struct pmu_trace_stats st = { 0 };
-	struct losses l = { r->sum.lost_samples, r->sum.lost - r->sum.lost_samples,
+	struct pmuk_rp_losses l = { r->sum.lost_samples, r->sum.lost - r->sum.lost_samples,
 			    r->sum.lost_bytes, 0 };
 
 	if (r->o.trace && !pmu_trace_stats(r->o.trace, &st, sizeof(st))) {
@@ -210,7 +206,7 @@ static struct losses losses_of(const struct pmu_report *r)
 
 void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f)
 {
-	struct losses l = losses_of(r);
+	struct pmuk_rp_losses l = pmuk_rp_losses(r);
 
 	fprintf(f, "# Total Lost Samples: %" PRIu64 "\n", l.lost_samples);
 	fprintf(f, "# Lost records: %" PRIu64, l.lost_records);
@@ -224,7 +220,7 @@ void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f)
 
 void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j)
 {
-	struct losses l = losses_of(r);
+	struct pmuk_rp_losses l = pmuk_rp_losses(r);
 
 	pmuk_json_uint(j, "lost_samples", l.lost_samples);
 	pmuk_json_uint(j, "lost_records", l.lost_records);
