@@ -162,7 +162,10 @@ const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
 	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
-	return id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
+	const char *name = id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
+
+	/* the idle task has no COMM record: perf (and pmukit script) call it swapper */
+	return !*name && pid == 0 ? "swapper" : name;
 }
 
 const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t)

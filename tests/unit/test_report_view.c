@@ -276,6 +276,29 @@ static void test_comm_at_sample_time(void **state)
 	pmu_report_free(rp);
 }
 
+/* The idle task (pid 0) has no COMM record: perf calls it swapper. */
+static void test_idle_is_swapper(void **state)
+{
+	static const uint64_t s[] = { KFUNC };
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v, .sort = "pid", .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+	struct pmu_report *rp;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	mmap_rec(rp, -1, 0xffff0000, 0x10000, "[kernel.kallsyms]_text");
+	sample_in(rp, 0, 0, 0, 100, s, 1, 1);
+	char *out = view(rp, &v);
+	assert_non_null(row(out, "0:swapper"));
+	free(out);
+	v.sort = "comm";
+	out = view(rp, &v);
+	assert_non_null(row(out, "  swapper"));
+	free(out);
+	pmu_report_free(rp);
+}
+
 static void test_graph_callee(void **state)
 {
 	PMU_OPTS(pmu_report_opts, o);
@@ -660,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_children_and_self),
 		cmocka_unit_test(test_sort_keys),
 		cmocka_unit_test(test_comm_at_sample_time),
+		cmocka_unit_test(test_idle_is_swapper),
 		cmocka_unit_test(test_graph_callee),
 		cmocka_unit_test(test_graph_caller),
 		cmocka_unit_test(test_filters),
