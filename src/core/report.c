@@ -407,6 +407,8 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	case PMU_RECORD_EXIT:
 		task(r, rec);
 		/* a forked process runs its parent's code until it execs */
+		if (rec->kind == PMU_RECORD_FORK && pmuk_rp_fork_maps(r, rec->pid, rec->task.ppid))
+			return pmuk_fail(PMU_ENOMEM, "no memory for the report's module maps");
 		if (rec->kind == PMU_RECORD_FORK && r->o.symbolizer &&
 		    pmu_symbolizer_add_fork(r->o.symbolizer, rec) == PMU_ENOMEM)
 			return pmuk_fail(PMU_ENOMEM, "no memory for the symbolizer's module maps");

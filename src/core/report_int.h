@@ -160,6 +160,7 @@ struct pmu_report {
 /* report_tab.c */
 uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r);   /* zeroed nr_pmc counts or NULL */
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
+int pmuk_rp_fork_maps(struct pmu_report *r, int32_t pid, int32_t ppid);
 int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
 /* The distinct address addr sampled in process pid: RP_NONE without memory.
  * kernel: addr is a kernel frame (as the sample's cpumode or stack says). */

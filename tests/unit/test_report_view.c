@@ -240,7 +240,8 @@ static void test_sort_keys(void **state)
 
 /* Rows name the thread as it was called when the sample was taken (perf's
  * comm at sample time): sh samples before its exec as cc stay sh, and a
- * child forked before the exec, which has no COMM of its own, is sh too. */
+ * child forked before the exec, which has no COMM of its own, is sh too;
+ * the child's code is named through its parent's mappings. */
 static void test_comm_at_sample_time(void **state)
 {
 	static const uint64_t s[] = { LEAF, MAIN };
@@ -272,6 +273,12 @@ static void test_comm_at_sample_time(void **state)
 	assert_non_null(row(out, "cc"));
 	assert_string_equal(row(out, "sh"), "    83.33%  sh");
 	assert_string_equal(row(out, "cc"), "    16.67%  cc");
+	free(out);
+	/* the child runs its parent's code: the parent's mappings name it */
+	v.sort = "dso";
+	out = view(rp, &v);
+	assert_non_null(row(out, "app"));
+	assert_string_equal(row(out, "app"), "   100.00%  app");
 	free(out);
 	pmu_report_free(rp);
 }
