@@ -142,11 +142,14 @@ static int parse_secs(const char *s, size_t len, uint64_t *ns)
 }
 
 /* --time A,B into record times: perf's absolute times, or (when smaller than
- * the recording's first time) seconds since its start. */
+ * the recording's first time) seconds since its start. perf script prints
+ * times cut to microseconds, so the first record's own printed time is
+ * absolute too. */
 static int time_window(const char *arg, uint64_t zero, uint64_t *start, uint64_t *end)
 {
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 
+	zero -= zero % 1000;
 	*start = *end = 0;
 	if (!arg)
 		return 0;
