@@ -245,8 +245,8 @@ static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_so
 		fprintf(f, ", with branch stacks: %" PRIu64, r->sum.with_branches);
 	fprintf(f, "\n");
 	if (!r->sum.samples)
-		fprintf(f, "# no samples: the recording holds no sampled events (a trace of "
-			"other events only)\n");
+		fprintf(f, "# no samples: nothing was sampled (a command shorter than one "
+			"sampling period: raise -F; or a trace of other events only)\n");
 	if (!r->sum.switches && (by == PMU_REPORT_TID || by == PMU_REPORT_PID))
 		fprintf(f, "# no context switches recorded: CPU time unknown ('-')\n");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)

@@ -306,6 +306,23 @@ static void test_idle_is_swapper(void **state)
 	pmu_report_free(rp);
 }
 
+/* A recording without samples says why that may be and what to do. */
+static void test_no_samples(void **state)
+{
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v);
+	struct pmu_report *rp;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	comm(rp, 10, 10, "true");
+	char *out = view(rp, &v);
+	assert_non_null(strstr(out, "# no samples: nothing was sampled (a command shorter than "
+				    "one sampling period: raise -F; or a trace of other events only)"));
+	free(out);
+	pmu_report_free(rp);
+}
+
 static void test_graph_callee(void **state)
 {
 	PMU_OPTS(pmu_report_opts, o);
@@ -691,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_sort_keys),
 		cmocka_unit_test(test_comm_at_sample_time),
 		cmocka_unit_test(test_idle_is_swapper),
+		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_graph_callee),
 		cmocka_unit_test(test_graph_caller),
 		cmocka_unit_test(test_filters),

@@ -98,8 +98,9 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 		fprintf(stderr, "pmukit report: no samples left: all %" PRIu64 " of %s were "
 			"outside --cpu/--time\n", sum.filtered, path);
 	else if (!sum.samples && not_text)
-		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
-			"only)\n", path);
+		fprintf(stderr, "pmukit report: %s holds no samples: nothing was sampled (a "
+			"command shorter than one sampling period: raise -F; or a trace of "
+			"other events only)\n", path);
 }
 
 /* The names the report prints for the recording's events and counters. */
