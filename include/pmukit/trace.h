@@ -145,7 +145,8 @@ const char *pmu_trace_pmc_name(const struct pmu_trace *t, size_t i);
  * delivers; these are for tools that list them. */
 struct pmu_trace_build_id {
 	const char *path;
-	int32_t pid;               /* -1: kernel */
+	int32_t pid;               /* -1: the host (perf writes -1 for every module of
+				      the host, kernel or not); a guest's pid otherwise */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 };

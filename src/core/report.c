@@ -296,6 +296,24 @@ static void add_switch(struct pmu_report *r, const struct pmu_record *rec)
 	c->cur = RP_NONE;
 }
 
+/* Samples are named by the thread's name when they were taken, as perf does:
+ * a thread renamed after it had samples (exec: sh becomes cc) goes on as a new
+ * entry, the old one keeps its name and samples. A CPU it runs on follows. */
+static struct rp_thread *rename_thread(struct pmu_report *r, struct rp_thread *t)
+{
+	uint32_t old = (uint32_t)(t - r->threads), id;
+	int32_t pid = t->pid, tid = t->tid;
+
+	t->replaced = 1;
+	if (!(t = pmuk_rp_thread(r, pid, tid)))
+		return NULL;
+	id = (uint32_t)(t - r->threads);
+	for (size_t i = 0; i < r->n_cpus; i++)
+		if (r->cpus[i].cur == old)
+			r->cpus[i].cur = id;
+	return t;
+}
+
 static void set_name(struct pmu_report *r, const struct pmu_record *rec)
 {
 	char buf[sizeof(rec->comm.name) + 1];
@@ -310,12 +328,38 @@ static void set_name(struct pmu_report *r, const struct pmu_record *rec)
 	}
 	struct rp_thread *t = pmuk_rp_thread(r, rec->pid, rec->tid);
 	uint32_t id = pmuk_rp_intern(&r->str, name);
+	if (t && t->comm && t->comm != id && (t->samples || t->switches))
+		t = rename_thread(r, t);
 	if (t)
 		t->comm = id;
 	if (rec->pid >= 0 && (rec->pid == rec->tid || rec->comm.exec)) {
 		struct rp_process *p = pmuk_rp_process(r, rec->pid);
 		if (p)
 			p->name = id;
+	}
+}
+
+/* A new thread or process is called as its parent until it execs (perf does
+ * the same): without this its samples would land in an unnamed row. */
+static void inherit_name(struct pmu_report *r, const struct pmu_record *rec)
+{
+	struct rp_thread *parent, *t;
+	struct rp_process *pp;
+	uint32_t name;
+
+	if (rec->task.ptid == rec->tid || rec->task.ptid < 0 ||
+	    !(parent = pmuk_rp_thread(r, rec->task.ppid, rec->task.ptid)))
+		return;
+	name = parent->comm;
+	if (!name && rec->task.ppid >= 0 && (pp = pmuk_rp_process(r, rec->task.ppid)))
+		name = pp->name;
+	if (!name || !(t = pmuk_rp_thread(r, rec->pid, rec->tid)) || t->comm)
+		return;
+	t->comm = name;
+	if (rec->pid == rec->tid) {
+		struct rp_process *p = pmuk_rp_process(r, rec->pid);
+		if (p && !p->name)
+			p->name = name;
 	}
 }
 
@@ -343,6 +387,8 @@ static void task(struct pmu_report *r, const struct pmu_record *rec)
 		if (s)
 			s->n = 0;
 	}
+	if (rec->kind == PMU_RECORD_FORK)
+		inherit_name(r, rec);
 }
 
 int pmu_report_record(const struct pmu_record *rec, void *report)
@@ -361,6 +407,8 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	case PMU_RECORD_EXIT:
 		task(r, rec);
 		/* a forked process runs its parent's code until it execs */
+		if (rec->kind == PMU_RECORD_FORK && pmuk_rp_fork_maps(r, rec->pid, rec->task.ppid))
+			return pmuk_fail(PMU_ENOMEM, "no memory for the report's module maps");
 		if (rec->kind == PMU_RECORD_FORK && r->o.symbolizer &&
 		    pmu_symbolizer_add_fork(r->o.symbolizer, rec) == PMU_ENOMEM)
 			return pmuk_fail(PMU_ENOMEM, "no memory for the symbolizer's module maps");

@@ -160,6 +160,7 @@ struct pmu_report {
 /* report_tab.c */
 uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r);   /* zeroed nr_pmc counts or NULL */
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
+int pmuk_rp_fork_maps(struct pmu_report *r, int32_t pid, int32_t ppid);
 int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
 /* The distinct address addr sampled in process pid: RP_NONE without memory.
  * kernel: addr is a kernel frame (as the sample's cpumode or stack says). */
@@ -173,7 +174,13 @@ const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid);
 int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
 		  size_t n, uint64_t period);
 void pmuk_rp_groups_free(struct pmu_report *r);
-/* report_out.c: the recording's lost / skipped / out-of-order lines, "# " text. */
+/* report_out.c: what was lost or damaged (LOST_SAMPLES and LOST apart: a
+ * file may hold both for the same losses), from the records and
+ * the recording's own counts; the lines of it, "# " text or JSON. */
+struct pmuk_rp_losses {
+	uint64_t lost_samples, lost_records, skipped_bytes, out_of_order;
+};
+struct pmuk_rp_losses pmuk_rp_losses(const struct pmu_report *r);
 void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f);
 struct pmuk_json;
 void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j);

@@ -190,14 +190,10 @@ static void thread_times(FILE *f, const struct pmu_report *r, const struct pmu_r
 
 /* What was lost or damaged: the report's LOST records, and the recording's
  * own counts when it is known. */
-struct losses {
-	uint64_t lost_samples, lost_records, skipped_bytes, out_of_order;
-};
-
-static struct losses losses_of(const struct pmu_report *r)
+struct pmuk_rp_losses pmuk_rp_losses(const struct pmu_report *r)
 {
 	struct pmu_trace_stats st = { 0 };
-	struct losses l = { r->sum.lost_samples, r->sum.lost - r->sum.lost_samples,
+	struct pmuk_rp_losses l = { r->sum.lost_samples, r->sum.lost - r->sum.lost_samples,
 			    r->sum.lost_bytes, 0 };
 
 	if (r->o.trace && !pmu_trace_stats(r->o.trace, &st, sizeof(st))) {
@@ -211,7 +207,7 @@ static struct losses losses_of(const struct pmu_report *r)
 
 void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f)
 {
-	struct losses l = losses_of(r);
+	struct pmuk_rp_losses l = pmuk_rp_losses(r);
 
 	fprintf(f, "# Total Lost Samples: %" PRIu64 "\n", l.lost_samples);
 	fprintf(f, "# Lost records: %" PRIu64, l.lost_records);
@@ -225,7 +221,7 @@ void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f)
 
 void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j)
 {
-	struct losses l = losses_of(r);
+	struct pmuk_rp_losses l = pmuk_rp_losses(r);
 
 	pmuk_json_uint(j, "lost_samples", l.lost_samples);
 	pmuk_json_uint(j, "lost_records", l.lost_records);
@@ -250,8 +246,8 @@ static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_so
 		fprintf(f, ", with branch stacks: %" PRIu64, r->sum.with_branches);
 	fprintf(f, "\n");
 	if (!r->sum.samples)
-		fprintf(f, "# no samples: the recording holds no sampled events (a trace of "
-			"other events only)\n");
+		fprintf(f, "# no samples: nothing was sampled (a command shorter than one "
+			"sampling period: raise -F; or a trace of other events only)\n");
 	if (!r->sum.switches && (by == PMU_REPORT_TID || by == PMU_REPORT_PID))
 		fprintf(f, "# no context switches recorded: CPU time unknown ('-')\n");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)

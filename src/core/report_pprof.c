@@ -48,7 +48,7 @@ struct pp {
 	uint8_t *used;           /* per symbol: a sample holds it */
 	uint64_t *ids;
 	size_t ids_cap;
-	char note[160];
+	char note[256];
 	int err;
 };
 
@@ -392,11 +392,15 @@ static void locations(struct pp *pp)
 static void comments(struct pp *pp)
 {
 	const struct pmu_report_summary *s = &pp->r->sum;
+	struct pmuk_rp_losses l = pmuk_rp_losses(pp->r);
 
-	if (!s->lost && !s->lost_buffers && !s->lost_uncounted)
+	if (!l.lost_samples && !l.lost_records && !l.skipped_bytes && !s->lost_buffers &&
+	    !s->lost_uncounted)
 		return;
-	snprintf(pp->note, sizeof(pp->note), "lost: %" PRIu64 " records, %" PRIu64 " buffers, %"
-		 PRIu64 " losses of unknown size", s->lost, s->lost_buffers, s->lost_uncounted);
+	snprintf(pp->note, sizeof(pp->note), "lost samples: %" PRIu64 ", lost records: %" PRIu64
+		 ", buffers: %" PRIu64 ", losses of unknown size: %" PRIu64 ", skipped bytes: %"
+		 PRIu64, l.lost_samples, l.lost_records, s->lost_buffers, s->lost_uncounted,
+		 l.skipped_bytes);
 	pmuk_pb_uint(&pp->out, P_COMMENT, str(pp, pp->note));
 }
 

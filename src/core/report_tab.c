@@ -162,7 +162,10 @@ const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
 	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
-	return id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
+	const char *name = id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
+
+	/* the idle task has no COMM record: perf (and pmukit script) call it swapper */
+	return !*name && pid == 0 ? "swapper" : name;
 }
 
 const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t)
@@ -282,6 +285,28 @@ struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
 		return NULL;
 	r->maps[r->n_maps].pid = pid;
 	return &r->maps[r->n_maps++];
+}
+
+/* A forked process runs its parent's code until it execs: it starts with a
+ * copy of the parent's mappings (perf does the same), else its samples name
+ * no module. 0 or PMU_ENOMEM. */
+int pmuk_rp_fork_maps(struct pmu_report *r, int32_t pid, int32_t ppid)
+{
+	struct rp_mapset *to, *from;
+
+	if (pid < 0 || ppid < 0 || pid == ppid || !(from = pmuk_rp_mapset(r, ppid, 0)) ||
+	    !from->n)
+		return 0;
+	if (!(to = pmuk_rp_mapset(r, pid, 1)))
+		return PMU_ENOMEM;
+	from = pmuk_rp_mapset(r, ppid, 0);   /* the set array may have moved */
+	if (to->n)   /* mappings of its own already */
+		return 0;
+	if (pmuk_grow((void **)&to->v, &to->cap, from->n, sizeof(*to->v)))
+		return PMU_ENOMEM;
+	memcpy(to->v, from->v, from->n * sizeof(*to->v));
+	to->n = from->n;
+	return 0;
 }
 
 /* A new mapping replaces what it overlaps; the set stays sorted by start. */

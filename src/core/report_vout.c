@@ -345,8 +345,9 @@ int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report
 			fprintf(f, "#\n# no samples left: all %" PRIu64 " were outside --cpu/"
 				"--time\n", r->sum.filtered);
 		else if (!r->sum.samples)
-			fprintf(f, "#\n# no samples: the recording holds no sampled events (a "
-				"trace of other events only)\n");
+			fprintf(f, "#\n# no samples: nothing was sampled (a command shorter "
+				"than one sampling period: raise -F; or a trace of other "
+				"events only)\n");
 		return each_section(r, &v, f, NULL);
 	}
 	pmuk_json_init(&j, f, 1);

@@ -58,6 +58,7 @@ struct pmuk_sym_image {
 struct pmuk_sym_map {
 	uint64_t start, end, bias, pgoff;
 	uint32_t img;
+	uint64_t recorded_end;  /* end as recorded, before the kernel's stretch */
 };
 
 struct pmuk_sym_jit {           /* one line of /tmp/perf-PID.map */

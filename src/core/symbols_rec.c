@@ -152,6 +152,15 @@ static uint64_t map_bias(const struct pmuk_sym_image *img, uint64_t start, uint6
 	return start - pgoff;
 }
 
+/* Where the first mapping above start begins, UINT64_MAX when none. */
+static uint64_t next_start(const struct pmuk_sym_proc *p, uint64_t start)
+{
+	for (size_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].start > start)
+			return p->maps[i].start;
+	return UINT64_MAX;
+}
+
 /* Inserts m into p, cutting away what older mappings it covers. */
 static int map_insert(struct pmuk_sym_proc *p, const struct pmuk_sym_map *m)
 {
@@ -216,6 +225,12 @@ int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *r
 				   .pgoff = r->mmap.pgoff, .img = i };
 	if (m.end < m.start)
 		m.end = UINT64_MAX;   /* perf's kernel map may run to the end of memory */
+	/* The kernel image's map says _text.._etext; perf stretches it to the next
+	 * mapping (its modules) so init text (start_kernel in every idle stack)
+	 * is named: the same here, modules mapped later cut it. */
+	m.recorded_end = m.end;
+	if (s->imgs[i].kind == PMUK_SYM_KERNEL && !s->imgs[i].kmod)
+		m.end = next_start(p, m.start);
 	m.bias = map_bias(&s->imgs[i], m.start, m.pgoff);
 	if (map_insert(p, &m))
 		return pmuk_fail(PMU_ENOMEM, "out of memory adding mapping %s", r->mmap.path);

@@ -276,6 +276,11 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
 	while (lo-- > 0 && k->v[lo].addr >= m->start) {
+		/* past a module's symbol, the part of the kernel's map stretched
+		 * beyond the recorded end (pmu_symbolizer_add_mmap) is no longer
+		 * kernel code: unnamed */
+		if (k->v[lo].kmod && !img->kmod && addr >= m->recorded_end)
+			return;
 		if (k->v[lo].kmod != img->kmod)
 			continue;
 		f->function = k->v[lo].name;

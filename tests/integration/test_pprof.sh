@@ -110,6 +110,24 @@ else
 	echo "# no C compiler: the command's pprof of a recording made here is not checked"
 fi
 
+# losses: the comment says the lost samples and the LOST records apart, as the
+# text header does (a file with both counts each loss in each)
+if "$PMUKIT" record -e page-faults -c 1 -m 1 -o "$tmp/lost.data" -- \
+	"$WORKLOAD_DIR/touch_pages" 100000 >/dev/null 2>&1; then
+	ls=$("$PMUKIT" report -i "$tmp/lost.data" 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
+	lr=$("$PMUKIT" report -i "$tmp/lost.data" 2>/dev/null | sed -n 's/^# Lost records: \([0-9]*\).*/\1/p')
+	"$PMUKIT" report -i "$tmp/lost.data" --format pprof -o "$tmp/lost.pb.gz" 2>/dev/null
+	c=$(go tool pprof -comments "$tmp/lost.pb.gz" 2>/dev/null)
+	if [ "${ls:-0}" != 0 ]; then
+		check_eq "pprof comment: lost samples and records apart, as the text header" \
+			"lost samples: $ls, lost records: $lr" "$(echo "$c" | grep -o '^lost samples: [0-9]*, lost records: [0-9]*')"
+	else
+		echo "# no sample was lost this time: the pprof loss comment is not exercised"
+	fi
+else
+	fail "pmukit record -m 1 (losses)"
+fi
+
 mkdir -p "$tmp/empty"
 "$HELPER" --synthetic 0 "$tmp/empty" || fail "report_write --synthetic 0"
 check "no samples: pprof reads an empty profile" \

@@ -246,6 +246,15 @@ if [ -n "$said" ]; then
 		grep -q -- "-m 2 or more.*lower -F.*perf_event_mlock_kb" lost.err
 	got=$(perf report -i lost.data --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: //p')
 	check_eq "lost samples: perf counts the $said samples pmukit said were lost" "$said" "$got"
+	# outputs without a loss header say it on stderr, as perf script does
+	"$PMUKIT" script -i lost.data >/dev/null 2>lost.script
+	check "lost samples: pmukit script warns of the $said" \
+		grep -q "warning: lost.data: $said samples (LOST_SAMPLES) .* lost while recording" lost.script
+	for fmt in collapsed svg perf-script; do
+		"$PMUKIT" report -i lost.data --format $fmt -o lost.$fmt 2>lost.$fmt.err
+		check "lost samples: report --format $fmt warns of the $said" \
+			grep -q "warning: lost.data: $said samples (LOST_SAMPLES)" lost.$fmt.err
+	done
 else
 	echo "# no sample was lost this time: the loss report is not exercised"
 fi

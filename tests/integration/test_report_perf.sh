@@ -149,6 +149,12 @@ ta=$(sed -n "$((n / 4))p" "$tmp/times"); tb=$(sed -n "$((n / 2))p" "$tmp/times")
 ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
 check_eq "--time $ta,$tb: the samples perf report takes" "$ps" "$pk"
+# ... from the first time perf script prints (cut to microseconds, so a hair
+# before the first record: still an absolute time, not one since the start)
+ta=$(sed -n 1p "$tmp/times")
+ps=$(perf report -i "$tmp/perf.data" --stdio --time "$ta,$tb" -g none 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
+pk=$("$PMUKIT" report -i "$tmp/perf.data" --time "$ta,$tb" -g none | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" | head -1)
+check_eq "--time $ta,$tb (the first time): the samples perf report takes" "$ps" "$pk"
 # a window or CPU list that holds no sample says so, not "no sampled events"
 "$PMUKIT" report -i "$tmp/perf.data" --time 999999, -g none >"$tmp/tnone" 2>&1
 check "--time after the end: no samples left, all outside the window" \

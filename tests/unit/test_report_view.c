@@ -72,10 +72,10 @@ static void mmap_rec(struct pmu_report *rp, int32_t pid, uint64_t start, uint64_
 	add(rp, &r);
 }
 
-static void sample(struct pmu_report *rp, int32_t tid, int32_t cpu, uint64_t time,
-		   const uint64_t *chain, uint32_t n, uint32_t nk)
+static void sample_in(struct pmu_report *rp, int32_t pid, int32_t tid, int32_t cpu,
+		      uint64_t time, const uint64_t *chain, uint32_t n, uint32_t nk)
 {
-	struct pmu_record r = rec(PMU_RECORD_SAMPLE, 10, tid, time);
+	struct pmu_record r = rec(PMU_RECORD_SAMPLE, pid, tid, time);
 
 	r.has |= PMU_HAS_CPU | PMU_HAS_IP | PMU_HAS_PERIOD | PMU_HAS_CALLCHAIN;
 	r.cpumode = nk ? PMU_CPUMODE_KERNEL : PMU_CPUMODE_USER;
@@ -86,6 +86,12 @@ static void sample(struct pmu_report *rp, int32_t tid, int32_t cpu, uint64_t tim
 	r.sample.nr_callchain = n;
 	r.sample.nr_kernel_frames = nk;
 	add(rp, &r);
+}
+
+static void sample(struct pmu_report *rp, int32_t tid, int32_t cpu, uint64_t time,
+		   const uint64_t *chain, uint32_t n, uint32_t nk)
+{
+	sample_in(rp, 10, tid, cpu, time, chain, n, nk);
 }
 
 static const char *const events[] = { "cpu-clock" };
@@ -229,6 +235,91 @@ static void test_sort_keys(void **state)
 	assert_int_equal(pmu_report_write_view(rp, stdout, &v), PMU_EINVAL);
 	v.sort = "symbol,module,srcline";
 	assert_int_equal(pmu_report_view_check(&v), 0);
+	pmu_report_free(rp);
+}
+
+/* Rows name the thread as it was called when the sample was taken (perf's
+ * comm at sample time): sh samples before its exec as cc stay sh, and a
+ * child forked before the exec, which has no COMM of its own, is sh too;
+ * the child's code is named through its parent's mappings. */
+static void test_comm_at_sample_time(void **state)
+{
+	static const uint64_t s[] = { LEAF, MAIN };
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v, .sort = "comm", .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+	struct pmu_report *rp;
+	struct pmu_record r;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	comm(rp, 10, 10, "sh");
+	mmap_rec(rp, 10, 0x1000, 0x8000, "/opt/app/app");
+	for (uint64_t t = 100; t < 103; t++)
+		sample(rp, 10, 0, t, s, 2, 0);
+	r = rec(PMU_RECORD_FORK, 20, 20, 103);
+	r.task.ppid = 10, r.task.ptid = 10;
+	add(rp, &r);
+	r = rec(PMU_RECORD_COMM, 10, 10, 104);
+	snprintf(r.comm.name, sizeof(r.comm.name), "cc");
+	r.comm.exec = 1;
+	add(rp, &r);
+	sample(rp, 10, 0, 105, s, 2, 0);
+	sample_in(rp, 20, 20, 1, 106, s, 2, 0);
+	sample_in(rp, 20, 20, 1, 107, s, 2, 0);
+
+	char *out = view(rp, &v);
+	assert_non_null(row(out, "sh"));
+	assert_non_null(row(out, "cc"));
+	assert_string_equal(row(out, "sh"), "    83.33%  sh");
+	assert_string_equal(row(out, "cc"), "    16.67%  cc");
+	free(out);
+	/* the child runs its parent's code: the parent's mappings name it */
+	v.sort = "dso";
+	out = view(rp, &v);
+	assert_non_null(row(out, "app"));
+	assert_string_equal(row(out, "app"), "   100.00%  app");
+	free(out);
+	pmu_report_free(rp);
+}
+
+/* The idle task (pid 0) has no COMM record: perf calls it swapper. */
+static void test_idle_is_swapper(void **state)
+{
+	static const uint64_t s[] = { KFUNC };
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v, .sort = "pid", .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+	struct pmu_report *rp;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	mmap_rec(rp, -1, 0xffff0000, 0x10000, "[kernel.kallsyms]_text");
+	sample_in(rp, 0, 0, 0, 100, s, 1, 1);
+	char *out = view(rp, &v);
+	assert_non_null(row(out, "0:swapper"));
+	free(out);
+	v.sort = "comm";
+	out = view(rp, &v);
+	assert_non_null(row(out, "  swapper"));
+	free(out);
+	pmu_report_free(rp);
+}
+
+/* A recording without samples says why that may be and what to do. */
+static void test_no_samples(void **state)
+{
+	PMU_OPTS(pmu_report_opts, o, .resolve = resolve, .event_names = events, .nr_events = 1);
+	PMU_OPTS(pmu_report_view, v);
+	struct pmu_report *rp;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	comm(rp, 10, 10, "true");
+	char *out = view(rp, &v);
+	assert_non_null(strstr(out, "# no samples: nothing was sampled (a command shorter than "
+				    "one sampling period: raise -F; or a trace of other events only)"));
+	free(out);
 	pmu_report_free(rp);
 }
 
@@ -615,6 +706,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_children_and_self),
 		cmocka_unit_test(test_sort_keys),
+		cmocka_unit_test(test_comm_at_sample_time),
+		cmocka_unit_test(test_idle_is_swapper),
+		cmocka_unit_test(test_no_samples),
 		cmocka_unit_test(test_graph_callee),
 		cmocka_unit_test(test_graph_caller),
 		cmocka_unit_test(test_filters),

@@ -789,6 +789,54 @@ static void test_kallsyms(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The first module text symbol of /proc/kallsyms, or 0. */
+static uint64_t module_text_addr(void)
+{
+	char line[512], sym[256], mod[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *k = fopen("/proc/kallsyms", "r");
+
+	while (k && !found && fgets(line, sizeof(line), k))
+		if (sscanf(line, "%llx %c %255s %255s", &a, &type, sym, mod) == 4 &&
+		    (type == 't' || type == 'T') && mod[0] == '[')
+			found = a;
+	if (k)
+		fclose(k);
+	return found;
+}
+
+/* The kernel's map as perf record and pmukit record write it, _text.._etext:
+ * init text above _etext (start_kernel, in every idle stack of CPU 0) is
+ * named as perf names it, and a module's code past the kernel is not given a
+ * kernel name. */
+static void test_kallsyms_init_text(void **state)
+{
+	uint64_t text = kallsyms_addr("_text"), etext = kallsyms_addr("_etext"),
+		 init = kallsyms_addr("start_kernel"), mod = module_text_addr();
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+
+	(void)state;
+	if (!text || !etext || !init || init < etext)
+		skip();   /* addresses hidden, or start_kernel inside _text.._etext */
+	r.mmap = (struct pmu_mmap){ .start = text, .len = etext - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	s = open_rec(NULL, 0);
+	pmu_symbolizer_add_mmap(s, &r);   /* another kernel's build-id would be PMU_EFORMAT */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, init + 8, f, 4, &n), 0);
+	assert_non_null(f[0].function);
+	assert_string_equal(f[0].function, "start_kernel");
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");
+	if (mod > init) {
+		assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, mod + 4, f, 4, &n), 0);
+		assert_null(f[0].function);
+	}
+	pmu_symbolizer_close(s);
+}
+
 /* A stripped file's DWARF from a separate debug file found by build-id under the
  * debug_path option (DIR/.build-id/xx/rest.debug, as objcopy --only-keep-debug
  * and distributions lay them out). */
@@ -915,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_init_text),
 		cmocka_unit_test(test_kallsyms_cache),
 	};
 

@@ -98,8 +98,9 @@ static void warn_no_samples(const struct pmu_report *rep, const char *path, int 
 		fprintf(stderr, "pmukit report: no samples left: all %" PRIu64 " of %s were "
 			"outside --cpu/--time\n", sum.filtered, path);
 	else if (!sum.samples && not_text)
-		fprintf(stderr, "pmukit report: %s holds no samples (a trace of other events "
-			"only)\n", path);
+		fprintf(stderr, "pmukit report: %s holds no samples: nothing was sampled (a "
+			"command shorter than one sampling period: raise -F; or a trace of "
+			"other events only)\n", path);
 }
 
 /* The names the report prints for the recording's events and counters. */
@@ -142,11 +143,14 @@ static int parse_secs(const char *s, size_t len, uint64_t *ns)
 }
 
 /* --time A,B into record times: perf's absolute times, or (when smaller than
- * the recording's first time) seconds since its start. */
+ * the recording's first time) seconds since its start. perf script prints
+ * times cut to microseconds, so the first record's own printed time is
+ * absolute too. */
 static int time_window(const char *arg, uint64_t zero, uint64_t *start, uint64_t *end)
 {
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 
+	zero -= zero % 1000;
 	*start = *end = 0;
 	if (!arg)
 		return 0;
@@ -278,6 +282,8 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 	if (damaged)
 		tool_error("report", a->path, err);
 	warn_no_samples(rep, a->path, a->json || a->fmt != FMT_TEXT);
+	if (!a->json && a->fmt != FMT_TEXT && a->fmt != FMT_TABLE)   /* no header to say it */
+		report_warn_losses("report", a->path, t);
 	err = write_out(rep, out, a);
 	rc = err ? tool_error("report", "writing the report", err) : damaged;
 out:

@@ -3,6 +3,7 @@
  * perf script's layout and with its default fields, so the two agree line for
  * line on the same perf.data (script_sample.c does a sample). */
 #include "cmd.h"
+#include "report_header.h"
 #include "script_run.h"
 #include "formats/perf_file.h"
 
@@ -242,6 +243,7 @@ static int run(const char *path, const struct fields *fl, int nanosecs)
 		rc = tool_error("script", path, err);
 	else
 		rc = tool_flush_stdout("script", "the samples");
+	report_warn_losses("script", path, sr.t);
 out:
 	pmu_symbolizer_close(sr.sym);
 	sc_free(&sr.st);

@@ -191,3 +191,18 @@ int report_write_header(const struct pmu_trace *t, FILE *f, int json)
 		text_header(t, f);
 	return ferror(f) ? -1 : 0;
 }
+
+void report_warn_losses(const char *cmd, const char *path, const struct pmu_trace *t)
+{
+	struct pmu_trace_stats st;
+
+	if (pmu_trace_stats(t, &st, sizeof(st)))
+		return;
+	if (st.lost || st.lost_samples)
+		fprintf(stderr, "pmukit %s: warning: %s: %" PRIu64 " samples (LOST_SAMPLES) and %"
+			PRIu64 " records (LOST) lost while recording: the output lacks them; "
+			"record with a bigger -m or a lower -F\n", cmd, path, st.lost_samples, st.lost);
+	if (st.bytes_skipped)
+		fprintf(stderr, "pmukit %s: warning: %s: %" PRIu64 " bytes of damaged records "
+			"skipped: the output lacks what they held\n", cmd, path, st.bytes_skipped);
+}
