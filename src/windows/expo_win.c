@@ -145,23 +145,6 @@ void pmuk_expo_freq_limits(struct pmuk_expo_os *os, int cpu, double hw[2], doubl
 	hw[0] = hw[1] = scaling[0] = scaling[1] = 0;
 }
 
-struct raw_call {
-	PDH_HCOUNTER h;
-	DWORD count;
-};
-
-static uint32_t raw_array(void *ctx, uint32_t *size, void *buf)
-{
-	struct raw_call *rc = ctx;
-	DWORD n = *size;
-	PDH_STATUS s;
-
-	rc->count = 0;
-	s = PdhGetRawCounterArrayW(rc->h, &n, &rc->count, buf);
-	*size = n;
-	return (uint32_t)s;
-}
-
 /* The tracker of counter c on instance inst, made when new; NULL without memory. */
 static struct track *track_of(struct pmuk_expo_os *os, int c, const char *inst, int cpu)
 {
@@ -184,13 +167,13 @@ static struct track *track_of(struct pmuk_expo_os *os, int c, const char *inst, 
 
 static int read_counter(struct pmuk_expo_os *os, int c)
 {
-	struct raw_call rc = { .h = os->h[c] };
+	DWORD count;
 	int err;
 
-	if ((err = pmuk_pdh_sized_call(raw_array, &rc, &os->items, &os->items_size,
-				       "PdhGetRawCounterArrayW")))
+	if ((err = pmuk_pdh_raw_items(os->h[c], &os->items, &os->items_size, &count,
+				      "PdhGetRawCounterArrayW")))
 		return err;
-	for (DWORD i = 0; i < rc.count; i++) {
+	for (DWORD i = 0; i < count; i++) {
 		const PDH_RAW_COUNTER_ITEM_W *it = (const PDH_RAW_COUNTER_ITEM_W *)os->items + i;
 		const PDH_RAW_COUNTER *r = &it->RawValue;
 		struct pmuk_pdh_raw raw = {

@@ -208,16 +208,26 @@ static uint32_t counter_info(void *ctx, uint32_t *size, void *buf)
 	return (uint32_t)s;
 }
 
+int pmuk_pdh_raw_items(PDH_HCOUNTER h, void **buf, uint32_t *cap, DWORD *count,
+		       const char *what)
+{
+	struct raw_call rc = { .h = h };
+	int err = pmuk_pdh_sized_call(raw_array, &rc, buf, cap, what);
+
+	*count = err ? 0 : rc.count;
+	return err;
+}
+
 static int read_counter(struct pdh_state *st, int c, struct pmuk_cpustat_snap *snap)
 {
-	struct raw_call rc = { .h = st->h[c] };
+	DWORD count;
 	char what[128];
 	int err;
 
 	snprintf(what, sizeof(what), "PdhGetRawCounterArrayW(%ls)", counters[c].path);
-	if ((err = pmuk_pdh_sized_call(raw_array, &rc, &st->items, &st->items_size, what)))
+	if ((err = pmuk_pdh_raw_items(st->h[c], &st->items, &st->items_size, &count, what)))
 		return err;
-	for (DWORD i = 0; i < rc.count && !err; i++) {
+	for (DWORD i = 0; i < count && !err; i++) {
 		const PDH_RAW_COUNTER_ITEM_W *it = (const PDH_RAW_COUNTER_ITEM_W *)st->items + i;
 		struct pmuk_cpustat_raw *r;
 		int cpu = instance_cpu(st, it->szName);

@@ -131,6 +131,10 @@ size_t pmuk_etw_pmc_cpus(const struct pmuk_etw_pmc *p, const int **cpus);
  * profile-source list, "hal" raw events by their id); PMU_ENOTSUP for :u/:k. */
 int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids);
 
+/* PdhGetRawCounterArrayW of counter h (a PDH_HCOUNTER) into *buf, grown as the PDH
+ * sizing protocol asks (pdh_win.c); *count items. what names the call in errors. */
+int pmuk_pdh_raw_items(HANDLE h, void **buf, uint32_t *cap, DWORD *count, const char *what);
+
 /* OS CPU-time counters from NtQuerySystemInformation (ntqsi_win.c): the fallback of
  * the PDH backend (pdh_win.c) and the source under Wine. */
 struct pmuk_cpustat_backend;
