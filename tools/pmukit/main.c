@@ -25,9 +25,9 @@ static const struct verb verbs[] = {
 	{ "topo", cmd_topo, "CPU topology: packages, cores, caches, NUMA nodes" },
 	{ "etl", cmd_etl, "read Windows .etl traces: info, threads, dump" },
 	{ "addr2line", cmd_addr2line, "addresses to functions, source lines, inlined calls" },
-	{ "report", cmd_report, "samples by symbol, module, thread, CPU; stacks (.etl)" },
+	{ "report", cmd_report, "perf.data or .etl samples by symbol, with call graphs" },
 	{ "cpustat", cmd_cpustat, "per-CPU user/system/idle/interrupt time over an interval" },
-	{ "record", cmd_record, "record samples of a command to a file (Windows: .etl)" },
+	{ "record", cmd_record, "record samples with stacks to perf.data (Windows: .etl)" },
 	{ "script", cmd_script, "every sample of a recording as text, as perf script prints" },
 	{ "exporter", cmd_exporter, "serve per-CPU metrics to Prometheus over HTTP" },
 };
