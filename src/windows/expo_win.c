@@ -75,32 +75,20 @@ struct pmuk_expo_os {
 	uint64_t gen;                /* the scrape last collected */
 };
 
-static uint32_t counter_info(void *ctx, uint32_t *size, void *buf)
-{
-	DWORD n = *size;
-	PDH_STATUS s = PdhGetCounterInfoW(*(PDH_HCOUNTER *)ctx, FALSE, &n, buf);
-
-	*size = n;
-	return (uint32_t)s;
-}
-
 static void add_counter(struct pmuk_expo_os *os, int c)
 {
-	void *info = NULL;
-	uint32_t cap = 0;
+	DWORD type = 0;
 
 	if (PdhAddEnglishCounterW(os->q, wc[c].path, 0, &os->h[c]) != ERROR_SUCCESS) {
 		os->h[c] = NULL;
 		return;
 	}
-	if (pmuk_pdh_sized_call(counter_info, &os->h[c], &info, &cap, "PdhGetCounterInfoW") ||
-	    !pmuk_pdh_type_known(((PDH_COUNTER_INFO_W *)info)->dwType)) {
+	if (pmuk_pdh_counter_type(os->h[c], &type) || !pmuk_pdh_type_known(type)) {
 		PdhRemoveCounter(os->h[c]);
 		os->h[c] = NULL;
 	} else {
-		os->type[c] = ((PDH_COUNTER_INFO_W *)info)->dwType;
+		os->type[c] = type;
 	}
-	free(info);
 	pmuk_clear_detail();
 }
 

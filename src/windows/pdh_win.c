@@ -208,6 +208,19 @@ static uint32_t counter_info(void *ctx, uint32_t *size, void *buf)
 	return (uint32_t)s;
 }
 
+int pmuk_pdh_counter_type(HANDLE h, DWORD *type)
+{
+	/* PDH_COUNTER_INFO_W is followed by its strings: sized by the protocol */
+	void *info = NULL;
+	uint32_t cap = 0;
+	int err = pmuk_pdh_sized_call(counter_info, &h, &info, &cap, "PdhGetCounterInfoW");
+
+	if (!err)
+		*type = ((PDH_COUNTER_INFO_W *)info)->dwType;
+	free(info);
+	return err;
+}
+
 int pmuk_pdh_raw_items(PDH_HCOUNTER h, void **buf, uint32_t *cap, DWORD *count,
 		       const char *what)
 {
@@ -278,23 +291,16 @@ static int pdh_open(struct pdh_state *st)
 		return pmuk_fail(PMU_ENOENT, "PdhOpenQuery failed: PDH status 0x%08lx",
 				 (unsigned long)s);
 	for (int c = 0; c < NCOUNTERS; c++) {
-		/* PDH_COUNTER_INFO_W is followed by its strings: size it by the protocol. */
-		void *info = NULL;
-		uint32_t cap = 0;
-
 		s = PdhAddEnglishCounterW(st->q, counters[c].path, 0, &st->h[c]);
 		if (s != ERROR_SUCCESS) {
 			err = pmuk_fail(PMU_ENOENT, "PDH %ls: missing, PDH status 0x%08lx",
 					counters[c].path, (unsigned long)s);
-		} else if (!(err = pmuk_pdh_sized_call(counter_info, &st->h[c], &info, &cap,
-							"PdhGetCounterInfoW"))) {
-			st->type[c] = ((PDH_COUNTER_INFO_W *)info)->dwType;
+		} else if (!(err = pmuk_pdh_counter_type(st->h[c], &st->type[c]))) {
 			if (is_time_counter(c) && !is_timer(st->type[c]))
 				err = pmuk_fail(PMU_ENOENT, "PDH %ls: a counter type pmukit does "
 						"not read as time: 0x%08lx", counters[c].path,
 						(unsigned long)st->type[c]);
 		}
-		free(info);
 		if (!err)
 			continue;
 		if (counters[c].required)

@@ -134,6 +134,8 @@ int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids)
 /* PdhGetRawCounterArrayW of counter h (a PDH_HCOUNTER) into *buf, grown as the PDH
  * sizing protocol asks (pdh_win.c); *count items. what names the call in errors. */
 int pmuk_pdh_raw_items(HANDLE h, void **buf, uint32_t *cap, DWORD *count, const char *what);
+/* The dwType of PDH counter h (PdhGetCounterInfoW under the same protocol). */
+int pmuk_pdh_counter_type(HANDLE h, DWORD *type);
 
 /* OS CPU-time counters from NtQuerySystemInformation (ntqsi_win.c): the fallback of
  * the PDH backend (pdh_win.c) and the source under Wine. */
