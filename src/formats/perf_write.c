@@ -130,32 +130,32 @@ static int begin_data(struct pmuk_perf_writer *w)
 	return err;
 }
 
-int pmuk_pw_write(struct pmuk_perf_writer *w, const void *rec, size_t size)
+/* Bytes of the data section: the section starts with the first of them. */
+static int put_data(struct pmuk_perf_writer *w, const void *p, size_t size, const char *what)
 {
-	const struct perf_rec_header *h = rec;
 	int err;
 
-	if (size < sizeof(*h) || size > 65535 || (size & 7) || h->size != size)
-		return pmuk_fail(PMU_EINVAL, "%s: a record of %zu bytes (header.size %u) cannot "
-				 "be written", w->path, size, size >= sizeof(*h) ? h->size : 0);
 	if (!w->in_data && (err = begin_data(w)) < 0)
 		return err;
-	if ((err = put(w, rec, size, "a record")) < 0)
+	if ((err = put(w, p, size, what)) < 0)
 		return err;
 	w->data_size += size;
 	return 0;
 }
 
+int pmuk_pw_write(struct pmuk_perf_writer *w, const void *rec, size_t size)
+{
+	const struct perf_rec_header *h = rec;
+
+	if (size < sizeof(*h) || size > 65535 || (size & 7) || h->size != size)
+		return pmuk_fail(PMU_EINVAL, "%s: a record of %zu bytes (header.size %u) cannot "
+				 "be written", w->path, size, size >= sizeof(*h) ? h->size : 0);
+	return put_data(w, rec, size, "a record");
+}
+
 int pmuk_pw_write_bytes(struct pmuk_perf_writer *w, const void *p, size_t size)
 {
-	int err;
-
-	if (!w->in_data && (err = begin_data(w)) < 0)
-		return err;
-	if ((err = put(w, p, size, "records")) < 0)
-		return err;
-	w->data_size += size;
-	return 0;
+	return put_data(w, p, size, "records");
 }
 
 uint64_t pmuk_pw_data_size(const struct pmuk_perf_writer *w)

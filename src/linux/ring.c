@@ -58,28 +58,40 @@ static int corrupt(struct pmuk_ring *r, uint64_t tail, uint64_t head, const char
 	return err;
 }
 
+/* Reads the header of the record at stream position pos, left bytes before data_head.
+ * NULL when it is sound, else what is wrong, with the offending value in *val. */
+static const char *bad_record(const struct pmuk_ring *r, uint64_t pos, uint64_t left,
+			      struct perf_event_header *h, unsigned long long *val)
+{
+	if (left < sizeof(*h)) {
+		*val = left;
+		return "truncated record header of size";
+	}
+	copy_out(r, pos, h, sizeof(*h));
+	*val = h->size;
+	/* The ABI keeps every record a multiple of 8 bytes. */
+	if (h->size < sizeof(*h) || (h->size & 7))
+		return "record header.size";
+	if (h->size > left)
+		return "record extends past data_head: header.size";
+	return NULL;
+}
+
 int pmuk_ring_drain(struct pmuk_ring *r, pmuk_ring_fn fn, void *ctx)
 {
 	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = __atomic_load_n(&r->page->data_tail, __ATOMIC_RELAXED);
 	struct perf_event_header h;
+	unsigned long long val;
+	const char *why;
 	int ret = 0;
 
 	if (head - tail > r->size)
 		return corrupt(r, tail, head, "data_head runs ahead of data_tail by more than the "
 			       "ring holds: distance", (unsigned long long)(head - tail));
 	while (head != tail) {
-		uint64_t left = head - tail;
-
-		if (left < sizeof(h))
-			return corrupt(r, tail, head, "truncated record header of size", left);
-		copy_out(r, tail, &h, sizeof(h));
-		/* The ABI keeps every record a multiple of 8 bytes. */
-		if (h.size < sizeof(h) || (h.size & 7))
-			return corrupt(r, tail, head, "record header.size", h.size);
-		if (h.size > left)
-			return corrupt(r, tail, head, "record extends past data_head: header.size",
-				       h.size);
+		if ((why = bad_record(r, tail, head - tail, &h, &val)))
+			return corrupt(r, tail, head, why, val);
 		copy_out(r, tail, r->bounce, h.size);
 		tail += h.size;
 		ret = fn(r->bounce, h.size, ctx);
@@ -116,18 +128,10 @@ int pmuk_ring_drain_spans(struct pmuk_ring *r, pmuk_ring_peek_fn peek, pmuk_ring
 		return corrupt(r, tail, head, "data_head runs ahead of data_tail by more than the "
 			       "ring holds: distance", (unsigned long long)(head - tail));
 	while (pos != head && !ret) {
-		uint64_t left = head - pos, off = pos & (r->size - 1);
+		uint64_t off = pos & (r->size - 1);
 
-		if (left < sizeof(h)) {
-			why = "truncated record header of size", val = left;
+		if ((why = bad_record(r, pos, head - pos, &h, &val)))
 			break;
-		}
-		copy_out(r, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > left) {
-			why = h.size > left ? "record extends past data_head: header.size" :
-			      "record header.size", val = h.size;
-			break;
-		}
 		if (off + h.size <= r->size) {
 			ret = peek(r->data + off, h.size, ctx);
 		} else {

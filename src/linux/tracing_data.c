@@ -12,7 +12,7 @@
 #include "linux/tracing_data.h"
 #include "linux/event_resolve.h"
 #include "core/error.h"
-#include "core/grow.h"
+#include "formats/perf_write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,10 +25,6 @@
 #ifdef PMUKIT_HAVE_TRACEFS
 #include <tracefs.h>
 
-struct buf {
-	uint8_t *p;
-	size_t n, cap;
-};
 
 /* One requested tracepoint, split; rank orders it as tracefs lists it (perf does). */
 struct tp {
@@ -36,28 +32,26 @@ struct tp {
 	long sys_rank, rank;
 };
 
-static int put(struct buf *b, const void *p, size_t n)
+/* The perf.data writer's byte buffer, its sticky error said at once. */
+static int put(struct pmuk_pw_buf *b, const void *p, size_t n)
 {
-	if (pmuk_grow((void **)&b->p, &b->cap, b->n + n, 1))
-		return pmuk_fail(PMU_ENOMEM, "out of memory building the tracing data");
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-	return 0;
+	pmuk_pw_put(b, p, n);
+	return b->err ? pmuk_fail(PMU_ENOMEM, "out of memory building the tracing data") : 0;
 }
 
-static int put_u32(struct buf *b, uint32_t v)
+static int put_u32(struct pmuk_pw_buf *b, uint32_t v)
 {
 	return put(b, &v, 4);
 }
 
-static int put_u64(struct buf *b, uint64_t v)
+static int put_u64(struct pmuk_pw_buf *b, uint64_t v)
 {
 	return put(b, &v, 8);
 }
 
 /* A tracefs file (they report no size; libtracefs reads them to the end) preceded
  * by its size in szlen bytes. */
-static int put_file(struct buf *b, const char *rel, const char *sys, const char *ev,
+static int put_file(struct pmuk_pw_buf *b, const char *rel, const char *sys, const char *ev,
 		    size_t szlen, int optional)
 {
 	int size = 0, err;
@@ -158,7 +152,7 @@ static int tp_rank(const char *events, struct tp *tps, size_t n)
 }
 
 /* The format files of tps[from..to) (one system, sorted), after their count. */
-static int put_system(struct buf *b, const struct tp *tps, size_t from, size_t to)
+static int put_system(struct pmuk_pw_buf *b, const struct tp *tps, size_t from, size_t to)
 {
 	uint32_t count = 0;
 	int err = 0;
@@ -172,7 +166,7 @@ static int put_system(struct buf *b, const struct tp *tps, size_t from, size_t t
 	return err;
 }
 
-static int put_header(struct buf *b)
+static int put_header(struct pmuk_pw_buf *b)
 {
 	static const uint8_t magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	const uint16_t one = 1;
@@ -200,7 +194,7 @@ static int put_header(struct buf *b)
 }
 
 /* The ftrace section (formats of ftrace:* events), then every other system's. */
-static int put_events(struct buf *b, const struct tp *tps, size_t n)
+static int put_events(struct pmuk_pw_buf *b, const struct tp *tps, size_t n)
 {
 	size_t i = 0, j, nsys = 0, fi = n, fj = n;
 	int err = 0;
@@ -228,7 +222,7 @@ static int put_events(struct buf *b, const struct tp *tps, size_t n)
 	return err;
 }
 
-static int put_tail(struct buf *b)
+static int put_tail(struct pmuk_pw_buf *b)
 {
 	/* perf 6.1 stores no kallsyms here (the kernel's symbols come from elsewhere) */
 	int err = put_u32(b, 0);
@@ -258,7 +252,7 @@ static int find_tracefs(char *events, size_t size)
 int pmuk_tracing_data(const char *const *tracepoints, size_t n, void **blob, size_t *size)
 {
 	char events[PATH_MAX];
-	struct buf b = { 0 };
+	struct pmuk_pw_buf b = { 0 };
 	struct tp *tps;
 	int err = 0;
 
