@@ -249,10 +249,10 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 	struct rp_cpu *c = cpu_of(r, rec->has & PMU_HAS_CPU ? rec->cpu : -1);
 	if (c)
 		count(&c->samples, &c->period, period);
-	const char *proc = pmuk_rp_str(r, p->name);
-	if (!*proc)
-		proc = pmuk_rp_thread_name(r, t);
-	if (count_stack(r, pmuk_rp_intern(&r->str, proc), n, period) ||
+	/* p->name is interned already: only a nameless process's fallback is looked up */
+	uint32_t proc = *pmuk_rp_str(r, p->name) ? p->name :
+			pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, t));
+	if (count_stack(r, proc, n, period) ||
 	    pmuk_rp_group(r, rec, t, k, period))
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's stack table");
 	if (r->o.script)

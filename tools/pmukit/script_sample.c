@@ -111,14 +111,8 @@ static int put_frames(struct script_run *sr, const struct pmu_record *rec, int c
 
 	if (nu)
 		nc = chain ? nk : 0;
-	if (nc + nu > sr->frames_cap) {
-		struct pmuk_script_frame *f = realloc(sr->frames, (nc + nu) * sizeof(*f));
-
-		if (!f)
-			return PMU_ENOMEM;
-		sr->frames = f;
-		sr->frames_cap = nc + nu;
-	}
+	if (pmuk_grow((void **)&sr->frames, &sr->frames_cap, nc + nu, sizeof(*sr->frames)))
+		return PMU_ENOMEM;
 	if (!chain && !nu)
 		sr->frames[0] = frame(sr, rec->pid, rec->cpumode == PMU_CPUMODE_KERNEL ||
 				      rec->cpumode == PMU_CPUMODE_GUEST_KERNEL, s->ip, 0);
