@@ -7,43 +7,42 @@
 
 #include <stdio.h>
 
-enum { F_CUR, F_HW_MIN, F_HW_MAX, F_SC_MIN, F_SC_MAX, F_PARKED, F_MHZ, F_N };
+/* in the order the families are made */
+enum { F_CUR, F_MHZ, F_HW_MIN, F_HW_MAX, F_SC_MIN, F_SC_MAX, F_PARKED, F_N };
 
 struct fam_name {
 	const char *name, *help, *unit;
 };
 
 static const struct fam_name native[F_N] = {
-	{ "pmukit_cpu_frequency_hertz", "Current frequency of the CPU (Linux: "
+	[F_CUR] = { "pmukit_cpu_frequency_hertz", "Current frequency of the CPU (Linux: "
 	  "scaling_cur_freq; Windows: nominal x % Processor Performance).", "hertz" },
-	{ "pmukit_cpu_frequency_min_hertz", "Lowest frequency the hardware allows.", "hertz" },
-	{ "pmukit_cpu_frequency_max_hertz", "Highest frequency the hardware allows.", "hertz" },
-	{ "pmukit_cpu_scaling_frequency_min_hertz", "Lowest frequency the governor may pick.", "hertz" },
-	{ "pmukit_cpu_scaling_frequency_max_hertz", "Highest frequency the governor may pick.", "hertz" },
-	{ "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
-	{ NULL, NULL, NULL },
+	[F_HW_MIN] = { "pmukit_cpu_frequency_min_hertz", "Lowest frequency the hardware allows.", "hertz" },
+	[F_HW_MAX] = { "pmukit_cpu_frequency_max_hertz", "Highest frequency the hardware allows.", "hertz" },
+	[F_SC_MIN] = { "pmukit_cpu_scaling_frequency_min_hertz", "Lowest frequency the governor may pick.", "hertz" },
+	[F_SC_MAX] = { "pmukit_cpu_scaling_frequency_max_hertz", "Highest frequency the governor may pick.", "hertz" },
+	[F_PARKED] = { "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
 };
 
 static const struct fam_name node[F_N] = {
-	{ "node_cpu_scaling_frequency_hertz", "Current scaled CPU thread frequency in hertz.", "hertz" },
-	{ "node_cpu_frequency_min_hertz", "Minimum CPU thread frequency in hertz.", "hertz" },
-	{ "node_cpu_frequency_max_hertz", "Maximum CPU thread frequency in hertz.", "hertz" },
-	{ "node_cpu_scaling_frequency_min_hertz", "Minimum scaled CPU thread frequency in hertz.", "hertz" },
-	{ "node_cpu_scaling_frequency_max_hertz", "Maximum scaled CPU thread frequency in hertz.", "hertz" },
-	{ "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
-	{ NULL, NULL, NULL },
+	[F_CUR] = { "node_cpu_scaling_frequency_hertz", "Current scaled CPU thread frequency in hertz.", "hertz" },
+	[F_HW_MIN] = { "node_cpu_frequency_min_hertz", "Minimum CPU thread frequency in hertz.", "hertz" },
+	[F_HW_MAX] = { "node_cpu_frequency_max_hertz", "Maximum CPU thread frequency in hertz.", "hertz" },
+	[F_SC_MIN] = { "node_cpu_scaling_frequency_min_hertz", "Minimum scaled CPU thread frequency in hertz.", "hertz" },
+	[F_SC_MAX] = { "node_cpu_scaling_frequency_max_hertz", "Maximum scaled CPU thread frequency in hertz.", "hertz" },
+	[F_PARKED] = { "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
 };
 
 static const struct fam_name windows[F_N] = {
-	{ "pmukit_cpu_frequency_hertz", "Current frequency of the CPU: nominal x "
+	[F_CUR] = { "pmukit_cpu_frequency_hertz", "Current frequency of the CPU: nominal x "
 	  "% Processor Performance / 100.", "hertz" },
-	{ "pmukit_cpu_frequency_min_hertz", "Lowest frequency the hardware allows.", "hertz" },
-	{ "pmukit_cpu_frequency_max_hertz", "Highest frequency the hardware allows.", "hertz" },
-	{ "pmukit_cpu_scaling_frequency_min_hertz", "Lowest frequency the governor may pick.", "hertz" },
-	{ "pmukit_cpu_scaling_frequency_max_hertz", "Highest frequency the governor may pick.", "hertz" },
-	{ "windows_cpu_parking_status", "Parking Status represents whether a processor "
+	[F_HW_MIN] = { "pmukit_cpu_frequency_min_hertz", "Lowest frequency the hardware allows.", "hertz" },
+	[F_HW_MAX] = { "pmukit_cpu_frequency_max_hertz", "Highest frequency the hardware allows.", "hertz" },
+	[F_SC_MIN] = { "pmukit_cpu_scaling_frequency_min_hertz", "Lowest frequency the governor may pick.", "hertz" },
+	[F_SC_MAX] = { "pmukit_cpu_scaling_frequency_max_hertz", "Highest frequency the governor may pick.", "hertz" },
+	[F_PARKED] = { "windows_cpu_parking_status", "Parking Status represents whether a processor "
 	  "is parked or not", NULL },
-	{ "windows_cpu_core_frequency_mhz", "Core frequency in megahertz", NULL },
+	[F_MHZ] = { "windows_cpu_core_frequency_mhz", "Core frequency in megahertz", NULL },
 };
 
 /* One gauge sample, the family made on first use so that an OS without the
@@ -81,20 +80,17 @@ int pmuk_expo_collect_cpufreq(struct pmu_exporter *e)
 		if (c.perf_percent > 0)
 			cur *= c.perf_percent / 100;
 		pmuk_expo_freq_limits(e->os, c.cpu, hw, sc);
-		if (c.freq_mhz > 0)
-			err = put(e, &names[F_CUR], &f[F_CUR], l, cur);
-		if (!err && c.freq_mhz > 0)
-			err = put(e, &names[F_MHZ], &f[F_MHZ], l, c.freq_mhz);
-		if (!err && hw[0] > 0)
-			err = put(e, &names[F_HW_MIN], &f[F_HW_MIN], l, hw[0]);
-		if (!err && hw[1] > 0)
-			err = put(e, &names[F_HW_MAX], &f[F_HW_MAX], l, hw[1]);
-		if (!err && sc[0] > 0)
-			err = put(e, &names[F_SC_MIN], &f[F_SC_MIN], l, sc[0]);
-		if (!err && sc[1] > 0)
-			err = put(e, &names[F_SC_MAX], &f[F_SC_MAX], l, sc[1]);
-		if (!err && c.parked >= 0)
-			err = put(e, &names[F_PARKED], &f[F_PARKED], l, c.parked);
+
+		const struct { int have; double v; } s[F_N] = {
+			[F_CUR] = { c.freq_mhz > 0, cur }, [F_MHZ] = { c.freq_mhz > 0, c.freq_mhz },
+			[F_HW_MIN] = { hw[0] > 0, hw[0] }, [F_HW_MAX] = { hw[1] > 0, hw[1] },
+			[F_SC_MIN] = { sc[0] > 0, sc[0] }, [F_SC_MAX] = { sc[1] > 0, sc[1] },
+			[F_PARKED] = { c.parked >= 0, c.parked },
+		};
+
+		for (int k = 0; !err && k < F_N; k++)
+			if (s[k].have)
+				err = put(e, &names[k], &f[k], l, s[k].v);
 	}
 	return err ? err : pmuk_expo_collect_cpufreq_os(e);
 }

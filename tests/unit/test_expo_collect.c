@@ -71,27 +71,23 @@ static void two_cpus(int with_cpu2, uint64_t irq0)
 
 static void sysfs_cpu0(void)
 {
-	const char *d = "sys/devices/system/cpu/cpu0";
+	static const char *const files[][2] = {
+		{ "cpufreq/scaling_cur_freq", "2000000" },
+		{ "cpufreq/cpuinfo_min_freq", "800000" },
+		{ "cpufreq/cpuinfo_max_freq", "3500000" },
+		{ "cpuidle/state0/name", "POLL" },
+		{ "cpuidle/state0/usage", "7" },
+		{ "cpuidle/state0/time", "250" },
+		{ "cpuidle/state1/name", "C1" },
+		{ "cpuidle/state1/usage", "1000" },
+		{ "cpuidle/state1/time", "1500000" },
+	};
 	char p[256];
 
-	snprintf(p, sizeof(p), "%s/cpufreq/scaling_cur_freq", d);
-	fixture_writeln(root, p, "2000000");
-	snprintf(p, sizeof(p), "%s/cpufreq/cpuinfo_min_freq", d);
-	fixture_writeln(root, p, "800000");
-	snprintf(p, sizeof(p), "%s/cpufreq/cpuinfo_max_freq", d);
-	fixture_writeln(root, p, "3500000");
-	snprintf(p, sizeof(p), "%s/cpuidle/state0/name", d);
-	fixture_writeln(root, p, "POLL");
-	snprintf(p, sizeof(p), "%s/cpuidle/state0/usage", d);
-	fixture_writeln(root, p, "7");
-	snprintf(p, sizeof(p), "%s/cpuidle/state0/time", d);
-	fixture_writeln(root, p, "250");
-	snprintf(p, sizeof(p), "%s/cpuidle/state1/name", d);
-	fixture_writeln(root, p, "C1");
-	snprintf(p, sizeof(p), "%s/cpuidle/state1/usage", d);
-	fixture_writeln(root, p, "1000");
-	snprintf(p, sizeof(p), "%s/cpuidle/state1/time", d);
-	fixture_writeln(root, p, "1500000");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu0/%s", files[i][0]);
+		fixture_writeln(root, p, "%s", files[i][1]);
+	}
 	fixture_writeln(root, "proc/sys/kernel/nmi_watchdog", "1");
 }
 

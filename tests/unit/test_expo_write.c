@@ -42,15 +42,23 @@ static struct pmu_mset *small_set(void)
 	return s;
 }
 
-static void test_text(void **state)
+/* small_set() rendered in fmt is exactly want */
+static void render_is(enum pmu_expo_format fmt, const char *want)
 {
 	struct pmu_mset *s = small_set();
 	const char *buf;
 	size_t len;
 
+	assert_int_equal(pmu_mset_render(s, fmt, &buf, &len), 0);
+	assert_string_equal(buf, want);
+	assert_int_equal(len, strlen(buf));
+	pmu_mset_free(s);
+}
+
+static void test_text(void **state)
+{
 	(void)state;
-	assert_int_equal(pmu_mset_render(s, PMU_EXPO_TEXT, &buf, &len), 0);
-	assert_string_equal(buf,
+	render_is(PMU_EXPO_TEXT,
 		"# HELP t_cpu_seconds_total CPU \"time\" in C:\\\\dir\\nnext\n"
 		"# TYPE t_cpu_seconds_total counter\n"
 		"t_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 12.5\n"
@@ -64,19 +72,12 @@ static void test_text(void **state)
 		"# HELP t_other x\n"
 		"# TYPE t_other untyped\n"
 		"t_other 1.8446744073709552e+19\n");
-	assert_int_equal(len, strlen(buf));
-	pmu_mset_free(s);
 }
 
 static void test_openmetrics(void **state)
 {
-	struct pmu_mset *s = small_set();
-	const char *buf;
-	size_t len;
-
 	(void)state;
-	assert_int_equal(pmu_mset_render(s, PMU_EXPO_OPENMETRICS, &buf, &len), 0);
-	assert_string_equal(buf,
+	render_is(PMU_EXPO_OPENMETRICS,
 		"# HELP t_cpu_seconds CPU \\\"time\\\" in C:\\\\dir\\nnext\n"
 		"# TYPE t_cpu_seconds counter\n"
 		"# UNIT t_cpu_seconds seconds\n"
@@ -93,7 +94,6 @@ static void test_openmetrics(void **state)
 		"# TYPE t_other unknown\n"
 		"t_other 1.8446744073709552e+19\n"
 		"# EOF\n");
-	pmu_mset_free(s);
 }
 
 static void test_write_and_clear(void **state)
