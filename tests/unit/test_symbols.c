@@ -43,28 +43,6 @@ __attribute__((noinline)) int sym_outer(int x)
 	return sym_middle(x) * 2; /* SYM-OUTER-CALL */
 }
 
-/* The line of marker in tests/unit/file. */
-static unsigned marker_line(const char *file, const char *marker)
-{
-	char path[1024], line[512];
-	unsigned n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/unit/%s", PMUKIT_SOURCE_DIR, file);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, marker) && !strstr(line, "SYM-... ")) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("marker %s not in %s", marker, path);
-	return 0;
-}
-
 static const char *base(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
