@@ -88,33 +88,6 @@ static void assert_probe_chain(const struct pmu_frame *f, size_t n)
 	assert_probe_chain_in(f, n, exe);
 }
 
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	(void)size;
-	(void)ctx;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*nh), "GNU", 4) && nh->n_descsz <= 20) {
-				memcpy(build_id, desc, nh->n_descsz);
-				build_id_size = nh->n_descsz;
-				return 1;
-			}
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 1;   /* the first object is the executable */
-}
-
 static int setup(void **state)
 {
 	struct pmu_symbolizer *s;
@@ -124,7 +97,7 @@ static int setup(void **state)
 	(void)state;
 	assert_true(n > 0);
 	exe[n] = 0;
-	dl_iterate_phdr(find_build_id, NULL);
+	build_id_size = self_build_id(build_id);
 	sym_outer(1);
 	assert_true(probe_ra != 0);
 	err = pmu_symbolizer_open(NULL, &s);
