@@ -239,7 +239,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct pmu_frame *f = &s->chain[0];
-	size_t lo = 0, hi;
+	size_t lo;
 
 	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
@@ -248,8 +248,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
-	hi = k->n;
-	lo = PMUK_BSEARCH_UPPER(k->v, hi, addr, addr);
+	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, addr);
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
 	while (lo-- > 0 && k->v[lo].addr >= m->start) {
