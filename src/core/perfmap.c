@@ -88,14 +88,13 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
 					     struct pmuk_sym_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (p->pid <= 0)
 		return NULL;
 	if (!p->jit_loaded)
 		load(s, p);
-	hi = p->njit;
-	lo = PMUK_BSEARCH_UPPER(p->jit, hi, start, addr);
+	lo = PMUK_BSEARCH_UPPER(p->jit, p->njit, start, addr);
 	/* Entries may nest or overlap: look back a few for one that holds addr. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)
 		if (addr < p->jit[i].end)

@@ -121,11 +121,10 @@ struct pmuk_sym_module *pmuk_sym_module_add(struct pmu_symbolizer *s, const char
 
 struct pmuk_sym_module *pmuk_sym_module_at(struct pmu_symbolizer *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nmods;
-
 	/* The last module starting at or below addr; a later mapping laid over an
 	 * earlier one wins, so look back past entries that end too soon. */
-	lo = PMUK_BSEARCH_UPPER(s->mods, hi, start, addr);
+	size_t lo = PMUK_BSEARCH_UPPER(s->mods, s->nmods, start, addr);
+
 	while (lo-- > 0)
 		if (addr < s->mods[lo].end)
 			return &s->mods[lo];

@@ -264,9 +264,8 @@ int pmu_symbolizer_add_fork(struct pmu_symbolizer *s, const struct pmu_record *r
 
 static const struct pmuk_sym_map *map_at(const struct pmuk_sym_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p ? p->nmaps : 0;
+	size_t lo = PMUK_BSEARCH_UPPER(p->maps, p->nmaps, start, addr);
 
-	lo = PMUK_BSEARCH_UPPER(p->maps, hi, start, addr);
 	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 

@@ -71,7 +71,7 @@ Dwarf_Die *pmuk_cumap_addrdie(struct pmuk_cumaps *maps, Dwfl_Module *dm, Dwarf_A
 			      Dwarf_Addr *bias)
 {
 	struct pmuk_cumap_module *m;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!dwfl_module_getdwarf(dm, bias) || !(m = module(maps, dm)))
 		return NULL;
@@ -79,8 +79,7 @@ Dwarf_Die *pmuk_cumap_addrdie(struct pmuk_cumaps *maps, Dwfl_Module *dm, Dwarf_A
 	/* the last range starting at or below addr; ranges of units may nest or
 	 * overlap, so look back for one that covers it while any earlier one ends
 	 * above it */
-	hi = m->n;
-	lo = PMUK_BSEARCH_UPPER(m->v, hi, lo, addr);
+	lo = PMUK_BSEARCH_UPPER(m->v, m->n, lo, addr);
 	while (lo-- > 0 && addr < m->v[lo].max_hi)
 		if (addr < m->v[lo].hi)
 			return m->v[lo].cu;

@@ -218,10 +218,10 @@ const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Ad
 			     GElf_Off *off, int *none)
 {
 	struct pmuk_symtab *t = table(tabs, dm);
-	size_t lo = 0, hi = t ? t->n : 0;
+	/* t is NULL without memory: nothing found */
+	size_t lo = t ? PMUK_BSEARCH_UPPER(t->v, t->n, lo, addr) : 0;
 
 	*none = 0;
-	lo = PMUK_BSEARCH_UPPER(t->v, hi, lo, addr);
 	/* The nearest start below that holds addr wins (symbols may nest); no
 	 * symbol at or below i reaches past addr: none holds it. */
 	for (size_t i = lo; i-- > 0 && addr < t->v[i].reach;)

@@ -9,41 +9,13 @@
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
-#include "core/le.h"
 #include "core/num.h"
+#include "linux/buildid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The NT_GNU_BUILD_ID of a file of ELF notes (host byte order); its size or 0. */
-static size_t notes_build_id(const char *path, uint8_t *id)
-{
-	uint8_t buf[4096];
-	size_t len, off = 0;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return 0;
-	len = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (off + 12 <= len) {
-		uint32_t namesz = pmuk_le32(buf + off), descsz = pmuk_le32(buf + off + 4);
-		uint32_t type = pmuk_le32(buf + off + 8);
-		size_t name = off + 12, desc = name + ((namesz + 3) & ~3u);
-
-		if (desc + descsz > len || namesz > len)
-			break;
-		if (type == 3 && namesz == 4 && !memcmp(buf + name, "GNU", 4) && descsz &&
-		    descsz <= 20) {
-			memcpy(id, buf + desc, descsz);
-			return descsz;
-		}
-		off = desc + ((descsz + 3) & ~3u);
-	}
-	return 0;
-}
 
 /* 0 when the running kernel (or module) is img's, else why not; *want, *have:
  * the recorded and running build-ids. */
@@ -51,16 +23,21 @@ static int same_kernel(const struct pmuk_sym_image *img, char *want, char *have,
 		       char *path, size_t size)
 {
 	uint8_t id[20];
-	size_t n;
+	char name[80];
+	size_t n = 0;
 
 	if (!img->idn)
 		return 0;
-	if (img->kmod)
-		snprintf(path, size, "/sys/module/%.*s/notes/.note.gnu.build-id",
-			 (int)strlen(img->kmod) - 2, img->kmod + 1);
-	else
+	if (img->kmod) {
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(img->kmod) - 2, img->kmod + 1);
+		snprintf(path, size, "/sys/module/%s/notes/.note.gnu.build-id", name);
+		if (pmuk_build_id_module(name, id, &n))
+			n = 0;
+	} else {
 		snprintf(path, size, "/sys/kernel/notes");
-	n = notes_build_id(path, id);
+		if (pmuk_build_id_kernel(id, &n))
+			n = 0;
+	}
 	if (n == img->idn && !memcmp(id, img->id, n))
 		return 0;
 	pmuk_sym_hex(img->id, img->idn, want);
@@ -262,7 +239,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct pmu_frame *f = &s->chain[0];
-	size_t lo = 0, hi;
+	size_t lo;
 
 	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
@@ -271,8 +248,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
-	hi = k->n;
-	lo = PMUK_BSEARCH_UPPER(k->v, hi, addr, addr);
+	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, addr);
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
 	while (lo-- > 0 && k->v[lo].addr >= m->start) {

@@ -414,9 +414,8 @@ static struct cu_index *cu_index(struct pmuk_dw *d, Dwarf_Die *cu)
 static void cu_scopes(struct pmuk_dw *d, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *chain, int *k)
 {
 	struct cu_index *c = cu_index(d, cu);
-	size_t lo = 0, hi = c ? c->n : 0;
+	size_t lo = c ? PMUK_BSEARCH_UPPER(c->r, c->n, lo, pc) : 0;
 
-	lo = PMUK_BSEARCH_UPPER(c->r, hi, lo, pc);
 	if (lo > 0 && pc < c->r[lo - 1].hi) {
 		struct fn_range *r = &c->r[lo - 1];
 

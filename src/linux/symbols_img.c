@@ -138,7 +138,7 @@ static int vdso_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 {
 	char cache[2][4200], path[64], have[41] = "none", want[41] = "none";
 	size_t n;
-	int fd, err;
+	int fd;
 
 	if (img->idn) {
 		cache_paths(s, img, cache);
@@ -152,7 +152,7 @@ static int vdso_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 	}
 	if ((fd = own_vdso()) >= 0) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (try_file(img, path, have) == 1 && !(err = image_found(s, img, path))) {
+		if (try_file(img, path, have) == 1 && !image_found(s, img, path)) {
 			((struct dw_image *)img->handle)->fd = fd;
 			return 0;
 		}

@@ -35,27 +35,6 @@ __attribute__((noinline)) int sym_outer(int x)
 	return sym_middle(x) * 2;
 }
 
-/* The line of marker in tests/unit/file. */
-static unsigned marker_line(const char *file, const char *marker)
-{
-	char path[1024], line[512];
-	unsigned n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/unit/%s", PMUKIT_SOURCE_DIR, file);
-	assert_non_null(f = fopen(path, "r"));
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, marker) && !strstr(line, "SYM-... ")) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("marker %s not in %s", marker, path);
-	return 0;
-}
-
 /* This process's executable mappings as MMAP records. */
 static void feed_maps(struct pmu_report *rp, int32_t pid)
 {

@@ -43,28 +43,6 @@ __attribute__((noinline)) int sym_outer(int x)
 	return sym_middle(x) * 2; /* SYM-OUTER-CALL */
 }
 
-/* The line of marker in tests/unit/file. */
-static unsigned marker_line(const char *file, const char *marker)
-{
-	char path[1024], line[512];
-	unsigned n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/unit/%s", PMUKIT_SOURCE_DIR, file);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, marker) && !strstr(line, "SYM-... ")) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("marker %s not in %s", marker, path);
-	return 0;
-}
-
 static const char *base(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
@@ -110,33 +88,6 @@ static void assert_probe_chain(const struct pmu_frame *f, size_t n)
 	assert_probe_chain_in(f, n, exe);
 }
 
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	(void)size;
-	(void)ctx;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*nh), "GNU", 4) && nh->n_descsz <= 20) {
-				memcpy(build_id, desc, nh->n_descsz);
-				build_id_size = nh->n_descsz;
-				return 1;
-			}
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 1;   /* the first object is the executable */
-}
-
 static int setup(void **state)
 {
 	struct pmu_symbolizer *s;
@@ -146,7 +97,7 @@ static int setup(void **state)
 	(void)state;
 	assert_true(n > 0);
 	exe[n] = 0;
-	dl_iterate_phdr(find_build_id, NULL);
+	build_id_size = self_build_id(build_id);
 	sym_outer(1);
 	assert_true(probe_ra != 0);
 	err = pmu_symbolizer_open(NULL, &s);

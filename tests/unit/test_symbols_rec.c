@@ -24,6 +24,7 @@
 #include <pmukit/symbols.h>
 
 #include "core/symbols_int.h"
+#include "sym_fixture.h"
 
 static char exe[4096], tmp[] = "/tmp/pmukit-symrec-XXXXXX";
 static uint8_t build_id[20];
@@ -43,30 +44,6 @@ __attribute__((noinline, used)) static int rec__impl_alias(int x)
 	return x * 7 + 1;
 }
 extern int rec_public(int x) __attribute__((alias("rec__impl_alias")));
-
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	(void)size;
-	(void)ctx;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-
-		while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_descsz <= 20) {
-				memcpy(build_id, desc, nh->n_descsz);
-				build_id_size = nh->n_descsz;
-				return 1;
-			}
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 1;   /* the first object is the executable */
-}
 
 /* The name pmukit gives a mangled one: demangled when built with libiberty. */
 static const char *dm(const char *mangled, const char *demangled)
@@ -97,7 +74,7 @@ static int setup(void **state)
 	(void)state;
 	assert_true(n > 0);
 	exe[n] = 0;
-	dl_iterate_phdr(find_build_id, NULL);
+	build_id_size = self_build_id(build_id);
 	assert_true(build_id_size > 0);
 	assert_non_null(f = fopen("/proc/self/maps", "r"));
 	while (fgets(line, sizeof(line), f))
