@@ -22,6 +22,7 @@ static inline __attribute__((always_inline)) int sym_middle(int x)
 	return sym_inner(x + 1) + 1; /* SYM-MIDDLE-CALL */
 }
 
+#ifdef PMUKIT_SOURCE_DIR   /* the cmocka tests; not tests/windows/sym_target.c */
 /* The line of marker in tests/unit/file (for the includer's cmocka tests). */
 static inline unsigned marker_line(const char *file, const char *marker)
 {
@@ -43,6 +44,7 @@ static inline unsigned marker_line(const char *file, const char *marker)
 	fail_msg("marker %s not in %s", marker, path);
 	return 0;
 }
+#endif
 
 #ifdef __linux__
 #include <elf.h>
