@@ -128,6 +128,31 @@ const char *pmu_topology_source(const struct pmu_topology *t);
  * addrs[i], or -1 when that page is not resident (never touched, swapped out). */
 int pmu_memory_nodes(const void *const *addrs, size_t n, int *nodes);
 
+/* Where a page of a process lives, or why no node can be given for it. */
+enum pmu_page_state {
+	PMU_PAGE_ON_NODE,       /* in memory on node */
+	PMU_PAGE_NOT_PRESENT,   /* mapped but not in memory: never touched, or swapped out */
+	PMU_PAGE_NOT_MAPPED,    /* nothing mapped there (Linux: or only the shared zero page) */
+	PMU_PAGE_NO_PERMISSION, /* the caller may not inspect that process */
+	PMU_PAGE_PROCESS_GONE,  /* no such process (it exited) */
+	PMU_PAGE_UNKNOWN,       /* the OS answered with something else */
+};
+
+struct pmu_page_node {
+	int node;                  /* the node id with PMU_PAGE_ON_NODE, else -1 */
+	enum pmu_page_state state;
+};
+
+/* Which node holds the page of each address of process pid (0: the caller). Every
+ * address gets an answer, with the reason where there is no node; a process that is
+ * gone or not ours to inspect is an answer too (all its pages), not an error.
+ * Linux: move_pages in query mode (another user's process needs CAP_SYS_NICE);
+ * Windows: QueryWorkingSetEx + VirtualQueryEx. Any n: batched internally.
+ * Errors: PMU_ENOTSUP when the OS has no such query (kernel without NUMA). */
+int pmu_memory_query(int pid, const uint64_t *addrs, size_t n, struct pmu_page_node *out);
+/* "on node", "not present", "not mapped", "no permission", "process gone", "unknown". */
+const char *pmu_page_state_name(enum pmu_page_state state);
+
 /* "0-3,8" style list of ids into buf (truncated lists end in "..."). */
 int pmu_cpulist_format(const int *ids, size_t n, char *buf, size_t size);
 const char *pmu_core_type_name(enum pmu_core_type type);   /* "uniform", "performance", ... */

@@ -12,8 +12,8 @@
 #include <pmukit/events.h>
 #include <pmukit/topology.h>
 
-/* pmu_memory_nodes: n > 0, addrs and nodes set. */
-int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes);
+/* pmu_memory_query: n > 0, addrs and out set; pid 0 is the caller. */
+int pmuk_os_memory_query(int pid, const uint64_t *addrs, size_t n, struct pmu_page_node *out);
 /* pmu_event_catalog: fills *out and *n (a malloc'd array pmu_event_catalog_free
  * frees with free()). */
 int pmuk_os_event_catalog(const char *pattern, struct pmu_event_info **out, size_t *n);

@@ -7,33 +7,71 @@
 #include <pmukit/topology.h>
 
 #include <errno.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int pmuk_os_memory_nodes(const void *const *addrs, size_t n, int *nodes)
-{
-	int stack[64], *status = n <= 64 ? stack : malloc(n * sizeof(int));
-	long rc;
+/* Pages per move_pages call: bounds the stack arrays, not the caller. */
+enum { BATCH = 512 };
 
-	if (!status)
-		return pmuk_fail(PMU_ENOMEM, "out of memory for %zu page queries", n);
-	rc = syscall(SYS_move_pages, 0, (unsigned long)n, addrs, NULL, status, 0);
-	if (rc < 0) {
+static void answer_all(struct pmu_page_node *out, size_t n, enum pmu_page_state state)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct pmu_page_node){ .node = -1, .state = state };
+}
+
+/* status[i] of a query: the node, or -errno for that page. */
+static struct pmu_page_node page_answer(int status)
+{
+	if (status >= 0)
+		return (struct pmu_page_node){ .node = status, .state = PMU_PAGE_ON_NODE };
+	return (struct pmu_page_node){
+		.node = -1,
+		.state = status == -ENOENT ? PMU_PAGE_NOT_PRESENT :
+			 status == -EFAULT ? PMU_PAGE_NOT_MAPPED :
+			 status == -EACCES || status == -EPERM ? PMU_PAGE_NO_PERMISSION :
+			 PMU_PAGE_UNKNOWN,
+	};
+}
+
+static int query_batch(int pid, const uint64_t *addrs, size_t n, struct pmu_page_node *out)
+{
+	void *pages[BATCH];
+	int status[BATCH];
+
+	for (size_t i = 0; i < n; i++)
+		pages[i] = (void *)(uintptr_t)addrs[i];
+	if (syscall(SYS_move_pages, pid, (unsigned long)n, pages, NULL, status, 0) < 0) {
 		int e = errno;
 
-		if (status != stack)
-			free(status);
+		if (e == ESRCH) {
+			answer_all(out, n, PMU_PAGE_PROCESS_GONE);
+			return 0;
+		}
+		if (e == EPERM || e == EACCES) {
+			answer_all(out, n, PMU_PAGE_NO_PERMISSION);
+			return 0;
+		}
 		if (e == ENOSYS)
 			return pmuk_fail(PMU_ENOTSUP, "this kernel has no move_pages (built without "
 					 "NUMA support): page -> node queries are unavailable");
-		return pmuk_fail(PMU_EIO, "move_pages (query mode) failed: %s", strerror(e));
+		return pmuk_fail(PMU_EIO, "move_pages (query mode) of pid %d failed: %s", pid,
+				 strerror(e));
 	}
-	/* status[i]: the node, or -errno (ENOENT: not resident, EFAULT: not mapped). */
 	for (size_t i = 0; i < n; i++)
-		nodes[i] = status[i] >= 0 ? status[i] : -1;
-	if (status != stack)
-		free(status);
+		out[i] = page_answer(status[i]);
+	return 0;
+}
+
+int pmuk_os_memory_query(int pid, const uint64_t *addrs, size_t n, struct pmu_page_node *out)
+{
+	for (size_t at = 0; at < n; at += BATCH) {
+		size_t k = n - at < BATCH ? n - at : BATCH;
+		int err = query_batch(pid, addrs + at, k, out + at);
+
+		if (err)
+			return err;
+	}
 	return 0;
 }

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* pmu_memory_nodes: a touched page lives on a node of this machine, an untouched one
- * is reported not resident, bad arguments are refused. */
+/* pmu_memory_nodes / pmu_memory_query: a touched page lives on a node of this
+ * machine, an untouched one is not present, an unmapped one not mapped, another
+ * process's pages are answered, a gone or forbidden process is an answer for every
+ * page, batches of any size, bad arguments are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -70,6 +76,121 @@ static void test_many_pages(void **state)
 	munmap(p, (size_t)page * N);
 }
 
+/* A child that maps three pages, touches the first, unmaps the third, sends the
+ * base address and waits for the parent to close the pipe. */
+static pid_t spawn_child(uint64_t *base, int *hold)
+{
+	int up[2], down[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long page = sysconf(_SC_PAGESIZE);
+		char *p = mmap(NULL, (size_t)page * 3, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t a = (uint64_t)(uintptr_t)p;
+		char c;
+
+		close(up[0]);
+		close(down[1]); /* else the read below never sees the parent's close */
+		p[0] = 1;
+		munmap(p + 2 * page, (size_t)page);
+		if (write(up[1], &a, sizeof(a)) != sizeof(a))
+			_exit(1);
+		_exit(read(down[0], &c, 1) < 0);
+	}
+	close(up[1]);
+	close(down[0]);
+	assert_int_equal(read(up[0], base, sizeof(*base)), (int)sizeof(*base));
+	close(up[0]);
+	*hold = down[1];
+	return pid;
+}
+
+static void test_other_process(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct pmu_page_node out[3];
+	uint64_t base, addrs[3];
+	int hold, st;
+	pid_t pid = spawn_child(&base, &hold);
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		addrs[i] = base + (uint64_t)(i * page);
+	if (pmu_memory_query(pid, addrs, 3, out) == PMU_ENOTSUP) {
+		close(hold);
+		waitpid(pid, &st, 0);
+		skip();
+	}
+	assert_int_equal(out[0].state, PMU_PAGE_ON_NODE);
+	assert_true(out[0].node >= 0);
+	assert_int_equal(out[1].state, PMU_PAGE_NOT_PRESENT);
+	assert_int_equal(out[1].node, -1);
+	assert_int_equal(out[2].state, PMU_PAGE_NOT_MAPPED);
+	close(hold);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* Reaped: the pid names no process now (pids are not reused this fast). */
+	assert_int_equal(pmu_memory_query(pid, addrs, 3, out), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(out[i].state, PMU_PAGE_PROCESS_GONE);
+	assert_string_equal(pmu_page_state_name(PMU_PAGE_PROCESS_GONE), "process gone");
+}
+
+/* Another user's process without CAP_SYS_NICE: every page says no permission. */
+static void test_no_permission(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs root to become another user */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		uint64_t a = 0x400000;
+		struct pmu_page_node out = { 0 };
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		if (pmu_memory_query(1, &a, 1, &out))
+			_exit(3);
+		_exit(out.state == PMU_PAGE_NO_PERMISSION ? 0 : 4);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_big_batch(void **state)
+{
+	enum { N = 1300 }; /* crosses the internal batches */
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)page * N, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t *addrs = calloc(N, sizeof(*addrs));
+	struct pmu_page_node *out = calloc(N, sizeof(*out));
+
+	(void)state;
+	assert_true(p != MAP_FAILED && addrs && out);
+	for (int i = 0; i < N; i++) {
+		if (i % 3 == 0)
+			p[(long)i * page] = 1;
+		addrs[i] = (uint64_t)(uintptr_t)(p + (long)i * page);
+	}
+	if (pmu_memory_query(0, addrs, N, out) != PMU_ENOTSUP)
+		for (int i = 0; i < N; i++)
+			assert_int_equal(out[i].state, i % 3 == 0 ? PMU_PAGE_ON_NODE : PMU_PAGE_NOT_PRESENT);
+	assert_int_equal(pmu_memory_query(-5, addrs, 1, out), PMU_EINVAL);
+	free(addrs);
+	free(out);
+	munmap(p, (size_t)page * N);
+}
+
 static void test_bad_arguments(void **state)
 {
 	int node;
@@ -84,6 +205,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_touched_and_untouched),
 		cmocka_unit_test(test_many_pages),
+		cmocka_unit_test(test_other_process),
+		cmocka_unit_test(test_no_permission),
+		cmocka_unit_test(test_big_batch),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
