@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The cpufreq collector. Linux: scaling_cur_freq and the cpufreq limits.
- * Windows: PDH Processor Frequency is the nominal clock; the actual one is
- * Processor Frequency x % Processor Performance / 100 (pdh-math.md). Parking
+ * Windows: PDH Processor Frequency is the nominal clock; the backend (pdh_win.c,
+ * pmuk_pdh_current_mhz) makes freq_mhz the current one, nominal x % Processor
+ * Performance / 100 (pdh-math.md). Parking
  * status where the OS says (Windows). */
 #include "core/exporter_int.h"
 
@@ -75,14 +76,13 @@ int pmuk_expo_collect_cpufreq(struct pmu_exporter *e)
 			break;
 		pmuk_expo_cpu_label(e, c.cpu, cpu, sizeof(cpu));
 		const char *l[] = { win ? "core" : "cpu", cpu, NULL };
-		double cur = c.freq_mhz * 1e6;
-
-		if (c.perf_percent > 0)
-			cur *= c.perf_percent / 100;
+		double cur = c.freq_mhz * 1e6;  /* current on both OSes (pdh_win.c) */
+		/* windows_exporter's core_frequency_mhz is the nominal Processor Frequency */
+		double mhz = c.perf_percent > 0 ? c.freq_mhz * 100 / c.perf_percent : c.freq_mhz;
 		pmuk_expo_freq_limits(e->os, c.cpu, hw, sc);
 
 		const struct { int have; double v; } s[F_N] = {
-			[F_CUR] = { c.freq_mhz > 0, cur }, [F_MHZ] = { c.freq_mhz > 0, c.freq_mhz },
+			[F_CUR] = { c.freq_mhz > 0, cur }, [F_MHZ] = { c.freq_mhz > 0, mhz },
 			[F_HW_MIN] = { hw[0] > 0, hw[0] }, [F_HW_MAX] = { hw[1] > 0, hw[1] },
 			[F_SC_MIN] = { sc[0] > 0, sc[0] }, [F_SC_MAX] = { sc[1] > 0, sc[1] },
 			[F_PARKED] = { c.parked >= 0, c.parked },

@@ -320,3 +320,76 @@ int pmuk_pdh_instance_cpu(const struct pmu_topology *t, enum pmuk_pdh_scheme sch
 	*cpu = ids ? ids[inst->index] : pmu_topology_cpu(t, (size_t)inst->index)->id;
 	return 0;
 }
+
+/* 1 when every CPU instance of names[0, n) maps to a distinct CPU under scheme s,
+ * and every subtotal "A,_Total" names a node (group) that holds some CPU. *bad: the
+ * first name that does not fit. */
+static int scheme_fits(const struct pmu_topology *t, enum pmuk_pdh_scheme s,
+		       const char *const *names, size_t n, const char **bad)
+{
+	size_t ncpu = pmu_topology_cpu_count(t), i;
+	int maxid = -1, ok = 1, cpu;
+	unsigned char *seen;
+
+	for (i = 0; i < ncpu; i++)
+		if (pmu_topology_cpu(t, i)->id > maxid)
+			maxid = pmu_topology_cpu(t, i)->id;
+	if (!(seen = calloc((size_t)maxid + 2, 1)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory deciding PDH instance names");
+	for (i = 0; i < n && ok; i++) {
+		struct pmuk_pdh_instance in;
+		int sub;
+
+		if (pmuk_pdh_instance_parse(names[i], &in) || in.kind == PMUK_PDH_INST_TOTAL)
+			continue;  /* not a Processor Information name: readers skip it too */
+		if ((sub = in.kind == PMUK_PDH_INST_SUBTOTAL)) {
+			in.kind = PMUK_PDH_INST_CPU;  /* its node (group) must have a first CPU */
+			in.index = 0;
+		}
+		if (!pmuk_pdh_instance_cpu(t, s, &in, &cpu) && (sub || !seen[cpu]++))
+			continue;
+		ok = 0;
+		*bad = names[i];
+	}
+	free(seen);
+	pmuk_clear_detail();
+	return ok;
+}
+
+int pmuk_pdh_instance_scheme(const struct pmu_topology *t, const char *const *names,
+			     size_t n, enum pmuk_pdh_scheme *out)
+{
+	enum pmuk_pdh_scheme first = pmu_topology_node_count(t) <= 1 ? PMUK_PDH_BY_GROUP
+								   : PMUK_PDH_BY_NODE;
+	enum pmuk_pdh_scheme other = first == PMUK_PDH_BY_GROUP ? PMUK_PDH_BY_NODE
+								: PMUK_PDH_BY_GROUP;
+	const char *bad = NULL, *bad2 = NULL;
+	int fits;
+
+	*out = first;
+	if ((fits = scheme_fits(t, first, names, n, &bad)) < 0)
+		return fits;
+	if (fits)
+		return 0;
+	if ((fits = scheme_fits(t, other, names, n, &bad2)) < 0)
+		return fits;
+	if (fits) {
+		*out = other;
+		return 0;
+	}
+	return pmuk_fail(PMU_ENOENT, "the Processor Information instance '%s' names no CPU "
+			 "of this topology read as node,index, nor '%s' as group,processor "
+			 "(%zu CPUs, %zu NUMA nodes): the topology and PDH disagree",
+			 first == PMUK_PDH_BY_NODE ? bad : bad2,
+			 first == PMUK_PDH_BY_NODE ? bad2 : bad,
+			 pmu_topology_cpu_count(t), pmu_topology_node_count(t));
+}
+
+double pmuk_pdh_current_mhz(double nominal_mhz, double perf_percent, double actual_mhz)
+{
+	if (actual_mhz > 0)
+		return actual_mhz;
+	if (nominal_mhz > 0 && perf_percent > 0)
+		return nominal_mhz * perf_percent / 100.0;
+	return nominal_mhz > 0 ? nominal_mhz : 0;
+}

@@ -140,4 +140,22 @@ int pmuk_pdh_instance_parse(const char *name, struct pmuk_pdh_instance *out);
 int pmuk_pdh_instance_cpu(const struct pmu_topology *t, enum pmuk_pdh_scheme scheme,
 			  const struct pmuk_pdh_instance *inst, int *cpu);
 
+/* Decides how to read every "A,B" of one read of the counter set, names[0, n) (totals
+ * may be among them): Microsoft's help text says node,index, seed 004 shows
+ * group,processor on a 1-node host, and the two differ once nodes and groups do not
+ * line up (a node spanning groups, several nodes in one group). The topology's
+ * choice comes first: BY_GROUP with at most one NUMA node, else BY_NODE; when the
+ * names do not fit it (a CPU missing or named twice, an A with no node or group)
+ * but fit the other scheme, the other. PMU_ENOENT naming an instance when the
+ * names fit neither. */
+int pmuk_pdh_instance_scheme(const struct pmu_topology *t, const char *const *names,
+			     size_t n, enum pmuk_pdh_scheme *out);
+
+/* The current clock of a CPU in MHz from PDH: "Processor Frequency" is the nominal
+ * clock, so current = nominal x % Processor Performance / 100 (pdh-math.md 1.2);
+ * "Actual Frequency", when the host has it (actual_mhz > 0), is that product
+ * already. perf_percent 0 (not known yet: it needs two samples) gives the nominal
+ * clock; 0 when neither is known. */
+double pmuk_pdh_current_mhz(double nominal_mhz, double perf_percent, double actual_mhz);
+
 #endif

@@ -6,6 +6,7 @@
 #include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/grow.h"
 #include "core/num.h"
 
@@ -69,7 +70,7 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 
 	p->jit_loaded = 1;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
-	if (!(f = fopen(path, "r")))
+	if (!(f = pmuk_fopen(path, "r")))
 		return;
 	p->jit_path = pmuk_sym_intern(s, path, strlen(path));
 	while (p->jit_path && next_line(f, &line, &linecap)) {

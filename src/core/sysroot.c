@@ -105,14 +105,9 @@ int pmuk_path(char *buf, size_t size, const char *fmt, ...)
 	return 0;
 }
 
-FILE *pmuk_fopen(const char *path, const char *mode)
-{
-	return fopen(path, mode);
-}
-
 int pmuk_read_text(const char *path, char *buf, size_t size)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = pmuk_fopen(path, "r");
 	size_t n;
 
 	if (!f)

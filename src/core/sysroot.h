@@ -3,6 +3,7 @@
 #define PMUK_CORE_SYSROOT_H
 
 #include "core/attr.h"
+#include "core/file.h"  /* pmuk_fopen */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +13,6 @@
 
 /* Writes sysroot + formatted path into buf; returns 0 or PMU_ERANGE. */
 int pmuk_path(char *buf, size_t size, const char *fmt, ...) PMUK_PRINTF(3, 4);
-FILE *pmuk_fopen(const char *path, const char *mode);
 /* Reads a whole small file (NUL-terminated, trailing newline removed).
  * Returns the length, or a negative PMU_E* code (PMU_ENOENT when absent). */
 int pmuk_read_text(const char *path, char *buf, size_t size);

@@ -3,6 +3,7 @@
  * what the backend filled in. */
 #include "formats/trace_int.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/opts.h"
 
 #include <errno.h>
@@ -84,7 +85,7 @@ static int open_file(struct pmu_trace *t, const char *path)
 
 	if (!strcmp(path, "-"))
 		return pmuk_trace_open_perf(t, path, stdin, 1);
-	if (!(f = fopen(path, "rb")))
+	if (!(f = pmuk_fopen(path, "rb")))
 		return pmuk_fail(errno == ENOENT ? PMU_ENOENT :
 				 errno == EACCES || errno == EPERM ? PMU_EPERM : PMU_EIO,
 				 "cannot open %s: %s", path, strerror(errno));

@@ -15,6 +15,19 @@ size_t pmuk_utf16_to_utf8(const uint8_t *p, size_t n, char *out, size_t outsz);
  * *full is set and nothing more is appended. out is not terminated. */
 void pmuk_utf8_put(char *out, size_t outsz, size_t *o, uint32_t c, int *full);
 
+/* Strict conversions for what crosses the Windows API: command-line arguments and
+ * file names. Unlike the lenient one above (names inside traces), a lone surrogate
+ * or a byte sequence that is not UTF-8 is an error, never a silent U+FFFD or '?'
+ * that would name another file. Both allocate *out (free()); 0, PMU_ENOMEM, or
+ * PMU_EINVAL with the offending position in pmu_error_detail(). */
+int pmuk_utf16_to_utf8_strict(const uint16_t *w, char **out);  /* w NUL-terminated */
+int pmuk_utf8_to_utf16(const char *s, uint16_t **out);         /* *out NUL-terminated */
+
+/* argv[0, argc) of UTF-16 strings (CommandLineToArgvW) -> one allocation holding
+ * argc + 1 pointers (the last NULL) and the UTF-8 strings; free(*out) frees all.
+ * PMU_EINVAL names the argument that is not valid UTF-16. */
+int pmuk_argv_from_utf16(int argc, const uint16_t *const *wargv, char ***out);
+
 /* The length of s[0, n) without the UTF-8 sequence n cuts short, if any: a name
  * cut to a buffer's size must not end in part of a character. Bytes that are
  * not UTF-8 are left as they are. */

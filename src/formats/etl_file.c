@@ -3,6 +3,7 @@
  * corruption, and the time-ordered merge of the streams. */
 #include "formats/etl_int.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/opts.h"
 #include "core/grow.h"
 
@@ -612,7 +613,7 @@ int pmu_etl_open(const char *path, const struct pmu_etl_opts *opts, struct pmu_e
 	r->last = -1;
 	r->stat_last = -1;
 	r->max_saved = ETL_MAX_BUFFER;
-	r->f = fopen(path, "rb");
+	r->f = pmuk_fopen(path, "rb");
 	if (!r->f) {
 		err = pmuk_fail(errno == ENOENT ? PMU_ENOENT : PMU_EIO, "cannot open %s: %s",
 				path, strerror(errno));

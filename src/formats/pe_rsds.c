@@ -15,6 +15,7 @@
  *   CodeView RSDS: "RSDS" @0, GUID (16 bytes) @4, Age u32 @20, PDB path (UTF-8, NUL) @24. */
 #include "formats/pe_rsds.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/guid.h"
 #include "core/le.h"
 
@@ -238,7 +239,7 @@ int pmu_module_id_from_pe_file(const char *path, struct pmu_module_id *out)
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	s.f = fopen(path, "rb");
+	s.f = pmuk_fopen(path, "rb");
 	if (!s.f)
 		return pmuk_fail(errno == ENOENT ? PMU_ENOENT : errno == EACCES ? PMU_EPERM
 			: PMU_EIO, "cannot open %s: %s", path, strerror(errno));

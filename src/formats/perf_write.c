@@ -4,6 +4,7 @@
  * takes a half-written recording for a whole one. */
 #include "formats/perf_write.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/grow.h"
 
 #include <errno.h>
@@ -50,7 +51,7 @@ int pmuk_pw_open(const char *path, struct pmuk_perf_writer **out)
 		free(w);
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening %s", path);
 	}
-	if (!(w->f = fopen(path, "wb"))) {
+	if (!(w->f = pmuk_fopen(path, "wb"))) {
 		int err = pmuk_fail(errno == EACCES ? PMU_EPERM : PMU_EIO, "cannot create %s: %s",
 				    path, strerror(errno));
 		pmuk_pw_free(w);

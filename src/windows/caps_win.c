@@ -131,15 +131,15 @@ static void counting(struct wcaps *w)
 				"fakes success, TraceSetInformation returns "
 				"ERROR_CALL_NOT_IMPLEMENTED)", w->wine);
 		pmuk_caps_remedy(c, PMU_CONCERN_COUNTING,
-				 "run on Windows for cycles (QueryThreadCycleTime) and HCP");
+				 "run on Windows for ref-cycles (QueryThreadCycleTime) and HCP");
 		return;
 	}
 	pmuk_caps_set(c, PMU_CONCERN_COUNTING,
 		      PMU_CAP_LIMITED, "task-clock (GetThreadTimes/GetProcessTimes) and "
 		      "page-faults (GetProcessMemoryInfo) per thread or process");
 	pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
-			"cycles from QueryThreadCycleTime/QueryProcessCycleTime "
-			"(driver-free, TSC rate); context-switches of the calling thread via HCP");
+			"ref-cycles from QueryThreadCycleTime/QueryProcessCycleTime "
+			"(driver-free, TSC rate; core cycles need ETW); context-switches of the calling thread via HCP");
 	counting_hcp(w);
 	if (w->etw.usable)
 		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,

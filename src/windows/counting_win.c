@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Concern 1 on Windows:
- *   task-clock, cpu-clock  GetThreadTimes / GetProcessTimes (user + kernel time)
- *   cycles, ref-cycles     QueryThreadCycleTime / QueryProcessCycleTime (the driver-free
- *                          cycle count the kernel keeps per thread, TSC rate)
- *   page-faults            GetProcessMemoryInfo (the whole process)
+ *   task-clock, cpu-clock  GetThreadTimes / GetProcessTimes (user + kernel time, in
+ *                          whole clock ticks of 15.6 ms: stat says so); a command's job
+ *                          object (JobObjectBasicAccountingInformation) with inherit
+ *   ref-cycles             QueryThreadCycleTime / QueryProcessCycleTime: the driver-free
+ *                          count the kernel keeps per thread, at the TSC's constant rate,
+ *                          so reference cycles, not core cycles (IPC against it is wrong)
+ *   page-faults            GetProcessMemoryInfo (the whole process); the job's with inherit
  *   context-switches       HCP ReadThreadProfilingData ContextSwitchCount (calling thread)
- *   other hardware events  ETW PMC-on-CSwitch counting (pmc_counting_win.c), per thread,
- *   and HAL profile        process or CPU; cycles too on CPU targets. Needs an elevated
- *   sources                prompt (SeSystemProfilePrivilege).
+ *   cycles and the other   ETW PMC-on-CSwitch counting (pmc_counting_win.c), per thread,
+ *   hardware events, HAL   process or CPU: cycles from the TotalCycles / UnhaltedCoreCycles
+ *   profile sources        profile source, so instructions / cycles is the IPC. Needs an
+ *                          elevated prompt (SeSystemProfilePrivilege).
  * Values are deltas from enable; time_enabled = time_running (nothing multiplexes:
  * ETW gives each PMC a counter of its own or refuses the set). */
 #include "windows/win.h"
@@ -41,6 +45,7 @@ struct pmu_counters {
 	int kind;
 	HANDLE proc, thread; /* owned unless the calling thread/process pseudo handles */
 	HANDLE hcp;          /* HCP performance data handle */
+	HANDLE job;          /* the command's job object (inherit): its accounting, else NULL */
 	struct pmuk_etw_pmc *pmc;  /* the hardware events counted through ETW */
 	int enabled;
 	LARGE_INTEGER t_enable, freq;
@@ -55,8 +60,7 @@ int pmuk_win_count_source(int generic, int kind, char *why, size_t n)
 	int hw = (generic >= 0 && generic <= PMU_GENERIC_REF_CYCLES) ||
 		 generic == PMU_GENERIC_HW_CACHE;
 
-	if (wine && hw && !((generic == PMU_GENERIC_CYCLES || generic == PMU_GENERIC_REF_CYCLES)
-			    && kind != PMU_TARGET_CPUS)) {
+	if (wine && hw && !(generic == PMU_GENERIC_REF_CYCLES && kind != PMU_TARGET_CPUS)) {
 		snprintf(why, n, PMUK_WINE_LACKS "ETW kernel sessions: StartTraceW returns success "
 			 "with a fake handle and TraceSetInformation(TracePmcCounterListInfo) "
 			 "returns ERROR_CALL_NOT_IMPLEMENTED", wine);
@@ -80,8 +84,9 @@ int pmuk_win_count_source(int generic, int kind, char *why, size_t n)
 	case PMU_GENERIC_TASK_CLOCK:
 	case PMU_GENERIC_CPU_CLOCK:
 		return PMUK_WSRC_CPU_TIME;
-	case PMU_GENERIC_CYCLES:
 	case PMU_GENERIC_REF_CYCLES:
+		if (kind == PMU_TARGET_CPUS)
+			return PMUK_WSRC_ETW_PMC;
 		if (wine) {
 			snprintf(why, n, PMUK_WINE_LACKS "QueryThreadCycleTime (it returns FALSE)",
 				 wine);
@@ -120,6 +125,17 @@ static uint64_t ft100(const FILETIME *f)
 	return ((uint64_t)f->dwHighDateTime << 32 | f->dwLowDateTime);
 }
 
+/* The command and every process it started, through its job object. */
+static int read_job(const struct pmu_counters *p, int src, uint64_t *v)
+{
+	struct pmuk_job_counts c;
+	int err = pmuk_job_accounting(p->job, &c);
+
+	if (!err)
+		*v = src == PMUK_WSRC_CPU_TIME ? c.cpu_100ns * 100 : c.page_faults;
+	return err;
+}
+
 static int read_raw(struct pmu_counters *p, int src, uint64_t *v)
 {
 	FILETIME a, b, k, u;
@@ -130,6 +146,8 @@ static int read_raw(struct pmu_counters *p, int src, uint64_t *v)
 	DWORD e;
 	read_tp_fn rd;
 
+	if (p->job && (src == PMUK_WSRC_CPU_TIME || src == PMUK_WSRC_PAGE_FAULTS))
+		return read_job(p, src, v);
 	switch (src) {
 	case PMUK_WSRC_CPU_TIME:
 		ok = p->thread ? GetThreadTimes(p->thread, &a, &b, &k, &u)
@@ -204,7 +222,7 @@ static int open_target(struct pmu_counters *p, const struct pmu_target *t)
 			 t->pid, pmuk_win_strerror(GetLastError()));
 }
 
-/* Under Wine a hardware event (cycles on threads aside) asks the ETW calls
+/* Under Wine a hardware event (ref-cycles on threads aside) asks the ETW calls
  * themselves, so the detail says what they answered; 0 for any other event. */
 static int wine_pmc_probe(const struct pmu_event *ev, const struct pmu_target *t)
 {
@@ -213,8 +231,8 @@ static int wine_pmc_probe(const struct pmu_event *ev, const struct pmu_target *t
 	int err, hw = (ev->generic >= 0 && ev->generic <= PMU_GENERIC_REF_CYCLES) ||
 		      ev->generic == PMU_GENERIC_HW_CACHE;
 
-	if (!pmuk_wine_version() || !hw || ((ev->generic == PMU_GENERIC_CYCLES ||
-	    ev->generic == PMU_GENERIC_REF_CYCLES) && t->kind != PMU_TARGET_CPUS))
+	if (!pmuk_wine_version() || !hw ||
+	    (ev->generic == PMU_GENERIC_REF_CYCLES && t->kind != PMU_TARGET_CPUS))
 		return 0;
 	if (!(err = pmuk_etw_pmc_open(&ev, 1, t, &pmc))) {
 		pmuk_etw_pmc_close(pmc);
@@ -367,6 +385,9 @@ int pmuk_counters_os_open(const struct pmu_event *ev, size_t nev, const struct p
 	}
 	if (!err)
 		err = open_target(p, target);
+	/* a command pmukit started runs in a job: count what it starts too */
+	if (!err && o->inherit && target->kind == PMU_TARGET_PID)
+		p->job = pmuk_command_job_dup(target->pid);
 	if (!err)
 		err = open_pmc_or_leave_out(p, target, skip);
 	if (!err)
@@ -397,11 +418,12 @@ int pmuk_counters_check_budget(const struct pmu_event *ev, size_t n)
 }
 
 /* The calling thread's events this host counts: task-clock always (GetThreadTimes),
- * cycles and context-switches where the host provides them (not under Wine). */
+ * ref-cycles (not core cycles: that needs an ETW session) and context-switches where
+ * the host provides them (not under Wine). */
 const char *pmuk_counters_self_default(void)
 {
-	static const int gen[] = { PMU_GENERIC_CYCLES, PMU_GENERIC_CONTEXT_SWITCHES };
-	static const char *const name[] = { "cycles", "context-switches" };
+	static const int gen[] = { PMU_GENERIC_REF_CYCLES, PMU_GENERIC_CONTEXT_SWITCHES };
+	static const char *const name[] = { "ref-cycles", "context-switches" };
 	static _Thread_local char spec[64];
 	char why[320];
 
@@ -532,6 +554,8 @@ void pmuk_counters_os_close(struct pmu_counters *p)
 		CloseHandle(p->thread);
 	if (p->proc && p->kind == PMU_TARGET_PID)
 		CloseHandle(p->proc);
+	if (p->job)
+		CloseHandle(p->job);
 	for (size_t i = 0; p->c && i < p->nev; i++)
 		free(p->c[i].unsupported);
 	free(p->c);

@@ -110,7 +110,8 @@ int pmuk_etw_session_start(struct pmuk_etw_session *s, const char *path, unsigne
 		DWORD n;
 
 		/* GetFullPathNameW answers the size it needs when the buffer is too small. */
-		if (!MultiByteToWideChar(CP_UTF8, 0, path, -1, file + FILE_CHARS / 2, FILE_CHARS / 2) ||
+		if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1,
+					 file + FILE_CHARS / 2, FILE_CHARS / 2) ||
 		    !(n = GetFullPathNameW(file + FILE_CHARS / 2, FILE_CHARS / 2, file, NULL)) ||
 		    n >= FILE_CHARS / 2)
 			return pmuk_fail(PMU_EINVAL, "the path '%s' is not UTF-8 or its full path "

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* OS CPU-time counters from PDH "\Processor Information(*)": every counter read raw
  * (PdhGetRawCounterArrayW), its type taken at run time (PdhGetCounterInfoW), gauges
- * and % Processor Performance cooked by core/pdh_math.c, instance names "node,index"
- * mapped to flat CPU ids through the topology. The times are cumulative 100 ns
+ * and % Processor Performance cooked by core/pdh_math.c, instance names "A,B" read as
+ * node,index or group,processor (decided once from the topology and the names) and
+ * mapped to flat CPU ids. Processor Frequency is the nominal clock: the current one
+ * is nominal x % Processor Performance / 100. The times are cumulative 100 ns
  * ticks (PERF_100NSEC_TIMER, PERF_PRECISION_100NS_TIMER); core/cpustat.c takes the
  * interval percentages from their deltas. % Privileged Time includes interrupt and
  * DPC time: system is privileged less both. The C1-C3 idle states come from
@@ -66,6 +68,8 @@ struct pdh_state {
 	uint32_t items_size;
 	struct prev_perf *perf;      /* last % Processor Performance raw sample per CPU */
 	size_t nperf;
+	int scheme_known;            /* how "A,B" reads, decided at the first read */
+	enum pmuk_pdh_scheme scheme;
 };
 
 static void pdh_close(void *state)
@@ -87,23 +91,54 @@ static int is_timer(DWORD type)
 	return type == PMUK_PERF_100NSEC_TIMER || type == PMUK_PERF_PRECISION_100NS_TIMER;
 }
 
+/* An instance name as ASCII (the digits, commas and _Total that matter are). */
+static void instance_name(const wchar_t *w, char *name, size_t size)
+{
+	size_t i;
+
+	for (i = 0; w[i] && i + 1 < size; i++)
+		name[i] = w[i] < 128 ? (char)w[i] : '?';
+	name[i] = '\0';
+}
+
 /* The flat CPU id of an instance name; -1 for totals and names the topology lacks. */
 static int instance_cpu(const struct pdh_state *st, const wchar_t *w)
 {
 	struct pmuk_pdh_instance inst;
 	char name[64];
-	size_t i;
 	int cpu;
 
-	for (i = 0; w[i] && i + 1 < sizeof(name); i++)
-		name[i] = w[i] < 128 ? (char)w[i] : '?';
-	name[i] = '\0';
-	if (pmuk_pdh_instance_parse(name, &inst) || inst.kind != PMUK_PDH_INST_CPU)
+	instance_name(w, name, sizeof(name));
+	if (pmuk_pdh_instance_parse(name, &inst) || inst.kind != PMUK_PDH_INST_CPU ||
+	    pmuk_pdh_instance_cpu(st->topo, st->scheme, &inst, &cpu))
 		return -1;
-	if (!pmuk_pdh_instance_cpu(st->topo, PMUK_PDH_BY_NODE, &inst, &cpu) ||
-	    !pmuk_pdh_instance_cpu(st->topo, PMUK_PDH_BY_GROUP, &inst, &cpu))
-		return cpu;
-	return -1;
+	return cpu;
+}
+
+/* Decides node,index vs group,processor from every name of the first read. */
+static int decide_scheme(struct pdh_state *st, const void *items, DWORD count)
+{
+	char (*names)[64] = calloc(count ? count : 1, sizeof(*names));
+	const char **p = calloc(count ? count : 1, sizeof(*p));
+	int err;
+
+	if (!names || !p) {
+		free(names);
+		free(p);
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading PDH instance names");
+	}
+	for (DWORD i = 0; i < count; i++) {
+		instance_name(((const PDH_RAW_COUNTER_ITEM_W *)items)[i].szName, names[i], 64);
+		p[i] = names[i];
+	}
+	err = pmuk_pdh_instance_scheme(st->topo, p, count, &st->scheme);
+	st->scheme_known = !err;
+	if (!err)
+		pmuk_log(PMU_LOG_DEBUG, "cpustat: PDH instance names read as %s",
+			 st->scheme == PMUK_PDH_BY_NODE ? "node,index" : "group,processor");
+	free(names);
+	free(p);
+	return err;
 }
 
 static struct pmuk_cpustat_raw *cpu_of(struct pmuk_cpustat_snap *snap, int cpu)
@@ -240,6 +275,8 @@ static int read_counter(struct pdh_state *st, int c, struct pmuk_cpustat_snap *s
 	snprintf(what, sizeof(what), "PdhGetRawCounterArrayW(%ls)", counters[c].path);
 	if ((err = pmuk_pdh_raw_items(st->h[c], &st->items, &st->items_size, &count, what)))
 		return err;
+	if (!st->scheme_known && (err = decide_scheme(st, st->items, count)))
+		return err;
 	for (DWORD i = 0; i < count && !err; i++) {
 		const PDH_RAW_COUNTER_ITEM_W *it = (const PDH_RAW_COUNTER_ITEM_W *)st->items + i;
 		struct pmuk_cpustat_raw *r;
@@ -276,6 +313,8 @@ static int pdh_read(void *state, struct pmuk_cpustat_snap *snap)
 
 		r->ns[PMU_CPUTIME_SYSTEM] = r->ns[PMU_CPUTIME_SYSTEM] > rest
 					    ? r->ns[PMU_CPUTIME_SYSTEM] - rest : 0;
+		/* Processor Frequency read into freq_mhz is nominal: make it current. */
+		r->freq_mhz = pmuk_pdh_current_mhz(r->freq_mhz, r->perf_percent, 0);
 	}
 	return err;
 }

@@ -1,18 +1,81 @@
 /* SPDX-License-Identifier: MIT */
-/* pmu_command_* on Windows: the child is created suspended, counters attach to it,
- * then its first thread is resumed. The wait status is the child's exit code. */
+/* pmu_command_* on Windows: the child is created suspended in a job object of its
+ * own, counters attach to it, then its first thread is resumed. What it starts
+ * joins the job, so the job's accounting (CPU times, page faults, processes) covers
+ * `cmd /c build.bat` whole, as perf stat counts children. The wait status is the
+ * child's exit code. Arguments are UTF-8, converted strictly to UTF-16. */
 #include "windows/win.h"
 #include "core/command_int.h"
 #include "core/error.h"
+#include "core/utf8.h"
 
 #include <pmukit/command.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct pmu_command {
 	PMUK_COMMAND_HEAD /* first: pid, started, reaped (core/command_int.h) */
 	PROCESS_INFORMATION pi;
+	HANDLE job;          /* NULL when the process could not be put in one */
 };
+
+/* The live commands' jobs by pid, for the counters of a PMU_TARGET_PID with inherit
+ * (counting_win.c), which know only the pid. */
+#define MAX_JOBS 16
+static SRWLOCK jobs_lock = SRWLOCK_INIT;
+static struct { DWORD pid; HANDLE job; } jobs[MAX_JOBS];
+
+static void jobs_set(DWORD pid, HANDLE job)
+{
+	AcquireSRWLockExclusive(&jobs_lock);
+	for (int i = 0; i < MAX_JOBS; i++)
+		if (job ? !jobs[i].job : jobs[i].pid == pid && jobs[i].job) {
+			jobs[i].pid = pid;
+			jobs[i].job = job;
+			break;
+		}
+	ReleaseSRWLockExclusive(&jobs_lock);
+}
+
+HANDLE pmuk_command_job_dup(int pid)
+{
+	HANDLE dup = NULL;
+
+	AcquireSRWLockShared(&jobs_lock);
+	for (int i = 0; i < MAX_JOBS && !dup; i++)
+		if (jobs[i].job && jobs[i].pid == (DWORD)pid &&
+		    !DuplicateHandle(GetCurrentProcess(), jobs[i].job, GetCurrentProcess(), &dup,
+				     0, FALSE, DUPLICATE_SAME_ACCESS))
+			dup = NULL;
+	ReleaseSRWLockShared(&jobs_lock);
+	return dup;
+}
+
+int pmuk_job_accounting(HANDLE job, struct pmuk_job_counts *out)
+{
+	JOBOBJECT_BASIC_ACCOUNTING_INFORMATION a;
+
+	if (!QueryInformationJobObject(job, JobObjectBasicAccountingInformation, &a,
+				       sizeof(a), NULL))
+		return pmuk_fail(PMU_EIO, "reading the job's accounting failed: %s",
+				 pmuk_win_strerror(GetLastError()));
+	out->cpu_100ns = (uint64_t)a.TotalUserTime.QuadPart + (uint64_t)a.TotalKernelTime.QuadPart;
+	out->page_faults = a.TotalPageFaultCount;
+	out->processes = a.TotalProcesses;
+	return 0;
+}
+
+int pmuk_command_processes(const struct pmu_command *cmd)
+{
+	struct pmuk_job_counts c;
+
+	if (!cmd || !cmd->job || pmuk_job_accounting(cmd->job, &c)) {
+		pmuk_clear_detail();
+		return -1;
+	}
+	return (int)c.processes;
+}
 
 PMUK_COMMAND_HEAD_CHECK(struct pmu_command);
 
@@ -55,35 +118,36 @@ static size_t quote_arg(wchar_t *out, const wchar_t *arg)
 	return o + 1;
 }
 
-static wchar_t *widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_ACP, 0, s, -1, NULL, 0);
-	wchar_t *w = n > 0 ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
-
-	if (w)
-		MultiByteToWideChar(CP_ACP, 0, s, -1, w, n);
-	return w;
-}
-
-static wchar_t *command_line(char *const argv[])
+/* The command line of UTF-8 argv; 0, PMU_ENOMEM, or PMU_EINVAL naming the argument
+ * that is not UTF-8 (the ANSI code page would have named another file). */
+static int command_line(char *const argv[], wchar_t **out)
 {
 	size_t len = 1, o = 0;
 	wchar_t *line, **w;
-	int n = 0;
+	int n = 0, err = PMU_ENOMEM;
 
+	*out = NULL;
 	while (argv[n])
 		n++;
 	w = calloc((size_t)n + 1, sizeof(*w));
 	if (!w)
-		return NULL;
+		return pmuk_fail(PMU_ENOMEM, "out of memory preparing '%s'", argv[0]);
 	for (int i = 0; i < n; i++) {
-		if (!(w[i] = widen(argv[i])))
+		if ((err = pmuk_utf8_to_utf16(argv[i], (uint16_t **)&w[i]))) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "%s", pmu_error_detail());
+			err = err == PMU_EINVAL ? pmuk_fail(err, "argument %d of the command: %s",
+							    i, why) : err;
 			goto fail;
+		}
 		len += quote_arg(NULL, w[i]) + 1;
 	}
 	line = malloc(len * sizeof(wchar_t));
-	if (!line)
+	if (!line) {
+		err = pmuk_fail(PMU_ENOMEM, "out of memory preparing '%s'", argv[0]);
 		goto fail;
+	}
 	for (int i = 0; i < n; i++) {
 		if (i)
 			line[o++] = L' ';
@@ -93,12 +157,29 @@ static wchar_t *command_line(char *const argv[])
 	for (int i = 0; i < n; i++)
 		free(w[i]);
 	free(w);
-	return line;
+	*out = line;
+	return 0;
 fail:
 	for (int i = 0; i < n; i++)
 		free(w[i]);
 	free(w);
-	return NULL;
+	return err;
+}
+
+/* A job of the command's own; a job it cannot have (nested jobs before Windows 8,
+ * a parent job without breakaway) leaves it counted as one process. */
+static void join_job(struct pmu_command *cmd)
+{
+	cmd->job = CreateJobObjectW(NULL, NULL);
+	if (cmd->job && AssignProcessToJobObject(cmd->job, cmd->pi.hProcess)) {
+		jobs_set(cmd->pi.dwProcessId, cmd->job);
+		return;
+	}
+	pmuk_log(PMU_LOG_WARN, "the command runs outside a job object (%s): what it starts is "
+		 "not counted", pmuk_win_strerror(GetLastError()));
+	if (cmd->job)
+		CloseHandle(cmd->job);
+	cmd->job = NULL;
 }
 
 int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out)
@@ -107,11 +188,11 @@ int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out)
 	struct pmu_command *cmd;
 	wchar_t *line;
 	DWORD e;
+	int err;
 
-	cmd = calloc(1, sizeof(*cmd));
-	line = command_line(argv);
-	if (!cmd || !line) {
-		free(cmd);
+	if ((err = command_line(argv, &line)))
+		return err;
+	if (!(cmd = calloc(1, sizeof(*cmd)))) {
 		free(line);
 		return pmuk_fail(PMU_ENOMEM, "out of memory preparing '%s'", argv[0]);
 	}
@@ -131,6 +212,7 @@ int pmuk_command_os_prepare(char *const argv[], struct pmu_command **out)
 				 pmuk_win_strerror(e));
 	}
 	free(line);
+	join_job(cmd);  /* suspended: it has started nothing yet */
 	cmd->pid = (int)cmd->pi.dwProcessId;
 	*out = cmd;
 	return 0;
@@ -187,6 +269,10 @@ void pmuk_command_os_free(struct pmu_command *cmd)
 	if (!cmd->reaped && WaitForSingleObject(cmd->pi.hProcess, 0) == WAIT_TIMEOUT) {
 		TerminateProcess(cmd->pi.hProcess, 1);
 		WaitForSingleObject(cmd->pi.hProcess, 5000);
+	}
+	if (cmd->job) {
+		jobs_set(cmd->pi.dwProcessId, NULL);
+		CloseHandle(cmd->job);  /* what the command left running runs on */
 	}
 	CloseHandle(cmd->pi.hThread);
 	CloseHandle(cmd->pi.hProcess);

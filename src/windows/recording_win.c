@@ -193,7 +193,8 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 		WCHAR w[MAX_PATH * 2];
 
 		pmuk_recording_os_close(r);
-		if (created && MultiByteToWideChar(CP_UTF8, 0, opts->path, -1, w, MAX_PATH * 2))
+		if (created && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, opts->path, -1,
+						   w, MAX_PATH * 2))
 			DeleteFileW(w);  /* a session that never recorded */
 		return err;
 	}
@@ -211,7 +212,7 @@ int pmuk_recording_os_stop(struct pmu_recording *r, struct pmu_recording_stats *
 	st->buffers_written = r->s.buffers_written;
 	st->buffers_lost = r->s.buffers_lost;
 	/* The path is UTF-8, as StartTraceW was given it (etw_session.c). */
-	if (MultiByteToWideChar(CP_UTF8, 0, r->path, -1, w, MAX_PATH * 2) &&
+	if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, r->path, -1, w, MAX_PATH * 2) &&
 	    GetFileAttributesExW(w, GetFileExInfoStandard, &a))
 		st->bytes = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow;
 	return err;

@@ -9,6 +9,7 @@
 #include "windows/win.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/guid.h"
 
 #include <dbghelp.h>
@@ -51,7 +52,7 @@ static const char *utf8(struct pmu_symbolizer *s, const WCHAR *w)
 
 static int wide(const char *s, WCHAR *w, int n)
 {
-	return MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n) > 0 ? 0 : -1;
+	return MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) > 0 ? 0 : -1;
 }
 
 int pmuk_sym_backend_open(struct pmu_symbolizer *s)
@@ -122,7 +123,7 @@ void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 static int pe_layout(const char *path, uint64_t *image_base, uint64_t *size)
 {
 	unsigned char b[1024];
-	FILE *f = fopen(path, "rb");
+	FILE *f = pmuk_fopen(path, "rb");
 	size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
 	uint32_t pe;
 

@@ -69,6 +69,13 @@ int pmuk_etw_sources(struct pmuk_win_source *out, int max);
 /* The child's process handle (process_win.c), for the Windows tool's wait loop. */
 struct pmu_command;
 HANDLE pmuk_command_handle(const struct pmu_command *cmd);
+/* The job object a command runs in (process_win.c): a duplicate handle of the job of
+ * the live pmu_command with this pid (close it), NULL when none; its accounting;
+ * the processes it has held (-1 unknown). */
+struct pmuk_job_counts { uint64_t cpu_100ns, page_faults, processes; };
+HANDLE pmuk_command_job_dup(int pid);
+int pmuk_job_accounting(HANDLE job, struct pmuk_job_counts *out);
+int pmuk_command_processes(const struct pmu_command *cmd);
 
 /* Where a generic event is counted on Windows (counting_win.c). */
 enum pmuk_win_src {

@@ -2,10 +2,12 @@
 /* PDH counter-type math: every worked example of shared/docs/pdh-math.md 1.2, the
  * "Processor Information" sample of seed 004 (Windows Server 2025, instance 0,0),
  * backward moves (windows_exporter#1383), and instance names -> flat CPU ids. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -356,6 +358,131 @@ static void test_instance_cpu(void **state)
 	pmu_topology_free(t);
 }
 
+/* ncpus CPUs 0..ncpus-1; nnodes NUMA nodes (0: none), CPU c in node c % nnodes when
+ * interleave, else in contiguous blocks. */
+static struct pmu_topology *synth_topology(int ncpus, int nnodes, int interleave)
+{
+	struct pmu_topology *t;
+	int ids[256];
+
+	assert_true(ncpus <= 256);
+	assert_int_equal(pmuk_topo_new(&t, "test"), 0);
+	for (int c = 0; c < ncpus; c++)
+		assert_int_equal(pmuk_topo_add_cpu(t, c, 1), 0);
+	for (int n = 0; n < nnodes; n++) {
+		int k = 0;
+
+		for (int c = 0; c < ncpus; c++)
+			if ((interleave ? c % nnodes : c / (ncpus / nnodes)) == n)
+				ids[k++] = c;
+		assert_int_equal(pmuk_topo_add_node(t, n, 0, ids, (size_t)k), 0);
+	}
+	assert_int_equal(pmuk_topo_finish(t), 0);
+	return t;
+}
+
+/* The instance names of a host: "_Total", then per A "A,_Total" and "A,0".."A,per-1". */
+struct names {
+	char buf[300][16];
+	const char *p[300];
+	size_t n;
+};
+
+static void make_names(struct names *nm, int nfirst, int per)
+{
+	nm->n = 0;
+	snprintf(nm->buf[nm->n++], 16, "_Total");
+	for (int a = 0; a < nfirst; a++) {
+		snprintf(nm->buf[nm->n++], 16, "%d,_Total", a);
+		for (int b = 0; b < per; b++)
+			snprintf(nm->buf[nm->n++], 16, "%d,%d", a, b);
+	}
+	for (size_t i = 0; i < nm->n; i++)
+		nm->p[i] = nm->buf[i];
+}
+
+static int map(const struct pmu_topology *t, enum pmuk_pdh_scheme s, const char *name)
+{
+	struct pmuk_pdh_instance in;
+	int cpu;
+
+	assert_int_equal(pmuk_pdh_instance_parse(name, &in), 0);
+	assert_int_equal(pmuk_pdh_instance_cpu(t, s, &in, &cpu), 0);
+	return cpu;
+}
+
+/* Issue 13 item 15: one reading of "A,B" for the whole counter set, decided from the
+ * topology and the names, never a per-name guess that mixes the two. */
+static void test_instance_scheme(void **state)
+{
+	struct pmu_topology *t;
+	enum pmuk_pdh_scheme s;
+	struct names nm;
+
+	(void)state;
+	/* Seed 004: 1 node, 12 CPUs, 0,0..0,11: group,processor (same CPUs either way). */
+	t = synth_topology(12, 1, 0);
+	make_names(&nm, 1, 12);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_GROUP);
+	assert_int_equal(map(t, s, "0,11"), 11);
+	pmu_topology_free(t);
+
+	/* 1 node, 128 CPUs = 2 groups: 1,5 is group 1 bit 5; no node 1 exists. */
+	t = synth_topology(128, 1, 0);
+	make_names(&nm, 2, 64);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_GROUP);
+	assert_int_equal(map(t, s, "1,5"), 69);
+	/* ... and were they node,index (0,0..0,127), the names say so. */
+	make_names(&nm, 1, 128);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_NODE);
+	assert_int_equal(map(t, s, "0,100"), 100);
+	pmu_topology_free(t);
+
+	/* 2 nodes interleaved (even, odd) in one group of 32 CPUs. node,index names
+	 * (0,0..0,15 and 1,0..1,15): 1,3 is node 1's 4th CPU, 7. */
+	t = synth_topology(32, 2, 1);
+	make_names(&nm, 2, 16);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_NODE);
+	assert_int_equal(map(t, s, "1,3"), 7);
+	assert_int_equal(map(t, s, "0,3"), 6);
+	/* group,processor names (0,0..0,31) on the same host: 0,3 is CPU 3, not node 0's
+	 * 4th CPU (6), which a per-name guess trying node first would answer. */
+	make_names(&nm, 1, 32);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_GROUP);
+	assert_int_equal(map(t, s, "0,3"), 3);
+	pmu_topology_free(t);
+
+	/* 2 nodes spanning 2 groups (TaskManagerBitmap#4): both readings fit the names;
+	 * Microsoft's help text (node,index) decides. */
+	t = two_group_topology();
+	make_names(&nm, 2, 64);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), 0);
+	assert_int_equal(s, PMUK_PDH_BY_NODE);
+	assert_int_equal(map(t, s, "0,40"), 72);
+	/* Names neither reading can place: an error naming them, not a silent guess. */
+	make_names(&nm, 3, 64);
+	assert_int_equal(pmuk_pdh_instance_scheme(t, nm.p, nm.n, &s), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "2,_Total"));
+	pmu_topology_free(t);
+}
+
+/* Issue 13 item 8: Processor Frequency is nominal; current = nominal x perf / 100. */
+static void test_current_frequency(void **state)
+{
+	(void)state;
+	/* pdh-math.md 1.2: 214.08 % of a 2000 MHz nominal clock. */
+	assert_true(fabs(pmuk_pdh_current_mhz(2000, 214.08, 0) - 4281.6) < 1e-6);
+	assert_true(fabs(pmuk_pdh_current_mhz(3000, 50, 0) - 1500) < 1e-9);
+	assert_true(pmuk_pdh_current_mhz(2000, 214.08, 4290) == 4290);  /* Actual Frequency */
+	assert_true(pmuk_pdh_current_mhz(2000, 0, 0) == 2000);  /* perf not known yet */
+	assert_true(pmuk_pdh_current_mhz(0, 0, 0) == 0);
+}
+
 /* A PDH call as documented: size 0 -> PDH_MORE_DATA with the need; a non-zero size
  * that is too small -> PDH_MORE_DATA with an untrustworthy size (here: one byte more
  * than given) or PDH_INVALID_ARGUMENT; a big enough buffer -> the data, size used. */
@@ -448,6 +575,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_type),
 		cmocka_unit_test(test_instance_parse),
 		cmocka_unit_test(test_instance_cpu),
+		cmocka_unit_test(test_instance_scheme),
+		cmocka_unit_test(test_current_frequency),
 		cmocka_unit_test(test_sized_call),
 	};
 

@@ -44,7 +44,7 @@ else
 	fail stat-pmc "exit $rc (want 3); see $OUT/stat_pmc.*"
 fi
 
-if grep -q '^  instructions .*not usable here: Wine .*ETW kernel sessions' "$OUT/list.out"; then
+if grep -qE '^  (cycles|instructions) .*not usable here: Wine .*ETW kernel sessions' "$OUT/list.out"; then
 	pass "list (instructions: the ETW reason)"
 else
 	fail list-etw "instructions lacks the ETW reason; see $OUT/list.out"

@@ -3,6 +3,7 @@
  * of a live process (-p) or of a file (-e, addresses as linked unless --base). */
 #include "cmd.h"
 #include "core/json.h"
+#include "core/file.h"
 #include "core/num.h"
 
 #include <getopt.h>
@@ -110,7 +111,7 @@ static int parse_hex_bytes(const char *s, uint8_t *out, uint8_t *n)
 static int is_pe(const char *path)
 {
 	char magic[2] = { 0 };
-	FILE *f = fopen(path, "rb");
+	FILE *f = pmuk_fopen(path, "rb");
 
 	if (f) {
 		if (fread(magic, 1, 2, f) != 2)

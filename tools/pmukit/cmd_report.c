@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "report_header.h"
 #include "core/cpulist.h"
+#include "core/file.h"
 #include "core/num.h"
 
 #include <errno.h>
@@ -179,7 +180,7 @@ static FILE *open_out(const struct report_args *a)
 		}
 		return stdout;
 	}
-	if (!(f = fopen(a->out, "wb")))
+	if (!(f = pmuk_fopen(a->out, "wb")))
 		fprintf(stderr, "pmukit report: cannot write %s: %s\n", a->out, strerror(errno));
 	return f;
 }

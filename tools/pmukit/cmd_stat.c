@@ -4,6 +4,7 @@
 #include "stat.h"
 
 #include "core/cpulist.h"
+#include "core/file.h"
 #include "core/num.h"
 
 #include <errno.h>
@@ -382,7 +383,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	/* As perf stat: counts go to stderr, so the command's stdout stays its own. */
 	cfg->out = stderr;
 	cfg->out_name = output;
-	if (output && !(cfg->out = fopen(output, "w"))) {
+	if (output && !(cfg->out = pmuk_fopen(output, "w"))) {
 		fprintf(stderr, "pmukit stat: cannot write '%s': %s\n", output, strerror(errno));
 		return 1;
 	}

@@ -7,7 +7,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#ifndef _WIN32
+#ifdef _WIN32
+#include "core/utf8.h"
+#include <windows.h>
+#include <shellapi.h>
+#else
 #include <fcntl.h>
 #include <unistd.h>
 #endif
@@ -116,8 +120,39 @@ static void hold_std_fds(void)
 #endif
 }
 
+#ifdef _WIN32
+/* main()'s argv is in the ANSI code page: a name outside it (C:\Users\Zoë on a
+ * Japanese system, any emoji) arrives as '?'. pmukit takes the UTF-16 command line
+ * and converts it once to UTF-8, the encoding of every string it handles; a lone
+ * surrogate is an error, not a '?' naming another file. NULL having said why. */
+static char **utf8_argv(int *argc)
+{
+	wchar_t **w;
+	char **v = NULL;
+	int n, err;
+
+	if (!(w = CommandLineToArgvW(GetCommandLineW(), &n))) {
+		fprintf(stderr, "pmukit: cannot read the command line: CommandLineToArgvW "
+			"failed (error %lu)\n", (unsigned long)GetLastError());
+		return NULL;
+	}
+	err = pmuk_argv_from_utf16(n, (const uint16_t *const *)w, &v);
+	LocalFree(w);
+	if (err) {
+		fprintf(stderr, "pmukit: %s: %s\n", pmu_strerror(err), pmu_error_detail());
+		return NULL;
+	}
+	*argc = n;
+	return v;  /* lives as long as the process */
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef _WIN32
+	if (!(argv = utf8_argv(&argc)))
+		return 2;
+#endif
 	hold_std_fds();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {

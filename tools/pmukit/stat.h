@@ -59,6 +59,7 @@ struct stat_summary {
 	int exit_status;         /* -1 when no command ran */
 	int interrupted;
 	const char *note;        /* why these events (software defaults on a host without PMU) */
+	const char *os_note;     /* what the OS's sources mean (stat_os_note), or NULL */
 };
 
 /* The aggregation mode needs per-CPU readings: CPU, core or socket. */
@@ -124,6 +125,10 @@ int stat_os_terminated(int wait_status);
 int stat_os_paranoid(void);
 /* 0 when this OS can run cfg, else 2 having said why. */
 int stat_os_check(const struct stat_config *cfg);
+/* Taken before the counters and the command are freed: what the counts cover and how
+ * fine they are where the OS differs from perf (Windows: tick-granular CPU times, the
+ * processes of the command's job); NULL when nothing needs saying. */
+const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command *cmd);
 
 void stat_print_header(const struct stat_config *cfg);
 /* Why this host cannot count event i of c (said once on stderr), NULL when it

@@ -123,3 +123,10 @@ int stat_os_check(const struct stat_config *cfg)
 	(void)cfg;
 	return 0;
 }
+
+const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command *cmd)
+{
+	(void)c;
+	(void)cmd;
+	return NULL;	/* perf's counts need no words here */
+}

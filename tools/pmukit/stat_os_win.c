@@ -7,6 +7,7 @@
 #include "windows/win.h"
 
 #include <signal.h>
+#include <string.h>
 
 #define STATUS_CONTROL_C_EXIT_ 0xC000013AUL
 
@@ -124,4 +125,33 @@ int stat_os_check(const struct stat_config *cfg)
 		return 2;
 	}
 	return 0;
+}
+
+/* Item 7 of issue 13: GetThreadTimes/GetProcessTimes advance by whole clock ticks
+ * (15.6 ms by default), so a short command's task-clock is 0 or one tick. Item 6:
+ * with a job, task-clock and page-faults are the command's and its children's. */
+const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command *cmd)
+{
+	static char note[400];
+	int clock = 0, job = 0, nproc = pmuk_command_processes(cmd);
+
+	for (size_t i = 0; i < pmu_counters_event_count(c); i++) {
+		int g = pmu_counters_event(c, i)->generic;
+
+		if (pmu_counters_unsupported(c, i))
+			continue;
+		clock |= g == PMU_GENERIC_TASK_CLOCK || g == PMU_GENERIC_CPU_CLOCK;
+		job |= clock || g == PMU_GENERIC_PAGE_FAULTS;
+	}
+	note[0] = '\0';
+	if (nproc > 1)
+		snprintf(note, sizeof(note), "%d processes ran in the command's job object (it "
+			 "and those it started)%s%s", nproc,
+			 job ? ": task-clock and page-faults count them all" : "",
+			 clock ? "; " : "");
+	if (clock)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "Windows counts CPU "
+			 "time in whole clock ticks (15.6 ms by default): task-clock is exact "
+			 "only to a tick per thread");
+	return note[0] ? note : NULL;
 }

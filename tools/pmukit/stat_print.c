@@ -439,6 +439,8 @@ static void print_text(const struct stat_config *cfg, const struct stat_summary 
 		fprintf(f, "\n%18.9f seconds time elapsed\n", sum->elapsed_ns / 1e9);
 		if (sum->note)
 			fprintf(f, "\n note: %s\n", sum->note);
+		if (sum->os_note)
+			fprintf(f, "%s note: %s\n", sum->note ? "" : "\n", sum->os_note);
 		if (sum->interrupted)
 			fprintf(f, " note: interrupted; these are the counts so far\n");
 		fputc('\n', f);

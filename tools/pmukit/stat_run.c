@@ -38,6 +38,7 @@ struct run {
 	int interrupted;              /* the counts are partial: the run was cut short */
 	int signo;                    /* SIGINT/SIGTERM received, 0 if none */
 	const char *note;
+	const char *os_note;          /* stat_os_note of the last run */
 };
 
 static double now_ns(void)
@@ -81,6 +82,7 @@ static void print_readings(struct run *r, const struct pmu_reading *rd, double i
 		.exit_status = r->cmd || r->cfg->argv ? r->exit_status : -1,
 		.interrupted = r->interrupted,
 		.note = r->note,
+		.os_note = r->os_note,
 	};
 
 	for (size_t k = 0; k < nrows; k++) {
@@ -461,6 +463,7 @@ static int measure(struct run *r, const struct pmu_event_list *list, double *ela
 		rc = -1;
 	else if (!(rc = open_counters(r, list, &target, &opts)) && !(rc = start(r, &opts)))
 		rc = finish(r, elapsed);
+	r->os_note = r->counters ? stat_os_note(r->counters, r->cmd) : NULL;
 	pmu_counters_close(r->counters);
 	r->counters = NULL;
 	pmu_command_free(r->cmd);
