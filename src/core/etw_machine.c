@@ -129,3 +129,15 @@ int pmuk_etw_machine_restore(const struct pmuk_etw_ops *ops, struct pmuk_etw_mac
 	memset(m, 0, sizeof(*m));
 	return first;
 }
+
+int pmuk_etw_consumer_finish(const struct pmuk_etw_finish_ops *ops)
+{
+	ops->stop(ops->ctx);
+	if (ops->join(ops->ctx, 5000)) {
+		/* No end of the stream came: CloseTrace makes ProcessTrace return. */
+		ops->close(ops->ctx);
+		return ops->join(ops->ctx, 30000) ? -1 : 0;
+	}
+	ops->close(ops->ctx);
+	return 0;
+}

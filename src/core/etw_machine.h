@@ -65,4 +65,18 @@ int pmuk_etw_machine_restore(const struct pmuk_etw_ops *ops, struct pmuk_etw_mac
  * too many or unknown to this CPU. wine: the Wine version, or NULL. */
 int pmuk_etw_set_error(uint32_t e, uint32_t info_class, const char *what, const char *wine);
 
+/* The end of a real-time session with a consumer thread (ProcessTrace): stop the
+ * session, wait for the consumer to drain what was buffered and return, and only
+ * then CloseTrace; CloseTrace first makes ProcessTrace return early and drops the
+ * buffers not yet delivered, so the final read missed the last interval. */
+struct pmuk_etw_finish_ops {
+	void *ctx;
+	int (*stop)(void *ctx);                   /* ControlTrace(STOP) */
+	int (*join)(void *ctx, unsigned timeout_ms); /* 0 when the consumer ended */
+	void (*close)(void *ctx);                 /* CloseTrace of the consumer */
+};
+/* 0, or -1 when the consumer did not end even after CloseTrace (its state must then
+ * be leaked, not freed). The stop's own error does not stop the rest. */
+int pmuk_etw_consumer_finish(const struct pmuk_etw_finish_ops *ops);
+
 #endif

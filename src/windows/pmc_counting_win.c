@@ -279,23 +279,38 @@ static int setup(struct pmuk_etw_pmc *p)
 	return pmuk_etw_session_enable(&p->s, mask);
 }
 
-/* Stops the session, then waits for ProcessTrace to deliver what was still buffered
- * and return, and only then closes the consumer (CloseTrace while ProcessTrace runs
- * drops the buffers not yet delivered). 0, or -1 when the consumer did not end. */
-static int finish(struct pmuk_etw_pmc *p)
+static int fin_stop(void *ctx)
 {
-	pmuk_etw_session_free(&p->s);
-	if (p->thread && WaitForSingleObject(p->thread, 5000) != WAIT_OBJECT_0) {
-		/* No end of the stream came: CloseTrace makes ProcessTrace return. */
-		if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
-			CloseTrace(p->consumer);
-		p->consumer = INVALID_PROCESSTRACE_HANDLE;
-		if (WaitForSingleObject(p->thread, 30000) != WAIT_OBJECT_0)
-			return -1;
-	}
+	struct pmuk_etw_pmc *p = ctx;
+
+	pmuk_etw_session_free(&p->s);  /* stops, restores, unregisters */
+	return 0;
+}
+
+static int fin_join(void *ctx, unsigned ms)
+{
+	struct pmuk_etw_pmc *p = ctx;
+
+	return p->thread && WaitForSingleObject(p->thread, ms) != WAIT_OBJECT_0 ? -1 : 0;
+}
+
+static void fin_close(void *ctx)
+{
+	struct pmuk_etw_pmc *p = ctx;
+
 	if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
 		CloseTrace(p->consumer);
 	p->consumer = INVALID_PROCESSTRACE_HANDLE;
+}
+
+/* Stop, join, close (core/etw_machine.c): the final read then has every switch.
+ * 0, or -1 when the consumer did not end. */
+static int finish(struct pmuk_etw_pmc *p)
+{
+	const struct pmuk_etw_finish_ops ops = { p, fin_stop, fin_join, fin_close };
+
+	if (pmuk_etw_consumer_finish(&ops))
+		return -1;
 	if (p->thread)
 		CloseHandle(p->thread);
 	p->thread = NULL;

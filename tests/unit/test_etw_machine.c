@@ -215,6 +215,53 @@ static void test_restore_after_failure(void **state)
 	assert_int_equal(f.interval[2], 4096);
 }
 
+/* The end of a counting session (item 11): stop, join the consumer, then close. */
+struct seq {
+	char log[16];
+	int n;
+	int join_fails;          /* joins that time out before one succeeds */
+};
+
+static int seq_stop(void *ctx)
+{
+	struct seq *q = ctx;
+
+	q->log[q->n++] = 'S';
+	return 0;
+}
+
+static int seq_join(void *ctx, unsigned ms)
+{
+	struct seq *q = ctx;
+
+	q->log[q->n++] = ms >= 30000 ? 'J' : 'j';
+	return q->join_fails-- > 0 ? -1 : 0;
+}
+
+static void seq_close(void *ctx)
+{
+	struct seq *q = ctx;
+
+	q->log[q->n++] = 'C';
+}
+
+static void test_consumer_finish(void **state)
+{
+	struct seq q = { .n = 0 };
+	struct pmuk_etw_finish_ops ops = { &q, seq_stop, seq_join, seq_close };
+
+	(void)state;
+	assert_int_equal(pmuk_etw_consumer_finish(&ops), 0);
+	assert_string_equal(q.log, "SjC");   /* the consumer drained before CloseTrace */
+	memset(&q, 0, sizeof(q));
+	q.join_fails = 1;
+	assert_int_equal(pmuk_etw_consumer_finish(&ops), 0);
+	assert_string_equal(q.log, "SjCJ");  /* a stuck stream: CloseTrace ends it */
+	memset(&q, 0, sizeof(q));
+	q.join_fails = 2;
+	assert_int_equal(pmuk_etw_consumer_finish(&ops), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_sources_restore),
 		cmocka_unit_test(test_refused_interval_text),
 		cmocka_unit_test(test_restore_after_failure),
+		cmocka_unit_test(test_consumer_finish),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
