@@ -147,7 +147,13 @@ static void counting(struct wcaps *w)
 			"cycles from QueryThreadCycleTime/QueryProcessCycleTime "
 			"(driver-free, TSC rate); context-switches of the calling thread via HCP");
 	counting_hcp(w);
-	if (w->etw.usable)
+	/* Decided from queries alone (no session is started): the profile-source list,
+	 * TraceMaxPmcCounterQuery and TracePmcCounterOwners. */
+	if (w->etw.usable && !w->etw.nsources)
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"no ETW PMC counting here: TraceProfileSourceListInfo lists no "
+				"profile source (a VM without a virtual PMU?)");
+	else if (w->etw.usable)
 		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
 				"other hardware events and HAL profile sources count "
 				"through ETW PMC-on-CSwitch sessions (TracePmcCounterListInfo) per "
@@ -163,6 +169,11 @@ static void counting(struct wcaps *w)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
 			       "(one fewer with sampling on)", "%d", w->etw.max_pmc);
+	if (w->etw.pmc_owners > 0)
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"%d PMCs are held by another profiler now "
+				"(TracePmcCounterOwners): fewer are left for pmukit",
+				w->etw.pmc_owners);
 	if (w->etw.pmc_owners >= 0)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "pmc_owners", "TracePmcCounterOwners on CPU 0: counters held "
