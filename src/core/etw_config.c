@@ -6,6 +6,8 @@
  *   CLASSIC_EVENT_ID (24 bytes): GUID EventGuid @0 (Data1 ULONG, Data2 USHORT,
  *     Data3 USHORT, Data4[8]), UCHAR Type @16, UCHAR Reserved[7] @17 (zero).
  *   TraceLbrConfigurationInfo: one ULONG of LBR flags.
+ *   TraceLbrEventListInfo: ULONG hook ids (0x0F2E SampledProfile, 0x0F2F PMC), at most 4.
+ *   PERFINFO_GROUPMASK: ULONG Masks[8]; a PERF_* group 0xIGGGGGGG is bit G of Masks[I>>1].
  *   PROFILE_SOURCE_INFO: ULONG NextEntryOffset @0 (from this entry; 0 = last),
  *     ULONG Source @4, ULONG MinInterval @8, ULONG MaxInterval @12,
  *     ULONG64 Reserved @16, WCHAR Description[] @24 (UTF-16LE, NUL-terminated). */
@@ -84,14 +86,12 @@ int pmuk_etw_event_ids(struct pmuk_etw_block *b, uint32_t info_class,
 {
 	int err;
 
+	/* TraceLbrEventListInfo takes hook ids, not CLASSIC_EVENT_IDs: pmuk_etw_lbr_events. */
 	if (info_class != PMUK_TRACE_PMC_EVENT_LIST_INFO &&
-	    info_class != PMUK_TRACE_LBR_EVENT_LIST_INFO &&
 	    info_class != PMUK_TRACE_STACK_TRACING_INFO)
 		return pmuk_fail(PMU_EINVAL, "trace information class %u takes no list of "
 				 "CLASSIC_EVENT_IDs", info_class);
-	/* TRACE_LBR_MAXIMUM_EVENTS (evntrace.h): LBR rides on at most 4 events. */
-	if ((err = begin(b, info_class, n, info_class == PMUK_TRACE_LBR_EVENT_LIST_INFO ?
-			 PMUK_ETW_MAX_LBR_EVENTS : PMUK_ETW_MAX_EVENTS, "event list")))
+	if ((err = begin(b, info_class, n, PMUK_ETW_MAX_EVENTS, "event list")))
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		put(b, ev[i].guid.d1, 4);
@@ -103,6 +103,66 @@ int pmuk_etw_event_ids(struct pmuk_etw_block *b, uint32_t info_class,
 		put(b, 0, 7);
 	}
 	return 0;
+}
+
+int pmuk_etw_lbr_events(struct pmuk_etw_block *b, const uint32_t *hooks, size_t n)
+{
+	/* TRACE_LBR_MAXIMUM_EVENTS (evntrace.h): LBR rides on at most 4 events. */
+	int err = begin(b, PMUK_TRACE_LBR_EVENT_LIST_INFO, n, PMUK_ETW_MAX_LBR_EVENTS,
+			"LBR event list");
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (hooks[i] > 0xffffu) {
+			memset(b, 0, sizeof(*b));
+			return pmuk_fail(PMU_EINVAL, "0x%x is no kernel hook id (they are 16-bit, "
+					 "e.g. 0x0F2E SampledProfile)", hooks[i]);
+		}
+		put(b, hooks[i], 4);
+	}
+	return 0;
+}
+
+static void group_set(uint32_t mask[8], uint32_t perf_group)
+{
+	mask[perf_group >> 29] |= perf_group & 0x1fffffffu;
+}
+
+void pmuk_etw_group_mask(const struct pmuk_etw_groups *g, uint32_t mask[8])
+{
+	memset(mask, 0, 8 * sizeof(*mask));
+	mask[0] = g->classic;
+	if (g->profile) {
+		mask[0] |= PMUK_ETW_FLAG_PROFILE;
+		group_set(mask, PMUK_ETW_PERF_PROFILE);
+	}
+	if (g->cswitch) {
+		mask[0] |= PMUK_ETW_FLAG_CSWITCH;
+		group_set(mask, PMUK_ETW_PERF_CONTEXT_SWITCH);
+	}
+	if (g->ready_thread)
+		mask[0] |= PMUK_ETW_FLAG_DISPATCHER;
+	if (g->pmc)
+		group_set(mask, PMUK_ETW_PERF_PMC_PROFILE);
+}
+
+void pmuk_etw_stack_events(int timer, int pmc, int wait, struct pmuk_etw_event_id ev[4],
+			   size_t *n)
+{
+	*n = 0;
+	if (timer)
+		ev[(*n)++] = (struct pmuk_etw_event_id){ pmuk_etw_perfinfo_guid,
+							 PMUK_ETW_TYPE_SAMPLED_PROFILE };
+	if (pmc)
+		ev[(*n)++] = (struct pmuk_etw_event_id){ pmuk_etw_perfinfo_guid,
+							 PMUK_ETW_TYPE_PMC_INTERRUPT };
+	if (wait) {
+		ev[(*n)++] = (struct pmuk_etw_event_id){ pmuk_etw_thread_guid,
+							 PMUK_ETW_TYPE_CSWITCH };
+		ev[(*n)++] = (struct pmuk_etw_event_id){ pmuk_etw_thread_guid,
+							 PMUK_ETW_TYPE_READY_THREAD };
+	}
 }
 
 int pmuk_etw_lbr_config(struct pmuk_etw_block *b, uint32_t flags)
@@ -218,6 +278,20 @@ bad_trunc:
 	free(v);
 	return pmuk_fail(PMU_EFORMAT, "profile source entry at byte %zu is cut short by the "
 			 "end of the %zu-byte list", off, len);
+}
+
+int pmuk_etw_interval_check(const struct pmuk_etw_source *s, uint32_t interval,
+			    const char *unit)
+{
+	/* A source that states no range (both 0) leaves the check to the kernel. */
+	if ((!s->min_interval && !s->max_interval) ||
+	    (interval >= s->min_interval && interval <= s->max_interval))
+		return 0;
+	return pmuk_fail(PMU_EINVAL, "a sampling interval of %u %s is outside what profile "
+			 "source %s (%u) takes: %u to %u %s (TraceProfileSourceListInfo); choose "
+			 "a %s inside it", interval, unit, s->name, s->id, s->min_interval,
+			 s->max_interval, unit, strcmp(unit, "events") ? "frequency (-F)" :
+			 "period (-c)");
 }
 
 const struct pmuk_etw_source *pmuk_etw_source_find(const struct pmuk_etw_source *v, size_t n,

@@ -69,6 +69,21 @@ extern const struct pmu_guid pmuk_etw_perfinfo_guid; /* ce1dbfb4-137e-4da6-87b0-
 #define PMUK_ETW_TYPE_CSWITCH 36          /* Thread: CSwitch */
 #define PMUK_ETW_TYPE_SAMPLED_PROFILE 46  /* PerfInfo: SampledProfile (timer) */
 #define PMUK_ETW_TYPE_PMC_INTERRUPT 47    /* PerfInfo: PMC overflow sample (PERF_PMC_PROFILE) */
+#define PMUK_ETW_TYPE_READY_THREAD 50     /* Thread: ReadyThread (EVENT_TRACE_FLAG_DISPATCHER) */
+
+/* Kernel hook ids (PERFINFO_LOG_TYPE_*), what TraceLbrEventListInfo takes. */
+#define PMUK_ETW_HOOK_SAMPLED_PROFILE 0x0F2Eu
+#define PMUK_ETW_HOOK_PMC_INTERRUPT 0x0F2Fu
+
+/* Classic EnableFlags (evntrace.h EVENT_TRACE_FLAG_*) and their PERFINFO_GROUPMASK
+ * twins in Masks[1] (PERF_PROFILE 0x20000002, PERF_CONTEXT_SWITCH 0x20000004,
+ * PERF_PMC_PROFILE 0x20000400: the top 3 bits are the mask index). */
+#define PMUK_ETW_FLAG_CSWITCH 0x00000010u
+#define PMUK_ETW_FLAG_DISPATCHER 0x00000800u
+#define PMUK_ETW_FLAG_PROFILE 0x01000000u
+#define PMUK_ETW_PERF_PROFILE 0x20000002u
+#define PMUK_ETW_PERF_CONTEXT_SWITCH 0x20000004u
+#define PMUK_ETW_PERF_PMC_PROFILE 0x20000400u
 
 #define PMUK_ETW_BLOCK_MAX 1024
 #define PMUK_ETW_MAX_IDS 64      /* source ids per block */
@@ -87,10 +102,27 @@ int pmuk_etw_profile_interval(struct pmuk_etw_block *b, uint32_t source, uint32_
 /* TraceProfileSourceConfigInfo (6) or TracePmcCounterListInfo (9): ULONG[n]. */
 int pmuk_etw_source_ids(struct pmuk_etw_block *b, uint32_t info_class, const uint32_t *ids,
 			size_t n);
-/* TracePmcEventListInfo (8), TraceLbrEventListInfo (21, at most 4), TraceStackTracingInfo
- * (3): CLASSIC_EVENT_ID[n], 24 bytes each {GUID EventGuid; UCHAR Type; UCHAR Reserved[7]}. */
+/* TracePmcEventListInfo (8), TraceStackTracingInfo (3): CLASSIC_EVENT_ID[n], 24 bytes
+ * each {GUID EventGuid; UCHAR Type; UCHAR Reserved[7]}. */
 int pmuk_etw_event_ids(struct pmuk_etw_block *b, uint32_t info_class,
 		       const struct pmuk_etw_event_id *ev, size_t n);
+/* TraceLbrEventListInfo (21): ULONG hook ids (PMUK_ETW_HOOK_*), at most 4. */
+int pmuk_etw_lbr_events(struct pmuk_etw_block *b, const uint32_t *hooks, size_t n);
+
+/* What a session enables, as a PERFINFO_GROUPMASK for TraceSystemTraceEnableFlagsInfo:
+ * mask[0] the classic flags, plus PROFILE / CSWITCH (and DISPATCHER for ReadyThread)
+ * with their Masks[1] twins set too, as PerfView does, so a kernel that reads either
+ * spelling delivers the events; pmc adds PERF_PMC_PROFILE. */
+struct pmuk_etw_groups {
+	uint32_t classic;        /* EVENT_TRACE_FLAG_* always on (process, thread, image) */
+	int profile, cswitch, ready_thread, pmc;
+};
+void pmuk_etw_group_mask(const struct pmuk_etw_groups *g, uint32_t mask[8]);
+
+/* The CLASSIC_EVENT_IDs stacks are walked on: SampledProfile (timer), the PMC
+ * interrupt (pmc), and for wait analysis CSwitch and ReadyThread. Count in *n. */
+void pmuk_etw_stack_events(int timer, int pmc, int wait, struct pmuk_etw_event_id ev[4],
+			   size_t *n);
 /* TraceLbrConfigurationInfo (20): one ULONG of PMUK_LBR_* flags. */
 int pmuk_etw_lbr_config(struct pmuk_etw_block *b, uint32_t flags);
 
@@ -118,6 +150,10 @@ int pmuk_etw_source_list_parse(const void *buf, size_t len, struct pmuk_etw_sour
 /* Finds the source for a name: a profile-source name ("InstructionRetired", any case)
  * or a pmukit generic event ("instructions", "cycles", ...) mapped through the alias
  * table of event_table.c. NULL (with a detail listing the sources) when none fits. */
+/* PMU_EINVAL, naming the source's range, when interval is outside [min, max] of the
+ * profile source (unit: "x 100 ns" for the timer, "events" for a PMC). */
+int pmuk_etw_interval_check(const struct pmuk_etw_source *s, uint32_t interval,
+			    const char *unit);
 const struct pmuk_etw_source *pmuk_etw_source_find(const struct pmuk_etw_source *v, size_t n,
 						   const char *name);
 

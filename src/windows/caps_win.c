@@ -5,6 +5,7 @@
 #include "windows/win.h"
 #include "core/caps_model.h"
 #include "core/error.h"
+#include "core/etw_host.h"
 #include "core/os_int.h"
 
 #include <cpuid.h>
@@ -23,30 +24,30 @@ struct wcaps {
 	struct pmuk_win_version ver;
 	struct pmuk_win_priv priv;
 	struct pmuk_etw_facts etw;
-	char hv[16];
-};
-
-/* CPUID leaf 0x40000000 signatures. */
-static const char *const hv_names[][2] = {
-	{ "KVMKVMKVM", "KVM" }, { "Microsoft Hv", "Hyper-V" }, { "VMwareVMware", "VMware" },
-	{ "XenVMMXenVMM", "Xen" }, { "TCGTCGTCGTCG", "QEMU TCG" }, { "VBoxVBoxVBox", "VirtualBox" },
+	char hv[48];
 };
 
 static void host(struct wcaps *w)
 {
-	unsigned a, b, c, d, r[3];
+	struct pmuk_cpuid_hv c = { 0 };
+	struct pmuk_hv_verdict hv;
+	unsigned a, b, cx, d;
 	SYSTEM_INFO si;
 	char kernel[128];
-	int vm = 0;
+	int vm;
 
-	if (__get_cpuid(1, &a, &b, &c, &d) && (c >> 31 & 1)) {
-		vm = 1;
-		__cpuid(0x40000000, a, r[0], r[1], r[2]);
-		memcpy(w->hv, r, 12);
-		for (size_t i = 0; i < sizeof(hv_names) / sizeof(hv_names[0]); i++)
-			if (!strcmp(w->hv, hv_names[i][0]))
-				snprintf(w->hv, sizeof(w->hv), "%s", hv_names[i][1]);
+	if (__get_cpuid(1, &a, &b, &cx, &d))
+		c.leaf1_ecx = cx;
+	if (c.leaf1_ecx >> 31 & 1) {
+		__cpuid(0x40000000, c.hv_max, c.hv_sig[0], c.hv_sig[1], c.hv_sig[2]);
+		/* A Windows host with Hyper-V or VBS runs as the root partition: it sees the
+		 * hypervisor bit, but owns the hardware (CreatePartitions, 0x40000003 EBX 0). */
+		if (pmuk_cpuid_hv_wants_features(&c))
+			__cpuid(0x40000003, a, c.hv_features_ebx, cx, d);
 	}
+	pmuk_cpuid_hv_decode(&c, &hv);
+	vm = hv.vm;
+	snprintf(w->hv, sizeof(w->hv), "%s", hv.root ? "" : hv.name);
 	GetNativeSystemInfo(&si);
 	if (w->wine)
 		snprintf(kernel, sizeof(kernel), "Wine %s (reports Windows %lu.%lu.%lu)", w->wine,
@@ -66,6 +67,10 @@ static void host(struct wcaps *w)
 	pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
 		       "cpus_active", "GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)",
 		       "%lu", (unsigned long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
+	if (hv.root)
+		pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
+			       "hyperv_root", "CPUID 0x40000003 EBX bit 0 (CreatePartitions): the "
+			       "Hyper-V root partition, which owns the hardware: not a VM", "yes");
 	pmuk_caps_fact(w->c, PMU_CONCERN_HOST,
 		       "virtual_machine", vm ? "hardware counters exist only if the "
 		       "hypervisor virtualizes the PMU" : "no hypervisor detected", "%s",
@@ -98,8 +103,10 @@ static void counting_hcp(struct wcaps *w)
 				"application at a time)", pmuk_win_strerror(e));
 		return;
 	}
-	e = rd(h, READ_THREAD_PROFILING_FLAG_DISPATCHING |
-	       READ_THREAD_PROFILING_FLAG_HARDWARE_COUNTERS, &pd);
+	/* ReadThreadProfilingData takes only the flags EnableThreadProfiling enabled:
+	 * dispatching here; hardware counters need a mask of counters a kernel driver
+	 * configured (KeSetHardwareCounterConfiguration), which pmukit has none of. */
+	e = rd(h, pmuk_hcp_read_flags(THREAD_PROFILING_FLAG_DISPATCH, 0), &pd);
 	dis(h);
 	if (e != ERROR_SUCCESS) {
 		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
@@ -107,13 +114,12 @@ static void counting_hcp(struct wcaps *w)
 		return;
 	}
 	pmuk_caps_fact(w->c, PMU_CONCERN_COUNTING,
-		       "hcp_hw_counters", "HwCounters[] ReadThreadProfilingData filled: "
-		       "a kernel driver must configure PMCs (KeSetHardwareCounterConfiguration)",
-		       "%u", (unsigned)pd.HwCountersCount);
-	if (!pd.HwCountersCount)
-		pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
-				"HCP gives CycleTime and ContextSwitchCount only: no "
-				"driver configured hardware counters for thread profiling");
+		       "hcp_dispatch", "ReadThreadProfilingData(DISPATCHING) on this thread: "
+		       "CycleTime and ContextSwitchCount", "%llu switches",
+		       (unsigned long long)pd.ContextSwitchCount);
+	pmuk_caps_limit(w->c, PMU_CONCERN_COUNTING,
+			"HCP gives CycleTime and ContextSwitchCount only: its hardware "
+			"counters need a kernel driver to configure them");
 }
 
 static void counting(struct wcaps *w)
@@ -141,7 +147,13 @@ static void counting(struct wcaps *w)
 			"ref-cycles from QueryThreadCycleTime/QueryProcessCycleTime "
 			"(driver-free, TSC rate; core cycles need ETW); context-switches of the calling thread via HCP");
 	counting_hcp(w);
-	if (w->etw.usable)
+	/* Decided from queries alone (no session is started): the profile-source list,
+	 * TraceMaxPmcCounterQuery and TracePmcCounterOwners. */
+	if (w->etw.usable && !w->etw.nsources)
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"no ETW PMC counting here: TraceProfileSourceListInfo lists no "
+				"profile source (a VM without a virtual PMU?)");
+	else if (w->etw.usable)
 		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
 				"other hardware events and HAL profile sources count "
 				"through ETW PMC-on-CSwitch sessions (TracePmcCounterListInfo) per "
@@ -157,6 +169,11 @@ static void counting(struct wcaps *w)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "etw_max_pmc", "TraceMaxPmcCounterQuery: PMCs usable at once "
 			       "(one fewer with sampling on)", "%d", w->etw.max_pmc);
+	if (w->etw.pmc_owners > 0)
+		pmuk_caps_limit(c, PMU_CONCERN_COUNTING,
+				"%d PMCs are held by another profiler now "
+				"(TracePmcCounterOwners): fewer are left for pmukit",
+				w->etw.pmc_owners);
 	if (w->etw.pmc_owners >= 0)
 		pmuk_caps_fact(c, PMU_CONCERN_COUNTING,
 			       "pmc_owners", "TracePmcCounterOwners on CPU 0: counters held "

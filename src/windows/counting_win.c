@@ -301,8 +301,8 @@ static int leave_out(struct win_counter *c)
  * with their own reason and the session opens with the rest. */
 static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target *t, int skip)
 {
-	struct pmuk_etw_pmc *one;
 	int err = open_pmc(p, t), left = 0;
+	uint32_t id;
 
 	if (err != PMU_ENOTSUP || !skip)
 		return err;
@@ -311,8 +311,8 @@ static int open_pmc_or_leave_out(struct pmu_counters *p, const struct pmu_target
 
 		if (p->c[i].src != PMUK_WSRC_ETW_PMC)
 			continue;
-		if ((err = pmuk_etw_pmc_open(&ev, 1, t, &one)) == 0) {
-			pmuk_etw_pmc_close(one);
+		/* Decided from queries: no session per event (issue 13 item 10). */
+		if ((err = pmuk_etw_pmc_check_events(&ev, 1, &id)) == 0) {
 			left++;
 		} else if (err != PMU_ENOTSUP || (err = leave_out(&p->c[i]))) {
 			return err;

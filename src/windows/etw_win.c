@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* ETW facts for the capability matrix and event naming: the profile sources the HAL
  * offers (TraceProfileSourceListInfo), the PMC budget (TraceMaxPmcCounterQuery), who
- * holds PMCs now (TracePmcCounterOwners) and whether the NT Kernel Logger already runs.
+ * holds PMCs now (TracePmcCounterOwners) and whether the NT Kernel Logger already runs:
+ * queries only, no session is started (stat and caps decide from these).
  * TraceQueryInformation aborts the process under Wine: it is never called there. */
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/etw_config.h"
+#include "core/etw_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,28 +102,19 @@ static int kernel_logger(char *owner, size_t n)
 static void owners(tqi_fn q, struct pmuk_etw_facts *f)
 {
 	struct pmuk_pmc_ownership st;
-	size_t o = 0;
+	uint32_t n, held;
 	ULONG ret = 0;
 
 	memset(&st, 0, sizeof(st));
 	st.processor = 0;
 	if (q(0, PMUK_TRACE_PMC_COUNTER_OWNERS, &st, sizeof(st), &ret) != ERROR_SUCCESS)
 		return; /* before Windows 10 21H2 */
-	f->pmc_owners = 0;
-	for (ULONG i = 0; i < st.ncounters && i < 32; i++) {
-		const struct pmuk_pmc_owner *w = &st.owners[i];
-
-		if (w->owner_type == PMUK_PMC_OWNER_FREE)
-			continue;
-		f->pmc_owners++;
-		if (o < sizeof(f->owner_list))
-			o += (size_t)snprintf(f->owner_list + o, sizeof(f->owner_list) - o,
-					      "%scounter %lu: %s %lu (source %lu)", o ? ", " : "",
-					      (unsigned long)i, w->owner_type == PMUK_PMC_OWNER_UNTAGGED
-					      ? "untagged owner" : "owner tag",
-					      (unsigned long)w->owner_tag,
-					      (unsigned long)w->profile_source);
+	if (pmuk_etw_owners_parse(&st, ret && ret <= sizeof(st) ? ret : sizeof(st), &n, &held,
+				  f->owner_list, sizeof(f->owner_list))) {
+		pmuk_clear_detail();
+		return;
 	}
+	f->pmc_owners = (int)held;
 }
 
 void pmuk_etw_probe(struct pmuk_etw_facts *f)

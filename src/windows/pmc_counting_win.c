@@ -6,7 +6,9 @@
  * the thread switched out at the second one (CSwitch OldThreadId), so each switch
  * credits the delta since the previous switch on that CPU to that thread's target.
  * Thread start and rundown events map threads to processes. Counts reach the
- * consumer when ETW flushes its buffers: reads flush first and wait for it.
+ * consumer when ETW flushes its buffers: reads while counting flush first and wait
+ * for it; disabling stops the session and joins the consumer, so the final read
+ * has every switch (enabling again starts a new session).
  *
  * Wine: StartTraceW reports success with a fake handle and TraceSetInformation
  * answers ERROR_CALL_NOT_IMPLEMENTED; the profile-source query (TraceQuery-
@@ -14,6 +16,7 @@
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/glpi.h"
+#include "core/etw_host.h"
 
 #include <evntcons.h>
 #include <pmukit/counting.h>
@@ -35,6 +38,7 @@ struct tid_pid {
 
 struct pmuk_etw_pmc {
 	struct pmuk_etw_session s;
+	uint32_t ids[MAX_PMC];          /* profile sources, to start a session again */
 	TRACEHANDLE consumer;
 	HANDLE thread;
 	CRITICAL_SECTION lock;
@@ -238,21 +242,23 @@ int pmuk_etw_resolve(const struct pmu_event *const *ev, size_t n, uint32_t *ids)
 	return 0;
 }
 
-static int setup(struct pmuk_etw_pmc *p, const uint32_t *ids)
+static int setup(struct pmuk_etw_pmc *p)
 {
 	static const struct pmuk_etw_event_id on_cswitch = {
 		.guid = { 0x3d6fa8d1, 0xfe05, 0x11d0,
 			  { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c } },
 		.type = PMUK_ETW_TYPE_CSWITCH,
 	};
+	const struct pmuk_etw_groups g = { .classic = EVENT_TRACE_FLAG_THREAD, .cswitch = 1 };
 	EVENT_TRACE_LOGFILEW lf;
 	struct pmuk_etw_block b;
-	ULONG mask[8] = { EVENT_TRACE_FLAG_THREAD | EVENT_TRACE_FLAG_CSWITCH };
+	uint32_t mask[8];
 	int err;
 
+	pmuk_etw_group_mask(&g, mask);
 	if ((err = pmuk_etw_profile_privilege()) ||
 	    (err = pmuk_etw_session_start(&p->s, NULL, 256, EVENT_TRACE_FLAG_THREAD)) ||
-	    (err = pmuk_etw_source_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, ids, p->n)) ||
+	    (err = pmuk_etw_source_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, p->ids, p->n)) ||
 	    (err = pmuk_etw_session_set(&p->s, &b, "TracePmcCounterListInfo")) ||
 	    (err = pmuk_etw_event_ids(&b, PMUK_TRACE_PMC_EVENT_LIST_INFO, &on_cswitch, 1)) ||
 	    (err = pmuk_etw_session_set(&p->s, &b, "TracePmcEventListInfo")))
@@ -271,6 +277,44 @@ static int setup(struct pmuk_etw_pmc *p, const uint32_t *ids)
 		return pmuk_fail(PMU_EIO, "CreateThread for the ETW consumer failed: %s",
 				 pmuk_win_strerror(GetLastError()));
 	return pmuk_etw_session_enable(&p->s, mask);
+}
+
+static int fin_stop(void *ctx)
+{
+	struct pmuk_etw_pmc *p = ctx;
+
+	pmuk_etw_session_free(&p->s);  /* stops, restores, unregisters */
+	return 0;
+}
+
+static int fin_join(void *ctx, unsigned ms)
+{
+	struct pmuk_etw_pmc *p = ctx;
+
+	return p->thread && WaitForSingleObject(p->thread, ms) != WAIT_OBJECT_0 ? -1 : 0;
+}
+
+static void fin_close(void *ctx)
+{
+	struct pmuk_etw_pmc *p = ctx;
+
+	if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
+		CloseTrace(p->consumer);
+	p->consumer = INVALID_PROCESSTRACE_HANDLE;
+}
+
+/* Stop, join, close (core/etw_machine.c): the final read then has every switch.
+ * 0, or -1 when the consumer did not end. */
+static int finish(struct pmuk_etw_pmc *p)
+{
+	const struct pmuk_etw_finish_ops ops = { p, fin_stop, fin_join, fin_close };
+
+	if (pmuk_etw_consumer_finish(&ops))
+		return -1;
+	if (p->thread)
+		CloseHandle(p->thread);
+	p->thread = NULL;
+	return 0;
 }
 
 /* Processor index -> flat CPU id (group * 64 + number) through the topology. */
@@ -326,10 +370,35 @@ size_t pmuk_etw_pmc_cpus(const struct pmuk_etw_pmc *p, const int **cpus)
 	return p->ncpus;
 }
 
+int pmuk_etw_pmc_check_events(const struct pmu_event *const *ev, size_t n, uint32_t *ids)
+{
+	struct pmuk_etw_facts f;
+	int err;
+
+	if (pmuk_wine_version())
+		return wine_probe();
+	if (!pmuk_win_at_least(6, 2, 0))
+		return pmuk_fail(PMU_ENOTSUP, "ETW PMC counting (TracePmcCounterListInfo) needs "
+				 "Windows 8 or later");
+	if (n > MAX_PMC)
+		return pmuk_fail(PMU_EBUDGET, "%zu hardware counters; ETW sessions take %d", n,
+				 MAX_PMC);
+	/* Queries only (TraceMaxPmcCounterQuery, TracePmcCounterOwners, the profile
+	 * sources): deciding starts no session that could leave counters configured. */
+	pmuk_etw_probe(&f);
+	if (!f.usable)
+		return pmuk_fail(PMU_ENOTSUP, "no ETW PMC counting here: %s", f.why);
+	if (!f.nsources)
+		return pmuk_fail(PMU_ENOTSUP, "this host offers no profile sources "
+				 "(TraceProfileSourceListInfo is empty): no PMC to count with");
+	if ((err = pmuk_etw_pmc_decide(n, 0, f.max_pmc, f.pmc_owners)))
+		return err;
+	return pmuk_etw_resolve(ev, n, ids);
+}
+
 int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
 		      struct pmuk_etw_pmc **out)
 {
-	struct pmuk_etw_facts f;
 	struct pmuk_etw_pmc *p;
 	uint32_t ids[MAX_PMC];
 	int err;
@@ -337,21 +406,13 @@ int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct 
 	*out = NULL;
 	if (pmuk_wine_version())
 		return wine_probe();
-	if (!pmuk_win_at_least(6, 2, 0))
-		return pmuk_fail(PMU_ENOTSUP, "ETW PMC counting (TracePmcCounterListInfo) needs "
-				 "Windows 8 or later");
-	pmuk_etw_probe(&f);
-	if ((err = pmuk_etw_pmc_check(n, 0, f.max_pmc)))
-		return err;
-	if (n > MAX_PMC)
-		return pmuk_fail(PMU_EBUDGET, "%zu hardware counters; ETW sessions take %d", n,
-				 MAX_PMC);
-	if ((err = pmuk_etw_resolve(ev, n, ids)))
+	if ((err = pmuk_etw_pmc_check_events(ev, n, ids)))
 		return err;
 	if (!(p = calloc(1, sizeof(*p))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory for ETW PMC counting");
 	InitializeCriticalSection(&p->lock);
 	p->n = n;
+	memcpy(p->ids, ids, n * sizeof(*ids));
 	p->nproc = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
 	p->consumer = INVALID_PROCESSTRACE_HANDLE;
 	if (!(p->last = calloc(p->nproc, sizeof(*p->last))) ||
@@ -362,7 +423,7 @@ int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct 
 	if (!err)
 		err = target(p, t);
 	if (!err)
-		err = setup(p, ids);
+		err = setup(p);
 	if (err) {
 		pmuk_etw_pmc_close(p);
 		return err;
@@ -376,6 +437,8 @@ static void sync_consumer(struct pmuk_etw_pmc *p)
 {
 	LARGE_INTEGER now;
 
+	if (!p->s.running || !p->thread)
+		return;  /* stopped: the consumer ended after the last buffer */
 	QueryPerformanceCounter(&now);
 	if (pmuk_etw_session_flush(&p->s))
 		return;
@@ -386,8 +449,15 @@ static void sync_consumer(struct pmuk_etw_pmc *p)
 
 int pmuk_etw_pmc_enable(struct pmuk_etw_pmc *p, int on)
 {
-	if (!on)
-		sync_consumer(p);
+	int err;
+
+	if (!on && p->thread && finish(p))
+		return pmuk_fail(PMU_EIO, "the ETW consumer thread did not end after the "
+				 "session stopped: the counts may miss the last switches");
+	if (on && !p->thread && (err = setup(p))) {
+		finish(p);
+		return err;
+	}
 	EnterCriticalSection(&p->lock);
 	if (on && !p->on)  /* count from each CPU's next switch on */
 		memset(p->have_last, 0, p->nproc);
@@ -421,18 +491,10 @@ void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p)
 {
 	if (!p)
 		return;
-	/* Stopping the session, and CloseTrace, end ProcessTrace (CloseTrace answers
-	 * ERROR_CTX_CLOSE_PENDING while it still runs and closes when it returns). */
-	pmuk_etw_session_free(&p->s);
-	if (p->consumer != INVALID_PROCESSTRACE_HANDLE)
-		CloseTrace(p->consumer);
-	if (p->thread) {
-		if (WaitForSingleObject(p->thread, 30000) != WAIT_OBJECT_0) {
-			/* The consumer may still call on_event with p: leak p, not free it. */
-			pmuk_log(PMU_LOG_WARN, "ETW consumer thread did not end; leaking its state");
-			return;
-		}
-		CloseHandle(p->thread);
+	if (finish(p)) {
+		/* The consumer may still call on_event with p: leak p, not free it. */
+		pmuk_log(PMU_LOG_WARN, "ETW consumer thread did not end; leaking its state");
+		return;
 	}
 	DeleteCriticalSection(&p->lock);
 	free(p->last);

@@ -6,18 +6,21 @@
  *                          (TraceSampledProfileIntervalInfo {source, period}), the
  *                          sources (TraceProfileSourceConfigInfo) and the
  *                          PERF_PMC_PROFILE group (PerfInfo type 47)
- *   callchain              TraceStackTracingInfo on types 46 / 47
- *   branches               TraceLbrConfigurationInfo + TraceLbrEventListInfo on 46 / 47
- *                          (Windows 10 1903+)
+ *   callchain              TraceStackTracingInfo on types 46 / 47; with context
+ *                          switches (--wait-stacks) also on CSwitch and ReadyThread
+ *   branches               TraceLbrConfigurationInfo + TraceLbrEventListInfo on hooks
+ *                          0x0F2E / 0x0F2F (Windows 10 1903+)
  * The session starts with only process, thread and image events (the rundown the
  * reader names threads and modules with); the sampling configuration is set next,
- * and the sampling groups are enabled last. The profile intervals are machine-wide
- * settings of the kernel: another profiling session sees them too. */
+ * and the sampling groups are enabled last. The profile intervals and sources are
+ * machine-wide settings of the kernel (TraceId 0): read first, and restored when the
+ * session stops (etw_session.c). */
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/recording_int.h"
 #include "core/opts.h"
 #include "core/event_list.h"
+#include "core/etw_host.h"
 
 #include <pmukit/recording.h>
 #include <stdio.h>
@@ -52,6 +55,7 @@ struct plan {
 	uint32_t ids[PMUK_ETW_MAX_IDS];
 	size_t nhw;
 	uint32_t period;
+	int wait;                              /* stacks on CSwitch and ReadyThread */
 };
 
 static int plan(const struct pmu_event_list *events, const struct pmu_recording_opts *o,
@@ -88,6 +92,7 @@ static int plan(const struct pmu_event_list *events, const struct pmu_recording_
 		return pmuk_fail(PMU_EINVAL, "a period of %llu events: ETW profile intervals "
 				 "are 32-bit", (unsigned long long)o->period);
 	p->period = o->period ? (uint32_t)o->period : 1000003u;
+	p->wait = o->callchain && o->context_switch;
 	return 0;
 }
 
@@ -95,40 +100,61 @@ static int plan(const struct pmu_event_list *events, const struct pmu_recording_
 static int configure(struct pmuk_etw_session *s, const struct plan *p,
 		     const struct pmu_recording_opts *o)
 {
-	struct pmuk_etw_event_id on[2];
+	struct pmuk_etw_event_id stacks[4];
 	struct pmuk_etw_block b;
-	size_t non = 0;
+	uint32_t hooks[2];
+	size_t nstacks, nhooks = 0;
 	int err = 0;
 
-	if (p->timer) {
-		on[non++] = (struct pmuk_etw_event_id){ pmuk_etw_perfinfo_guid,
-							PMUK_ETW_TYPE_SAMPLED_PROFILE };
-		if ((err = pmuk_etw_profile_interval(&b, PMUK_PROFILE_TIME, p->interval)) ||
-		    (err = pmuk_etw_session_set(s, &b, "TraceSampledProfileIntervalInfo")))
-			return err;
-	}
-	if (p->nhw) {
-		on[non++] = (struct pmuk_etw_event_id){ pmuk_etw_perfinfo_guid,
-							PMUK_ETW_TYPE_PMC_INTERRUPT };
-		for (size_t i = 0; i < p->nhw && !err; i++)
-			if (!(err = pmuk_etw_profile_interval(&b, p->ids[i], p->period)))
-				err = pmuk_etw_session_set(s, &b, "TraceSampledProfileIntervalInfo");
-		if (err || (err = pmuk_etw_source_ids(&b, PMUK_TRACE_PROFILE_SOURCE_CONFIG_INFO,
-						      p->ids, p->nhw)) ||
-		    (err = pmuk_etw_session_set(s, &b, "TraceProfileSourceConfigInfo")))
-			return err;
-	}
+	if (p->timer && (err = pmuk_etw_session_interval(s, PMUK_PROFILE_TIME, p->interval)))
+		return err;
+	for (size_t i = 0; i < p->nhw && !err; i++)
+		err = pmuk_etw_session_interval(s, p->ids[i], p->period);
+	if (err || (p->nhw && (err = pmuk_etw_session_sources(s, p->ids, p->nhw))))
+		return err;
+	pmuk_etw_stack_events(p->timer, p->nhw > 0, p->wait, stacks, &nstacks);
 	if (o->callchain &&
-	    ((err = pmuk_etw_event_ids(&b, PMUK_TRACE_STACK_TRACING_INFO, on, non)) ||
+	    ((err = pmuk_etw_event_ids(&b, PMUK_TRACE_STACK_TRACING_INFO, stacks, nstacks)) ||
 	     (err = pmuk_etw_session_set(s, &b, "TraceStackTracingInfo"))))
 		return err;
+	if (p->timer)
+		hooks[nhooks++] = PMUK_ETW_HOOK_SAMPLED_PROFILE;
+	if (p->nhw)
+		hooks[nhooks++] = PMUK_ETW_HOOK_PMC_INTERRUPT;
 	if (o->branches &&
 	    ((err = pmuk_etw_lbr_config(&b, 0)) ||
 	     (err = pmuk_etw_session_set(s, &b, "TraceLbrConfigurationInfo")) ||
-	     (err = pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, on, non)) ||
+	     (err = pmuk_etw_lbr_events(&b, hooks, nhooks)) ||
 	     (err = pmuk_etw_session_set(s, &b, "TraceLbrEventListInfo"))))
 		return err;
 	return 0;
+}
+
+/* The intervals against each profile source's MinInterval/MaxInterval, when the
+ * host's list can be read (else the kernel's answer says). */
+static int check_intervals(const struct plan *p)
+{
+	struct pmuk_win_source src[64];
+	int n = pmuk_etw_sources(src, 64), err = 0;
+
+	if (n < 0) {
+		pmuk_clear_detail();
+		return 0;
+	}
+	for (int i = 0; i < n && !err; i++) {
+		struct pmuk_etw_source e = { .id = src[i].id, .min_interval = src[i].min_interval,
+					     .max_interval = src[i].max_interval };
+		int hw = 0;
+
+		memcpy(e.name, src[i].name, sizeof(e.name));
+		for (size_t k = 0; k < p->nhw; k++)
+			hw |= p->ids[k] == e.id;
+		if (p->timer && e.id == PMUK_PROFILE_TIME)
+			err = pmuk_etw_interval_check(&e, p->interval, "x 100 ns");
+		else if (hw)
+			err = pmuk_etw_interval_check(&e, p->period, "events");
+	}
+	return err;
 }
 
 /* What the host must offer before anything is started. */
@@ -152,11 +178,30 @@ static int preflight(const struct plan *p, const struct pmu_target *t,
 		return pmuk_fail(PMU_ENOTSUP, "LBR recording (TraceLbrConfigurationInfo) needs "
 				 "Windows 10 1903 (build 18362) or later");
 	if (!p->nhw)
-		return 0;
+		return check_intervals(p);
 	pmuk_etw_probe(&f);
-	if ((err = pmuk_etw_pmc_check(p->nhw, p->timer, f.max_pmc)))
+	if ((err = pmuk_etw_pmc_decide(p->nhw, p->timer, f.max_pmc, f.pmc_owners)) ||
+	    (err = pmuk_etw_resolve(p->hw, p->nhw, resolved->ids)))
 		return err;
-	return pmuk_etw_resolve(p->hw, p->nhw, resolved->ids);
+	return check_intervals(resolved);
+}
+
+/* What the user should know of this session: said once it runs. */
+static void notes(struct pmu_recording *r, const struct plan *p)
+{
+	size_t o = 0;
+
+	o += (size_t)snprintf(r->notes, sizeof(r->notes), "the .etl stops growing at %u MB "
+			      "(MaximumFileSize): ETW drops and counts the events past it\n",
+			      PMUK_ETW_MAX_FILE_MB);
+	if (o < sizeof(r->notes) && (p->timer || p->nhw))
+		o += (size_t)snprintf(r->notes + o, sizeof(r->notes) - o, "the profile intervals "
+				      "are machine-wide: other profiling sessions see them until "
+				      "pmukit sets the previous ones back at the end\n");
+	if (o < sizeof(r->notes) && r->s.machine.unrestorable)
+		snprintf(r->notes + o, sizeof(r->notes) - o, "%zu machine-wide profile setting(s) "
+			 "could not be read first (TraceQueryInformation refused), so they stay "
+			 "as pmukit set them\n", r->s.machine.unrestorable);
 }
 
 int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pmu_target *target,
@@ -164,8 +209,9 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 {
 	struct pmu_recording *r;
 	struct plan p;
-	ULONG base = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
-		     EVENT_TRACE_FLAG_IMAGE_LOAD, mask[8] = { 0 };
+	struct pmuk_etw_groups g = { .classic = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
+					       EVENT_TRACE_FLAG_IMAGE_LOAD };
+	uint32_t mask[8];
 	int err;
 
 	if (!opts->path || !opts->path[0])
@@ -177,13 +223,14 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 	if (!(r = calloc(1, sizeof(*r))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory starting a recording");
 	snprintf(r->path, sizeof(r->path), "%s", opts->path);
-	err = pmuk_etw_session_start(&r->s, opts->path, opts->buffer_kb, base);
+	err = pmuk_etw_session_start(&r->s, opts->path, opts->buffer_kb, g.classic);
 	if (!err)
 		err = configure(&r->s, &p, opts);
-	mask[0] = base | (p.timer ? EVENT_TRACE_FLAG_PROFILE : 0) |
-		  (opts->context_switch ? EVENT_TRACE_FLAG_CSWITCH : 0);
-	if (p.nhw)
-		mask[PMUK_PERF_PMC_PROFILE_MASK] |= PMUK_PERF_PMC_PROFILE_BIT;
+	g.profile = p.timer;
+	g.cswitch = opts->context_switch;
+	g.ready_thread = p.wait;
+	g.pmc = p.nhw > 0;
+	pmuk_etw_group_mask(&g, mask);
 	if (!err)
 		err = pmuk_etw_session_enable(&r->s, mask);
 	if (err) {
@@ -198,6 +245,7 @@ int pmuk_recording_os_start(const struct pmu_event_list *events, const struct pm
 			DeleteFileW(w);  /* a session that never recorded */
 		return err;
 	}
+	notes(r, &p);
 	*out = r;
 	return 0;
 }
@@ -206,6 +254,7 @@ int pmuk_recording_os_stop(struct pmu_recording *r, struct pmu_recording_stats *
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;
 	WCHAR w[MAX_PATH * 2];
+	/* Stops the session and sets the machine-wide profile settings back. */
 	int err = pmuk_etw_session_stop(&r->s);
 
 	st->events_lost = r->s.events_lost;

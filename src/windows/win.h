@@ -11,6 +11,7 @@
 
 #include "windows/win_defs.h"
 #include "core/etw_config.h"
+#include "core/etw_machine.h"
 
 /* "8.0" under Wine (ntdll!wine_get_version), NULL on Windows. */
 const char *pmuk_wine_version(void);
@@ -101,6 +102,7 @@ struct pmuk_etw_session {
 	int kernel_logger;       /* the NT Kernel Logger (before Windows 8) */
 	int running;
 	ULONG events_lost, buffers_written, buffers_lost;  /* after stop */
+	struct pmuk_etw_machine machine;  /* machine-wide settings to restore at stop */
 };
 /* Enables SeSystemProfilePrivilege in the process token (PMC and profile sessions). */
 int pmuk_etw_profile_privilege(void);
@@ -111,10 +113,16 @@ int pmuk_etw_session_start(struct pmuk_etw_session *s, const char *path, unsigne
 /* TraceSetInformation(session, block); what names the class in details. */
 int pmuk_etw_session_set(struct pmuk_etw_session *s, const struct pmuk_etw_block *b,
 			 const char *what);
+/* The machine-wide TraceSampledProfileIntervalInfo / TraceProfileSourceConfigInfo
+ * (TraceId 0), read first; pmuk_etw_session_stop (and _free, and the console
+ * handler) restores what was read. */
+int pmuk_etw_session_interval(struct pmuk_etw_session *s, uint32_t source, uint32_t interval);
+int pmuk_etw_session_sources(struct pmuk_etw_session *s, const uint32_t *ids, size_t n);
+/* Stops the sessions that pmukit processes now gone left running (QueryAllTracesW);
+ * the first session start calls it once. */
+void pmuk_etw_sweep(void);
 /* Enables the kernel groups of a PERFINFO_GROUPMASK (mask[0]: classic EnableFlags). */
-int pmuk_etw_session_enable(struct pmuk_etw_session *s, const ULONG mask[8]);
-#define PMUK_PERF_PMC_PROFILE_MASK 1      /* PERF_PMC_PROFILE 0x20000400: mask[1] ... */
-#define PMUK_PERF_PMC_PROFILE_BIT 0x400u  /* ... bit 0x400 */
+int pmuk_etw_session_enable(struct pmuk_etw_session *s, const uint32_t mask[8]);
 int pmuk_etw_session_flush(struct pmuk_etw_session *s);
 int pmuk_etw_session_stop(struct pmuk_etw_session *s);
 void pmuk_etw_session_free(struct pmuk_etw_session *s);
@@ -126,7 +134,12 @@ struct pmu_event;
 struct pmu_target;
 int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
 		      struct pmuk_etw_pmc **out);
-/* Counting on (1) or off (0); off flushes so what ran before is counted. */
+/* Whether n hardware events can be counted, decided from the profile-source list,
+ * TraceMaxPmcCounterQuery and TracePmcCounterOwners without starting a session (under
+ * Wine: what its fake session answers); their source ids in ids[n] (at most 8). */
+int pmuk_etw_pmc_check_events(const struct pmu_event *const *ev, size_t n, uint32_t *ids);
+/* Counting on (1) or off (0); off stops the session and joins the consumer, so a
+ * read after it has every switch; on again starts a new session. */
 int pmuk_etw_pmc_enable(struct pmuk_etw_pmc *p, int on);
 void pmuk_etw_pmc_reset(struct pmuk_etw_pmc *p);
 /* Totals of event i: all targets (cpu_index -1) or one CPU of a CPU target. */

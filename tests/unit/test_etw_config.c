@@ -94,9 +94,9 @@ static void test_event_lists(void **state)
 	assert_int_equal(b.info_class, 8);
 	assert_int_equal(b.len, 24);
 	assert_memory_equal(b.data, cswitch, 24);
-	assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, &cs, 1), 0);
-	assert_int_equal(b.info_class, 21);
-	assert_memory_equal(b.data, cswitch, 24);
+	/* TraceLbrEventListInfo takes hook ids, never CLASSIC_EVENT_IDs. */
+	assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, &cs, 1),
+			 PMU_EINVAL);
 	assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_STACK_TRACING_INFO, stacks, 2), 0);
 	assert_int_equal(b.info_class, 3);
 	assert_int_equal(b.len, 48);
@@ -110,19 +110,114 @@ static void test_event_lists(void **state)
 	}
 	assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, &cs, 1),
 			 PMU_EINVAL);
-	/* LBR rides on at most TRACE_LBR_MAXIMUM_EVENTS (4) events; the other lists on more. */
 	{
 		struct pmuk_etw_event_id five[5];
 
 		for (int i = 0; i < 5; i++)
 			five[i] = cs;
-		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, five, 4), 0);
-		assert_int_equal(b.len, 96);
-		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_LBR_EVENT_LIST_INFO, five, 5),
-				 PMU_EINVAL);
-		assert_non_null(strstr(pmu_error_detail(), "at most 4"));
 		assert_int_equal(pmuk_etw_event_ids(&b, PMUK_TRACE_STACK_TRACING_INFO, five, 5), 0);
+		assert_int_equal(b.len, 120);
 	}
+}
+
+/* TraceLbrEventListInfo: ULONG hook ids, 4 bytes each, at most 4 (issue 13 item 2). */
+static void test_lbr_events(void **state)
+{
+	static const uint32_t hooks[] = { PMUK_ETW_HOOK_SAMPLED_PROFILE,
+					  PMUK_ETW_HOOK_PMC_INTERRUPT };
+	static const uint8_t want[] = { 0x2e, 0x0f, 0, 0, 0x2f, 0x0f, 0, 0 };
+	static const uint32_t five[5] = { 0x0f2e, 0x0f2f, 0x0f2e, 0x0f2f, 0x0f2e };
+	static const uint32_t wide = 0x10000;
+	struct pmuk_etw_block b;
+
+	(void)state;
+	memset(&b, 0xee, sizeof(b));
+	assert_int_equal(pmuk_etw_lbr_events(&b, hooks, 2), 0);
+	assert_int_equal(b.info_class, 21);
+	assert_int_equal(b.len, 8);
+	assert_memory_equal(b.data, want, 8);
+	assert_int_equal(pmuk_etw_lbr_events(&b, five, 4), 0);
+	assert_int_equal(b.len, 16);
+	assert_int_equal(pmuk_etw_lbr_events(&b, five, 5), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "at most 4"));
+	assert_int_equal(pmuk_etw_lbr_events(&b, hooks, 0), PMU_EINVAL);
+	assert_int_equal(pmuk_etw_lbr_events(&b, &wide, 1), PMU_EINVAL);
+	assert_int_equal(b.len, 0);
+}
+
+/* PERFINFO_GROUPMASK: the classic flag and its Masks[1] twin both set (item 14). */
+static void test_group_mask(void **state)
+{
+	struct pmuk_etw_groups g = { .classic = 0x7 };  /* process, thread, image */
+	uint32_t m[8];
+
+	(void)state;
+	memset(m, 0xee, sizeof(m));
+	pmuk_etw_group_mask(&g, m);
+	assert_int_equal(m[0], 0x7);
+	for (int i = 1; i < 8; i++)
+		assert_int_equal(m[i], 0);
+	g.profile = 1;
+	pmuk_etw_group_mask(&g, m);
+	assert_int_equal(m[0], 0x01000007);
+	assert_int_equal(m[1], 0x2);
+	g.cswitch = 1;
+	pmuk_etw_group_mask(&g, m);
+	assert_int_equal(m[0], 0x01000017);
+	assert_int_equal(m[1], 0x6);
+	g.pmc = 1;
+	g.ready_thread = 1;
+	pmuk_etw_group_mask(&g, m);
+	assert_int_equal(m[0], 0x01000817);
+	assert_int_equal(m[1], 0x406);
+	for (int i = 2; i < 8; i++)
+		assert_int_equal(m[i], 0);
+	g = (struct pmuk_etw_groups){ .classic = 0x2, .cswitch = 1 };
+	pmuk_etw_group_mask(&g, m);
+	assert_int_equal(m[0], 0x12);
+	assert_int_equal(m[1], 0x4);
+}
+
+/* Stacks on SampledProfile / PMC interrupt, and CSwitch + ReadyThread for waits. */
+static void test_stack_events(void **state)
+{
+	struct pmuk_etw_event_id ev[4];
+	size_t n;
+
+	(void)state;
+	pmuk_etw_stack_events(1, 0, 0, ev, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev[0].type, 46);
+	pmuk_etw_stack_events(1, 1, 1, ev, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(ev[1].type, 47);
+	assert_memory_equal(&ev[1].guid, &pmuk_etw_perfinfo_guid, sizeof(ev[1].guid));
+	assert_int_equal(ev[2].type, 36);
+	assert_int_equal(ev[3].type, 50);
+	assert_memory_equal(&ev[3].guid, &pmuk_etw_thread_guid, sizeof(ev[3].guid));
+	pmuk_etw_stack_events(0, 0, 1, ev, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(ev[0].type, 36);
+}
+
+/* The interval against the source's MinInterval/MaxInterval. */
+static void test_interval_check(void **state)
+{
+	struct pmuk_etw_source timer = { .id = 0, .min_interval = 1221, .max_interval = 1000000,
+					 .name = "Timer" };
+	struct pmuk_etw_source open = { .id = 9, .name = "Open" };
+
+	(void)state;
+	assert_int_equal(pmuk_etw_interval_check(&timer, 1221, "x 100 ns"), 0);
+	assert_int_equal(pmuk_etw_interval_check(&timer, 1000000, "x 100 ns"), 0);
+	assert_int_equal(pmuk_etw_interval_check(&timer, 1220, "x 100 ns"), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "1221 to 1000000 x 100 ns"));
+	assert_non_null(strstr(pmu_error_detail(), "Timer"));
+	assert_non_null(strstr(pmu_error_detail(), "-F"));
+	assert_int_equal(pmuk_etw_interval_check(&timer, 1000001, "events"), PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "-c"));
+	assert_null(strstr(pmu_error_detail(), "counter"));
+	assert_int_equal(pmuk_etw_interval_check(&open, 7, "events"), 0);
 }
 
 static void test_lbr(void **state)
@@ -320,6 +415,10 @@ int main(void)
 		cmocka_unit_test(test_source_lists),
 		cmocka_unit_test(test_event_lists),
 		cmocka_unit_test(test_lbr),
+		cmocka_unit_test(test_lbr_events),
+		cmocka_unit_test(test_group_mask),
+		cmocka_unit_test(test_stack_events),
+		cmocka_unit_test(test_interval_check),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_source_list_parse),
 		cmocka_unit_test(test_source_list_malformed),

@@ -37,7 +37,7 @@ struct rec_cfg {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-		   "                     [-b] [-d] [--switch-events] [-m PAGES]\n"
+		   "                     [-b] [-d] [--switch-events] [--wait-stacks] [-m PAGES]\n"
 		   "                     [-a | -C CPUS | -p PID | -t TID] [-o FILE] [--] [COMMAND [ARGS...]]\n\n"
 		   "Records samples of COMMAND (or of running processes, threads or CPUs until\n"
 		   "Ctrl-C) to FILE, then passes COMMAND's exit status through. Linux writes\n"
@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		   "  -b, --lbr      taken-branch stacks (LBR, BRBE) where the PMU has them\n"
 		   "  -d             data addresses, data source and weight of each sample\n"
 		   "  --switch-events  also record context switches (--switch)\n"
+		   "  --wait-stacks  Windows: call stacks on context switches and ReadyThread too,\n"
+		   "                 for wait analysis (implies -g --switch-events)\n"
 		   "  -m PAGES       data pages of each ring buffer, a power of two\n"
 		   "  -a             every CPU (the whole system)\n"
 		   "  -C CPUS        these CPUs (0,2-3)\n"
@@ -181,6 +183,7 @@ static const struct option longopts[] = {
 	{ "branch-any", no_argument, NULL, 'b' },
 	{ "switch-events", no_argument, NULL, 'S' },
 	{ "switch", no_argument, NULL, 'S' },
+	{ "wait-stacks", no_argument, NULL, 'W' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
@@ -209,6 +212,14 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'b': c->o.branches = 1; return 0;
 	case 'd': c->o.data_addr = 1; return 0;
 	case 'S': c->o.context_switch = 1; return 0;
+#ifdef _WIN32
+	/* ETW walks stacks on CSwitch and ReadyThread when both are asked for
+	 * (recording_win.c): who waited where, and who woke it. */
+	case 'W': c->o.callchain = c->o.context_switch = 1; return 0;
+#else
+	case 'W': return bad("%s", "--wait-stacks is for ETW on Windows; on Linux sample the "
+			     "switches with their stacks: -e sched:sched_switch -g");
+#endif
 	case 'm': return take_pages(c, optarg);
 	case 'a': c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS }; return 0;
 	case 'C': return take_cpus(c, optarg);
