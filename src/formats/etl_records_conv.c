@@ -377,4 +377,6 @@ void pmuk_er_convert(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 		stack(a, ev);
 	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_LBR))
 		lbr_event(a, ev);
+	else if (ev->kind == PMU_ETL_EVENT)
+		pmuk_er_clr_event(a, ev);
 }

@@ -161,6 +161,8 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 				t->ivl[i].interval = interval;
 				t->n_ivl++;
 			}
+		} else if (ev.kind == PMU_ETL_EVENT) {
+			err = pmuk_er_clr_collect(&t->clr, &ev);
 		} else if (!pmu_etl_decode_imageid_rsds(&ev, &u->id) && u->id.opcode == 36) {
 			err = add_rsds(t, &u->id, ev.raw_time);
 		}
@@ -170,6 +172,7 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 		return err;
 	if (rc < 0)
 		return rc;
+	pmuk_er_clr_finish(&t->clr);
 	if (t->n_rsds)
 		qsort(t->rsds, t->n_rsds, sizeof(*t->rsds), cmp_rsds);
 	for (size_t i = 0; i < t->n_src; i++) {
@@ -192,6 +195,7 @@ void pmuk_er_tables_free(struct er_tables *t)
 	free(t->pool);
 	free(t->key_head);
 	pmuk_index_free(&t->key_ix);
+	pmuk_er_clr_free(&t->clr);
 	memset(t, 0, sizeof(*t));
 }
 
