@@ -13,12 +13,14 @@
 #include <stdlib.h>
 
 /* "Namespace.Type.Method(arguments)": the signature's parameter list, without
- * its calling convention and return type. */
+ * its calling convention and return type. JIT helpers ("@NewObject") have the
+ * namespace and signature "NULL". */
 void pmuk_er_clr_name(const struct pmu_etl_clr_method_ev *m, char *buf, size_t size)
 {
 	const char *args = strchr(m->signature, '(');
+	int ns = m->ns[0] && strcmp(m->ns, "NULL");
 
-	snprintf(buf, size, "%s%s%s%s", m->ns, m->ns[0] ? "." : "", m->name, args ? args : "");
+	snprintf(buf, size, "%s%s%s%s", ns ? m->ns : "", ns ? "." : "", m->name, args ? args : "");
 }
 
 static const char *base_name(const char *path)
