@@ -323,6 +323,18 @@ struct pmu_etl_lbr_ev {
 };
 int pmu_etl_decode_lbr(const struct pmu_etl_event *ev, struct pmu_etl_lbr_ev *out);
 
+/* KernelTraceControl SysConfigEx (9b79ee91-b5fd-41c0-a243-4248e266e9d0), which
+ * xperf/WPR's merge and PerfView add: opcode 35 VolumeMapping (an NT path
+ * prefix such as "\Device\HarddiskVolume2\" and its DOS form "C:\"), opcode 33
+ * SystemPaths (the system and Windows directories, in first and second). */
+struct pmu_etl_sysconfig_paths_ev {
+	unsigned opcode;
+	char first[520];          /* 35: the NT path; 33: the system directory */
+	char second[520];         /* 35: the DOS path; 33: the Windows directory */
+};
+int pmu_etl_decode_sysconfig_paths(const struct pmu_etl_event *ev,
+				   struct pmu_etl_sysconfig_paths_ev *out);
+
 /* ---- CLR (.NET) runtime and rundown events ----
  * Microsoft-Windows-DotNETRuntime (e13c0d23-...) MethodLoadVerbose 143 /
  * MethodUnloadVerbose 144, ModuleLoad 152 / ModuleUnload 153, and its Rundown

@@ -70,6 +70,9 @@ struct er_tables {
 	const char *pmc_names[PMU_ETL_MAX_COUNTERS];
 	size_t n_pmc;
 	struct er_clr clr;
+	struct { char *nt, *dos; } *vol;   /* SysConfigEx volume mappings */
+	size_t n_vol, cap_vol;
+	char sysdrive[4];          /* "C:", "" unknown */
 };
 
 struct qent {
@@ -149,6 +152,11 @@ int pmuk_er_source(const struct er_tables *t, uint32_t source);
 /* Decodes PerfInfo SampledProfileInterval (opcodes 72-74); 0 or -1. */
 int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t *interval,
 		     char *name, size_t size);
+
+/* etl_records_path.c: NT image paths with drive letters */
+int pmuk_er_volume_collect(struct er_tables *t, const struct pmu_etl_event *ev);
+void pmuk_er_path(const struct er_tables *t, const char *in, char *out, size_t size);
+void pmuk_er_volumes_free(struct er_tables *t);
 
 /* etl_records_clr.c: .NET methods as SYMBOL records */
 void pmuk_er_clr_name(const struct pmu_etl_clr_method_ev *m, char *buf, size_t size);

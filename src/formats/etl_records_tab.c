@@ -163,6 +163,8 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 			}
 		} else if (ev.kind == PMU_ETL_EVENT) {
 			err = pmuk_er_clr_collect(&t->clr, &ev);
+		} else if (ev.kind == PMU_ETL_FULL && ev.provider.d1 == 0x9b79ee91u) {
+			err = pmuk_er_volume_collect(t, &ev);
 		} else if (!pmu_etl_decode_imageid_rsds(&ev, &u->id) && u->id.opcode == 36) {
 			err = add_rsds(t, &u->id, ev.raw_time);
 		}
@@ -196,6 +198,7 @@ void pmuk_er_tables_free(struct er_tables *t)
 	free(t->key_head);
 	pmuk_index_free(&t->key_ix);
 	pmuk_er_clr_free(&t->clr);
+	pmuk_er_volumes_free(t);
 	memset(t, 0, sizeof(*t));
 }
 

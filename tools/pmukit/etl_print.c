@@ -106,12 +106,14 @@ static int task_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 	return 1;
 }
 
-/* Image load/unload and image identity (RSDS: the PDB) events; 1 when ev is one. */
+/* Image load/unload, image identity (RSDS: the PDB) and volume mapping events;
+ * 1 when ev is one. */
 static int image_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 {
 	union {
 		struct pmu_etl_image_ev i;
 		struct pmu_etl_imageid_ev id;
+		struct pmu_etl_sysconfig_paths_ev sp;
 	} u;
 	char g[40];
 
@@ -122,6 +124,11 @@ static int image_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_x(o, "checksum", u.i.checksum);
 		kv_x(o, "time_date_stamp", u.i.time_date_stamp);
 		kv_s(o, "file_name", u.i.file_name);
+		return 1;
+	}
+	if (!pmu_etl_decode_sysconfig_paths(ev, &u.sp)) {
+		kv_s(o, u.sp.opcode == 35 ? "nt_path" : "system_directory", u.sp.first);
+		kv_s(o, u.sp.opcode == 35 ? "dos_path" : "windows_directory", u.sp.second);
 		return 1;
 	}
 	if (pmu_etl_decode_imageid_rsds(ev, &u.id))
