@@ -3,6 +3,7 @@
 #ifndef PMUK_FORMATS_ETL_RECORDS_INT_H
 #define PMUK_FORMATS_ETL_RECORDS_INT_H
 
+#include "formats/etl_merge.h"
 #include "formats/etl_records.h"
 
 #define ER_MAX_SOURCES 32
@@ -70,7 +71,7 @@ struct er_tables {
 	const char *pmc_names[PMU_ETL_MAX_COUNTERS];
 	size_t n_pmc;
 	struct er_clr clr;
-	struct { char *nt, *dos; } *vol;   /* SysConfigEx volume mappings */
+	struct pmuk_etl_volume *vol;   /* SysConfigEx volume mappings (owned strings) */
 	size_t n_vol, cap_vol;
 	char sysdrive[4];          /* "C:", "" unknown */
 };

@@ -28,7 +28,7 @@ int pmuk_er_volume_collect(struct er_tables *t, const struct pmu_etl_event *ev)
 		return 0;
 	if (pmuk_grow((void **)&t->vol, &t->cap_vol, t->n_vol + 1, sizeof(*t->vol)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu volume mappings", t->n_vol + 1);
-	t->vol[t->n_vol].nt = strdup(p.first);
+	t->vol[t->n_vol].nt = strdup(p.first);	/* freed with the tables */
 	t->vol[t->n_vol].dos = strdup(p.second);
 	if (!t->vol[t->n_vol].nt || !t->vol[t->n_vol++].dos)
 		return pmuk_fail(PMU_ENOMEM, "no memory for a volume mapping");
@@ -53,29 +53,35 @@ static size_t prefix(const char *s, const char *prefix)
 	return n;
 }
 
-void pmuk_er_path(const struct er_tables *t, const char *in, char *out, size_t size)
+void pmuk_etl_map_path(const struct pmuk_etl_volume *v, size_t nv, const char *sysdrive,
+		       const char *in, char *out, size_t size)
 {
 	size_t best = 0, n;
 	const char *dos = NULL;
 
-	for (size_t i = 0; i < t->n_vol; i++)
-		if ((n = prefix(in, t->vol[i].nt)) > best)
-			best = n, dos = t->vol[i].dos;
+	for (size_t i = 0; i < nv; i++)
+		if ((n = prefix(in, v[i].nt)) > best)
+			best = n, dos = v[i].dos;
 	if (dos)
 		snprintf(out, size, "%s%s", dos, in + best);
 	else if ((n = prefix(in, "\\??\\")) && in[n] && in[n + 1] == ':')
 		snprintf(out, size, "%s", in + n);
-	else if (in[0] == '\\' && in[1] != '\\' && t->sysdrive[0] && !prefix(in, "\\Device\\") &&
+	else if (in[0] == '\\' && in[1] != '\\' && sysdrive[0] && !prefix(in, "\\Device\\") &&
 		 !prefix(in, "\\SystemRoot\\"))
-		snprintf(out, size, "%s%s", t->sysdrive, in);
+		snprintf(out, size, "%s%s", sysdrive, in);
 	else
 		snprintf(out, size, "%s", in);
+}
+
+void pmuk_er_path(const struct er_tables *t, const char *in, char *out, size_t size)
+{
+	pmuk_etl_map_path(t->vol, t->n_vol, t->sysdrive, in, out, size);
 }
 
 void pmuk_er_volumes_free(struct er_tables *t)
 {
 	for (size_t i = 0; i < t->n_vol; i++)
-		free(t->vol[i].nt), free(t->vol[i].dos);
+		free((char *)t->vol[i].nt), free((char *)t->vol[i].dos);
 	free(t->vol);
 	t->vol = NULL;
 	t->n_vol = t->cap_vol = 0;

@@ -18,6 +18,7 @@
 #include "core/recording_int.h"
 #include "core/opts.h"
 #include "core/event_list.h"
+#include "formats/etl_merge.h"
 
 #include <pmukit/recording.h>
 #include <stdio.h>
@@ -207,6 +208,9 @@ int pmuk_recording_os_stop(struct pmu_recording *r, struct pmu_recording_stats *
 	WCHAR w[MAX_PATH * 2];
 	int err = pmuk_etw_session_stop(&r->s);
 
+	/* what xperf's merge adds, for symbolizing elsewhere (formats/etl_merge.c) */
+	if (!err && pmuk_etl_merge_recording(r->path, NULL))
+		pmuk_log(PMU_LOG_WARN, "%s: no PDB identities added: %s", r->path, pmu_error_detail());
 	st->events_lost = r->s.events_lost;
 	st->buffers_written = r->s.buffers_written;
 	st->buffers_lost = r->s.buffers_lost;
