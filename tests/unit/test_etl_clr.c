@@ -12,6 +12,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/etl.h>
+#include <pmukit/symbols.h>
 #include <pmukit/trace.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,58 @@ static void decode_truncated(void **state)
 	assert_int_equal(pmu_etl_decode_clr_module(&ev, &mod), PMU_EINVAL);
 }
 
+static void add_sym(struct pmu_symbolizer *s, int32_t pid, uint64_t start, uint64_t len,
+		    const char *name)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_SYMBOL, .pid = pid, .tid = -1 };
+
+	r.symbol = (struct pmu_symbol){ start, len, name, name ? "App.dll" : NULL };
+	assert_int_equal(pmu_symbolizer_add_symbol(s, &r), 0);
+}
+
+/* The name at addr in pid, NULL when none. */
+static const char *name_at(struct pmu_symbolizer *s, int32_t pid, uint64_t addr)
+{
+	struct pmu_frame f[4];
+	size_t n;
+
+	if (pmu_symbolizer_resolve_pid(s, pid, addr, f, 4, &n) || !n)
+		return NULL;
+	assert_string_equal(f[n - 1].module, "App.dll");
+	return f[n - 1].function;
+}
+
+/* SYMBOL records in a symbolizer: per process, before the mappings, a newer
+ * range replaces what it overlaps, an unload removes it. */
+static void symbolizer_symbols(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_record mm = { .kind = PMU_RECORD_MMAP, .pid = 10, .tid = 10 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(&so, &s), 0);
+	mm.mmap = (struct pmu_mmap){ .start = 0x20000, .len = 0x10000, .path = "/nonexistent/App.dll" };
+	pmu_symbolizer_add_mmap(s, &mm);	/* missing: a reason, still mapped */
+	add_sym(s, 10, 0x1000, 0x100, "A.Run(int32)");
+	add_sym(s, 10, 0x21000, 0x40, "A.InImage()");
+	assert_string_equal(name_at(s, 10, 0x1080), "A.Run(int32)");
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 10, 0x1080, f, 4, &n), 0);
+	assert_int_equal(f[n - 1].symbol_offset, 0x80);
+	assert_null(name_at(s, 11, 0x1080));		/* another process */
+	assert_string_equal(name_at(s, 10, 0x21010), "A.InImage()");	/* before the map */
+	add_sym(s, 10, 0x1080, 0x100, "B.Run()");	/* replaces A */
+	assert_string_equal(name_at(s, 10, 0x1090), "B.Run()");
+	assert_null(name_at(s, 10, 0x1010));
+	add_sym(s, 10, 0x1080, 0x100, NULL);		/* unloaded */
+	assert_null(name_at(s, 10, 0x1090));
+	mm.kind = PMU_RECORD_FORK;
+	assert_int_equal(pmu_symbolizer_add_symbol(s, &mm), PMU_EINVAL);
+	pmu_symbolizer_close(s);
+}
+
 /* What the record stream of a fixture says of its JIT code. */
 #define MAXR 40000
 struct range { int32_t pid; uint64_t start, end; };
@@ -236,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(decode_method_versions),
 		cmocka_unit_test(decode_truncated),
+		cmocka_unit_test(symbolizer_symbols),
 		cmocka_unit_test(fixture_x64),
 		cmocka_unit_test(fixture_x86),
 	};
