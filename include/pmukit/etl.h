@@ -323,6 +323,51 @@ struct pmu_etl_lbr_ev {
 };
 int pmu_etl_decode_lbr(const struct pmu_etl_event *ev, struct pmu_etl_lbr_ev *out);
 
+/* KernelTraceControl SysConfigEx (9b79ee91-b5fd-41c0-a243-4248e266e9d0), which
+ * xperf/WPR's merge and PerfView add: opcode 35 VolumeMapping (an NT path
+ * prefix such as "\Device\HarddiskVolume2\" and its DOS form "C:\"), opcode 33
+ * SystemPaths (the system and Windows directories, in first and second). */
+struct pmu_etl_sysconfig_paths_ev {
+	unsigned opcode;
+	char first[520];          /* 35: the NT path; 33: the system directory */
+	char second[520];         /* 35: the DOS path; 33: the Windows directory */
+};
+int pmu_etl_decode_sysconfig_paths(const struct pmu_etl_event *ev,
+				   struct pmu_etl_sysconfig_paths_ev *out);
+
+/* ---- CLR (.NET) runtime and rundown events ----
+ * Microsoft-Windows-DotNETRuntime (e13c0d23-...) MethodLoadVerbose 143 /
+ * MethodUnloadVerbose 144, ModuleLoad 152 / ModuleUnload 153, and its Rundown
+ * provider (a669021c-...) MethodDCStartVerbose 143 / MethodDCEndVerbose 144,
+ * ModuleDCStart 153 / ModuleDCEnd 154, versions 0-2. The process is the event's
+ * pid. Return 0, PMU_EINVAL (not that event), PMU_EFORMAT (payload too short). */
+struct pmu_etl_clr_method_ev {
+	unsigned id;              /* 143 or 144 */
+	int rundown;              /* from the rundown provider: DCStart / DCEnd */
+	int unload;               /* 144 of the runtime provider: the range is gone */
+	uint64_t method_id, module_id, start, rejit_id;
+	uint32_t size, token, flags;
+	uint16_t clr_instance;
+	char ns[512];             /* "Namespace.Type" (UTF-8, truncated to fit) */
+	char name[256];
+	char signature[512];
+};
+int pmu_etl_decode_clr_method(const struct pmu_etl_event *ev, struct pmu_etl_clr_method_ev *out);
+
+struct pmu_etl_clr_module_ev {
+	unsigned id;              /* runtime 152 load, 153 unload; rundown 153, 154 */
+	int rundown;
+	uint64_t module_id, assembly_id;
+	uint32_t flags;
+	uint16_t clr_instance;
+	char il_path[520], native_path[520];
+	int has_pdb;              /* version 2: the PDB identities below */
+	struct pmu_guid managed_pdb_guid, native_pdb_guid; /* native: NGEN / R2R image */
+	uint32_t managed_pdb_age, native_pdb_age;
+	char managed_pdb[260], native_pdb[260];
+};
+int pmu_etl_decode_clr_module(const struct pmu_etl_event *ev, struct pmu_etl_clr_module_ev *out);
+
 /* ---- TraceLogging (self-describing EVENT_HEADER events) ---- */
 
 struct pmu_etl_tl_field {

@@ -29,6 +29,7 @@ enum pmu_record_kind {
 	PMU_RECORD_LOST,       /* records or samples were dropped: lost.count */
 	PMU_RECORD_THROTTLE,   /* the kernel stopped sampling an event: too many samples */
 	PMU_RECORD_UNTHROTTLE, /* ... and resumed it */
+	PMU_RECORD_SYMBOL,     /* code the recording names itself (.NET JIT methods) */
 	PMU_RECORD_KIND_COUNT
 };
 
@@ -168,6 +169,17 @@ struct pmu_lost {
 				  (.etl buffers flagged EVENTS_LOST) */
 };
 
+/* PMU_RECORD_SYMBOL: [start, start + len) of process pid is function name of
+ * module from the record's time on (JIT-compiled code, named by the runtime's
+ * own events); name NULL: that code was unloaded. Strings valid until the
+ * callback returns. */
+struct pmu_symbol {
+	uint64_t start;
+	uint64_t len;
+	const char *name;
+	const char *module;
+};
+
 /* Frozen (pmukit/opts.h), as pmu_report_record reads one a caller built: never
  * changes size; a field more is a new record kind or struct. */
 struct pmu_record {
@@ -187,6 +199,7 @@ struct pmu_record {
 		struct pmu_mmap mmap;     /* PMU_RECORD_MMAP */
 		struct pmu_switch sw;     /* PMU_RECORD_SWITCH */
 		struct pmu_lost lost;     /* PMU_RECORD_LOST */
+		struct pmu_symbol symbol; /* PMU_RECORD_SYMBOL */
 	};                        /* THROTTLE/UNTHROTTLE: time, id and stream_id above */
 };
 

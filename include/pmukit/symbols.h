@@ -143,6 +143,12 @@ int pmu_symbolizer_add_mmap(struct pmu_symbolizer *s, const struct pmu_record *m
  * parent's mappings (until it execs, its frames are the parent's code); a new
  * thread shares its process's. Records other than FORK are PMU_EINVAL. */
 int pmu_symbolizer_add_fork(struct pmu_symbolizer *s, const struct pmu_record *fork);
+/* A SYMBOL record of the recording (code it names itself: .NET JIT methods):
+ * from now on addresses of [start, start + len) in process pid resolve to that
+ * function and module, before any mapping (a newer range replaces what it
+ * overlaps); name NULL removes the range. A process given one never reads this
+ * machine's /tmp/perf-PID.map. Records other than SYMBOL are PMU_EINVAL. */
+int pmu_symbolizer_add_symbol(struct pmu_symbolizer *s, const struct pmu_record *sym);
 /* pmu_symbolizer_resolve in the address space of process pid, naming frames as
  * perf report does: the function holding the code by the symbol table (perf's
  * choice among aliases at one address: global over local over weak, fewer

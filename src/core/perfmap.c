@@ -18,7 +18,9 @@ static int by_start(const void *a, const void *b)
 {
 	const struct pmuk_sym_jit *x = a, *y = b;
 
-	return (x->start > y->start) - (x->start < y->start);
+	if (x->start != y->start)
+		return x->start > y->start ? 1 : -1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* One line into j: 1, 0 when it is no entry, -1 without memory. */
@@ -64,7 +66,7 @@ static char *next_line(FILE *f, char **buf, size_t *cap)
 static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 {
 	char path[64], *line = NULL;
-	size_t cap = 0, linecap = 0;
+	size_t linecap = 0;
 	FILE *f;
 	int got;
 
@@ -74,8 +76,9 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 		return;
 	p->jit_path = pmuk_sym_intern(s, path, strlen(path));
 	while (p->jit_path && next_line(f, &line, &linecap)) {
-		if (pmuk_grow((void **)&p->jit, &cap, p->njit + 1, sizeof(*p->jit)))
+		if (pmuk_grow((void **)&p->jit, &p->capjit, p->njit + 1, sizeof(*p->jit)))
 			break;
+		p->jit[p->njit] = (struct pmuk_sym_jit){ 0 };
 		if ((got = parse_line(s, line, &p->jit[p->njit])) < 0)
 			break;
 		p->njit += (size_t)got;
@@ -84,6 +87,53 @@ static void load(struct pmu_symbolizer *s, struct pmuk_sym_proc *p)
 	fclose(f);
 	if (p->njit > 1)
 		qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
+}
+
+/* Sorts the ranges SYMBOL records added; of two that overlap, the newer stays
+ * (the code at those addresses was replaced). */
+static void sort_ranges(struct pmuk_sym_proc *p)
+{
+	size_t k = 0;
+
+	qsort(p->jit, p->njit, sizeof(*p->jit), by_start);
+	for (size_t i = 0; i < p->njit; i++) {
+		struct pmuk_sym_jit *j = &p->jit[i];
+		if (k && j->seq && p->jit[k - 1].seq && j->start < p->jit[k - 1].end) {
+			if (j->seq > p->jit[k - 1].seq)
+				p->jit[k - 1] = *j;
+			continue;
+		}
+		p->jit[k++] = *j;
+	}
+	p->njit = k;
+	p->jit_dirty = 0;
+}
+
+int pmuk_sym_jit_add(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
+		     const struct pmu_symbol *sym)
+{
+	uint64_t end = sym->start + (sym->len ? sym->len : 1);
+	size_t k = 0;
+
+	p->jit_loaded = p->jit_rec = 1;	/* never this machine's perf-PID.map */
+	if (!sym->name) {	/* unloaded: drop the ranges it held */
+		for (size_t i = 0; i < p->njit; i++)
+			if (p->jit[i].end <= sym->start || p->jit[i].start >= end)
+				p->jit[k++] = p->jit[i];
+		p->njit = k;
+		return 0;
+	}
+	if (pmuk_grow((void **)&p->jit, &p->capjit, p->njit + 1, sizeof(*p->jit)))
+		return PMU_ENOMEM;
+	struct pmuk_sym_jit *j = &p->jit[p->njit];
+	*j = (struct pmuk_sym_jit){ sym->start, end, pmuk_sym_intern(s, sym->name, strlen(sym->name)),
+				    sym->module ? pmuk_sym_intern(s, sym->module, strlen(sym->module)) :
+				    NULL, ++p->jit_seq };
+	if (!j->name || (sym->module && !j->module))
+		return PMU_ENOMEM;
+	p->njit++;
+	p->jit_dirty = 1;
+	return 0;
 }
 
 const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
@@ -95,6 +145,8 @@ const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
 		return NULL;
 	if (!p->jit_loaded)
 		load(s, p);
+	if (p->jit_dirty)
+		sort_ranges(p);
 	lo = PMUK_BSEARCH_UPPER(p->jit, p->njit, start, addr);
 	/* Entries may nest or overlap: look back a few for one that holds addr. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)

@@ -12,6 +12,7 @@ static const char *const kind_names[PMU_RECORD_KIND_COUNT] = {
 	[PMU_RECORD_LOST] = "lost",
 	[PMU_RECORD_THROTTLE] = "throttle",
 	[PMU_RECORD_UNTHROTTLE] = "unthrottle",
+	[PMU_RECORD_SYMBOL] = "symbol",
 };
 
 const char *pmu_record_kind_name(enum pmu_record_kind kind)

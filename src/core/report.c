@@ -425,6 +425,10 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	case PMU_RECORD_SWITCH:
 		add_switch(r, rec);
 		break;
+	case PMU_RECORD_SYMBOL:	/* JIT code the recording names */
+		if (r->o.symbolizer && pmu_symbolizer_add_symbol(r->o.symbolizer, rec) == PMU_ENOMEM)
+			return PMU_ENOMEM;
+		break;
 	case PMU_RECORD_LOST:
 		r->sum.lost += rec->lost.count;
 		if (rec->lost.samples)

@@ -517,7 +517,10 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int ker
 	struct rp_frame fr = { k.module, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0, 0, 0 };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
 	fr.func = func && *func ? pmuk_rp_intern(&r->str, func) : 0;
-	fr.sym = sym_of(r, name, label, k.module, kernel);
+	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */
+	if (smod == RP_NONE && use->n && func && use->fr[use->n - 1].module)
+		smod = module_of(r, &(struct pmu_mmap){ .path = use->fr[use->n - 1].module });
+	fr.sym = sym_of(r, name, label, smod, kernel);
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
 	    pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||

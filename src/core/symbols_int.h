@@ -61,9 +61,11 @@ struct pmuk_sym_map {
 	uint64_t recorded_end;  /* end as recorded, before the kernel's stretch */
 };
 
-struct pmuk_sym_jit {           /* one line of /tmp/perf-PID.map */
+struct pmuk_sym_jit {           /* one line of /tmp/perf-PID.map, or a SYMBOL record */
 	uint64_t start, end;
 	const char *name;       /* interned */
+	const char *module;     /* interned; NULL: the perf-PID.map */
+	uint64_t seq;           /* order added: the newer of overlapping ranges wins */
 };
 
 struct pmuk_sym_proc {
@@ -73,7 +75,10 @@ struct pmuk_sym_proc {
 	int jit_loaded;         /* perf-PID.map read (or found missing) */
 	const char *jit_path;   /* interned, NULL when there is none */
 	struct pmuk_sym_jit *jit;   /* sorted by start */
-	size_t njit;
+	size_t njit, capjit;
+	int jit_rec;            /* the recording names its JIT code: looked up first */
+	int jit_dirty;          /* jit[] needs sorting */
+	uint64_t jit_seq;       /* SYMBOL ranges added */
 	void *unwind;           /* the backend's unwinder of this process */
 	int unwind_stale;       /* maps changed since it was built */
 };
@@ -175,6 +180,9 @@ void pmuk_sym_kernel_free(struct pmu_symbolizer *s);
  * holding addr or NULL. */
 const struct pmuk_sym_jit *pmuk_sym_jit_find(struct pmu_symbolizer *s,
 					     struct pmuk_sym_proc *p, uint64_t addr);
+/* A SYMBOL record's range into p (name NULL: removes the range); 0 or PMU_ENOMEM. */
+int pmuk_sym_jit_add(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
+		     const struct pmu_symbol *sym);
 
 /* The demangled C++ or Rust name (interned), or name itself when it is no mangled
  * name or demangling is off or unavailable (src/linux/demangle.c; Windows: name).

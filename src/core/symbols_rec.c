@@ -289,7 +289,8 @@ static int jit_frame(struct pmu_symbolizer *s, struct pmuk_sym_proc *p, uint64_t
 
 	if (!j)
 		return 0;
-	s->chain[0] = (struct pmu_frame){ .function = j->name, .module = p->jit_path,
+	s->chain[0] = (struct pmu_frame){ .function = j->name,
+					  .module = j->module ? j->module : p->jit_path,
 					  .module_offset = addr, .symbol_offset = addr - j->start };
 	return 1;
 }
@@ -333,7 +334,9 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 	s->perf_names = 1;
 	p = proc_of(s, pid, 1);
 	k = proc_of(s, -1, 0);
-	if (p && (m = map_at(p, addr)))
+	if (p && p->jit_rec && jit_frame(s, p, addr))
+		got = 1;	/* the recording's own names come first */
+	else if (p && (m = map_at(p, addr)))
 		got = resolve_map(s, p, m, addr);
 	else if (k && (m = map_at(k, addr)))
 		got = resolve_map(s, k, m, addr);
@@ -346,6 +349,19 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 	if (got < 0)
 		return got;
 	return pmuk_sym_finish(s, got, frames, max, n);
+}
+
+int pmu_symbolizer_add_symbol(struct pmu_symbolizer *s, const struct pmu_record *r)
+{
+	struct pmuk_sym_proc *p;
+
+	if (!s || !r || r->kind != PMU_RECORD_SYMBOL || !s->opts.offline)
+		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_add_symbol needs an offline "
+				 "symbolizer and a SYMBOL record");
+	if (!(p = proc_of(s, r->pid, 1)) || pmuk_sym_jit_add(s, p, &r->symbol))
+		return pmuk_fail(PMU_ENOMEM, "out of memory adding JIT code of process %d",
+				 (int)r->pid);
+	return 0;
 }
 
 int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *r,

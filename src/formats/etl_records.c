@@ -123,6 +123,9 @@ static int emit(struct pmuk_etl_records *a, struct qent *e, pmu_record_fn cb, vo
 	} else if (rec->kind == PMU_RECORD_MMAP) {
 		rec->mmap.path = e->str ? e->str : "";
 		rec->mmap.debug_path = e->str2;
+	} else if (rec->kind == PMU_RECORD_SYMBOL) {
+		rec->symbol.name = e->str;
+		rec->symbol.module = e->str2;
 	} else if (rec->kind == PMU_RECORD_SWITCH && rec->sw.nr_pmc) {
 		rec->sw.pmc = e->pmc;
 	}
@@ -198,6 +201,7 @@ int pmuk_etl_records_read(struct pmuk_etl_records *a, pmu_record_fn cb, void *ct
 		e->rec.lost.count = h->events_lost;
 	if (h->buffers_lost && (e = pmuk_er_push(a, PMU_RECORD_LOST, -1, -1, NULL)))
 		e->rec.lost.buffers = h->buffers_lost;
+	pmuk_er_clr_announce(a);
 	while (!a->err && (rc = pmu_etl_next(a->r2, &ev)) > 0) {
 		a->now = ev.time_ns;
 		if (a->problem) {	/* bytes the reader skipped before this event */

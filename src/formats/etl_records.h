@@ -36,6 +36,7 @@ struct pmuk_etl_records_stats {
 	uint64_t lbr_unmatched;    /* LBR records that named no sample still waiting */
 	uint64_t switches;         /* CSwitch events */
 	uint64_t max_pending;      /* most records held at once */
+	uint64_t jit_methods;      /* .NET methods named (SYMBOL records with a name) */
 };
 
 /* Opens the file and reads it once for what later records need first: the

@@ -40,7 +40,8 @@ static void mark(struct pmuk_etl_records *a, uint32_t id, uint64_t set, uint64_t
 }
 
 /* Names a thread (and its process) from the first pass's table before its
- * first record; so threads that started before the trace get names. */
+ * first record; so threads that started before the trace get names. The Idle
+ * process (0) and System (4) keep their names when no rundown listed them. */
 static void announce_process(struct pmuk_etl_records *a, uint32_t pid,
 			     const struct pmu_etl_event *ev)
 {
@@ -49,6 +50,8 @@ static void announce_process(struct pmuk_etl_records *a, uint32_t pid,
 	if (pid != PMU_ETL_NO_ID && !(pmuk_er_idmap_get(&a->seen, pid) & 2)) {
 		if (!pmu_etl_process_lookup(a->r1, pid, ev->time_ns, &p) && p.image[0])
 			comm(a, (int32_t)pid, (int32_t)pid, p.image, 0, ev);
+		else if (pid == 0 || pid == 4)
+			comm(a, (int32_t)pid, (int32_t)pid, pid ? "System" : "Idle", 0, ev);
 		mark(a, pid, 2, 0);
 	}
 }
@@ -332,7 +335,9 @@ static void image_event(struct pmuk_etl_records *a, const struct pmu_etl_event *
 	e->rec.cpumode = kernel ? PMU_CPUMODE_KERNEL : PMU_CPUMODE_USER;
 	e->rec.mmap.start = im->base;
 	e->rec.mmap.len = im->size;
-	e->str = strdup(im->file_name);
+	char path[sizeof(im->file_name) + 8];
+	pmuk_er_path(&a->tab, im->file_name, path, sizeof(path));
+	e->str = strdup(path);
 	const struct er_rsds *id = pmuk_er_rsds(&a->tab, im->pid, im->base, ev->raw_time);
 	if (id) {
 		memcpy(e->rec.mmap.build_id, id->id, 20);
@@ -377,4 +382,6 @@ void pmuk_er_convert(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)
 		stack(a, ev);
 	else if (pmuk_etl_is_group(ev, PMU_ETL_GROUP_LBR))
 		lbr_event(a, ev);
+	else if (ev->kind == PMU_ETL_EVENT)
+		pmuk_er_clr_event(a, ev);
 }

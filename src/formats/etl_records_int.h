@@ -3,6 +3,7 @@
 #ifndef PMUK_FORMATS_ETL_RECORDS_INT_H
 #define PMUK_FORMATS_ETL_RECORDS_INT_H
 
+#include "formats/etl_merge.h"
 #include "formats/etl_records.h"
 
 #define ER_MAX_SOURCES 32
@@ -22,6 +23,26 @@ struct er_rsds {
 	uint64_t base, raw;
 	uint8_t id[20];            /* GUID as stored + Age LE */
 	char *pdb;
+};
+
+/* .NET code (etl_records_clr.c). */
+struct er_clr_method {
+	uint32_t pid;
+	int loaded;                /* a runtime MethodLoad (else a rundown listed it) */
+	uint64_t method_id, module_id, start;
+	uint32_t size;
+	char *name;                /* listed ones only */
+};
+struct er_clr_module {
+	uint32_t pid;
+	uint64_t module_id;
+	char *name;                /* file name of the module */
+};
+struct er_clr {
+	struct er_clr_method *m;
+	size_t n_m, cap_m;
+	struct er_clr_module *mod;
+	size_t n_mod, cap_mod;
 };
 
 struct er_source {
@@ -49,6 +70,10 @@ struct er_tables {
 	char pmc[PMU_ETL_MAX_COUNTERS][64];
 	const char *pmc_names[PMU_ETL_MAX_COUNTERS];
 	size_t n_pmc;
+	struct er_clr clr;
+	struct pmuk_etl_volume *vol;   /* SysConfigEx volume mappings (owned strings) */
+	size_t n_vol, cap_vol;
+	char sysdrive[4];          /* "C:", "" unknown */
 };
 
 struct qent {
@@ -97,6 +122,7 @@ struct pmuk_etl_records {
 		struct pmu_etl_thread_ev te;
 		struct pmu_etl_image_ev im;
 		struct pmu_etl_lbr_ev lbr;
+		struct pmu_etl_clr_method_ev clr;
 	} u;
 };
 
@@ -127,5 +153,19 @@ int pmuk_er_source(const struct er_tables *t, uint32_t source);
 /* Decodes PerfInfo SampledProfileInterval (opcodes 72-74); 0 or -1. */
 int pmuk_er_interval(const struct pmu_etl_event *ev, uint32_t *source, uint32_t *interval,
 		     char *name, size_t size);
+
+/* etl_records_path.c: NT image paths with drive letters */
+int pmuk_er_volume_collect(struct er_tables *t, const struct pmu_etl_event *ev);
+void pmuk_er_path(const struct er_tables *t, const char *in, char *out, size_t size);
+void pmuk_er_volumes_free(struct er_tables *t);
+
+/* etl_records_clr.c: .NET methods as SYMBOL records */
+void pmuk_er_clr_name(const struct pmu_etl_clr_method_ev *m, char *buf, size_t size);
+int pmuk_er_clr_collect(struct er_clr *c, const struct pmu_etl_event *ev);
+void pmuk_er_clr_finish(struct er_clr *c);
+const char *pmuk_er_clr_module(const struct er_clr *c, uint32_t pid, uint64_t module_id);
+void pmuk_er_clr_announce(struct pmuk_etl_records *a);
+void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *ev);
+void pmuk_er_clr_free(struct er_clr *c);
 
 #endif

@@ -161,6 +161,10 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 				t->ivl[i].interval = interval;
 				t->n_ivl++;
 			}
+		} else if (ev.kind == PMU_ETL_EVENT) {
+			err = pmuk_er_clr_collect(&t->clr, &ev);
+		} else if (ev.kind == PMU_ETL_FULL && ev.provider.d1 == 0x9b79ee91u) {
+			err = pmuk_er_volume_collect(t, &ev);
 		} else if (!pmu_etl_decode_imageid_rsds(&ev, &u->id) && u->id.opcode == 36) {
 			err = add_rsds(t, &u->id, ev.raw_time);
 		}
@@ -170,6 +174,7 @@ int pmuk_er_collect(struct er_tables *t, struct pmu_etl *r)
 		return err;
 	if (rc < 0)
 		return rc;
+	pmuk_er_clr_finish(&t->clr);
 	if (t->n_rsds)
 		qsort(t->rsds, t->n_rsds, sizeof(*t->rsds), cmp_rsds);
 	for (size_t i = 0; i < t->n_src; i++) {
@@ -192,6 +197,8 @@ void pmuk_er_tables_free(struct er_tables *t)
 	free(t->pool);
 	free(t->key_head);
 	pmuk_index_free(&t->key_ix);
+	pmuk_er_clr_free(&t->clr);
+	pmuk_er_volumes_free(t);
 	memset(t, 0, sizeof(*t));
 }
 

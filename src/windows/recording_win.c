@@ -21,6 +21,7 @@
 #include "core/opts.h"
 #include "core/event_list.h"
 #include "core/etw_host.h"
+#include "formats/etl_merge.h"
 
 #include <pmukit/recording.h>
 #include <stdio.h>
@@ -257,6 +258,9 @@ int pmuk_recording_os_stop(struct pmu_recording *r, struct pmu_recording_stats *
 	/* Stops the session and sets the machine-wide profile settings back. */
 	int err = pmuk_etw_session_stop(&r->s);
 
+	/* what xperf's merge adds, for symbolizing elsewhere (formats/etl_merge.c) */
+	if (!err && pmuk_etl_merge_recording(r->path, NULL))
+		pmuk_log(PMU_LOG_WARN, "%s: no PDB identities added: %s", r->path, pmu_error_detail());
 	st->events_lost = r->s.events_lost;
 	st->buffers_written = r->s.buffers_written;
 	st->buffers_lost = r->s.buffers_lost;

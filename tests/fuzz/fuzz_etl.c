@@ -32,6 +32,9 @@ static void decode_all(const struct pmu_etl_event *ev)
 		struct pmu_etl_stack_key_ev sk;
 		struct pmu_etl_lbr_ev lbr;
 		struct pmu_etl_tl_event tl;
+		struct pmu_etl_clr_method_ev cm;
+		struct pmu_etl_clr_module_ev cmod;
+		struct pmu_etl_sysconfig_paths_ev sp;
 	} u;
 
 	pmu_etl_decode_thread(ev, &u.t);
@@ -48,6 +51,9 @@ static void decode_all(const struct pmu_etl_event *ev)
 	pmu_etl_decode_stack_key(ev, &u.sk);
 	pmu_etl_decode_lbr(ev, &u.lbr);
 	pmu_etl_decode_tracelogging(ev, &u.tl);
+	pmu_etl_decode_clr_method(ev, &u.cm);
+	pmu_etl_decode_clr_module(ev, &u.cmod);
+	pmu_etl_decode_sysconfig_paths(ev, &u.sp);
 }
 
 /* The same file as pmu_record stream, into a report written every way. */

@@ -220,4 +220,59 @@ check_eq "corrupt clock: 4 events, none before the start" "4 0" \
 	|| fail "corrupt clock: duration"
 rm -f "$tmp"
 
+# 6. .NET JIT code: every frame 'pmukit script' names with a CLR method lies in
+# the range of a method of that name that the trace's own CLR method events
+# (as 'etl dump' prints them) give, at the offset script prints; report's
+# dso column names its module, and the [unknown] left are counted.
+for arch in x64 x86; do
+	f=$FIX/perfview-net452-$arch-compressed.etl
+	tmp=$(mktemp -d)
+	"$PMUKIT" etl dump "$f" --provider DotNETRuntime > "$tmp/rt" &&
+	"$PMUKIT" etl dump "$f" --provider DotNETRuntimeRundown > "$tmp/rd" &&
+	"$PMUKIT" script -i "$f" > "$tmp/script" || fail "$arch: etl dump / script"
+	got=$(py '
+import re,sys
+d=sys.argv[1]
+meth={}
+pat=re.compile(r" id=14[34] .*?start=(0x[0-9a-f]+) size=(0x[0-9a-f]+) .*?namespace=\"([^\"]*)\" name=\"([^\"]*)\" signature=\"([^\"]*)\"")
+for fn in ("rt","rd"):
+    for l in open(d+"/"+fn):
+        m=pat.search(l)
+        if not m: continue
+        ns,name,sig=m.group(3),m.group(4),m.group(5)
+        args=sig[sig.find("("):] if "(" in sig else ""
+        full=(ns+"." if ns and ns!="NULL" else "")+name+args
+        meth.setdefault(full,set()).add((int(m.group(1),16),int(m.group(2),16)))
+frame=re.compile(r"^\s+([0-9a-f]+) (.+)\+0x([0-9a-f]+) \(([^)]*)\)$")
+ok=bad=0
+for l in open(d+"/script"):
+    m=frame.match(l)
+    if not m or m.group(2) not in meth: continue
+    a,off=int(m.group(1),16),int(m.group(3),16)
+    if any(s<=a<s+n and a-s==off for s,n in meth[m.group(2)]) and m.group(4).endswith((".dll",".exe","[.NET]")): ok+=1
+    else:
+        bad+=1
+        if bad<4: print("mismatch:",l.strip(),file=sys.stderr)
+print(ok,bad)
+' "$tmp")
+	set -- $got
+	echo "# $arch: $1 JIT frames named as the CLR events say, $2 not"
+	check "$arch: script names JIT frames by the CLR method ranges (${1:-0} frames)" [ "${1:-0}" -ge 1000 ]
+	check_eq "$arch: JIT frames outside their method's range" 0 "${2:-1}"
+	rep=$("$PMUKIT" report -i "$f" --no-children -s dso,sym -g none)
+	check "$arch: report names a JIT method with its module" \
+		grep -q 'mscorlib\.dll  *\[\.\] System\.DateTime\.GetDatePart(int32)' <<<"$rep"
+	check "$arch: report counts what stays [unknown]" grep -q '^ *[0-9.]*%  *\[unknown\] ' <<<"$rep"
+	rm -rf "$tmp"
+done
+
+# 7. image paths with drive letters (SysConfigEx VolumeMapping): the kernel's
+# \Device\HarddiskVolume2\ and \SystemRoot\ paths read as C:\.
+f=$FIX/perfview-net452-x64-compressed.etl
+check "dump: the trace maps \\Device\\HarddiskVolume2\\ to C:\\" \
+	grep -q 'nt_path="\\\\Device\\\\HarddiskVolume2\\\\" dos_path="C:\\\\"' <("$PMUKIT" etl dump "$f" --provider 9b79ee91-b5fd-41c0-a243-4248e266e9d0)
+paths=$("$PMUKIT" script -i "$f" | grep -o '([^()]*\.\(exe\|dll\|sys\))$' | sort -u)
+check "script: ntoskrnl.exe as C:\\Windows\\system32\\ntoskrnl.exe" grep -qix '(C:\\Windows\\system32\\ntoskrnl.exe)' <<<"$paths"
+check_eq "script: no module path left as \\Device\\HarddiskVolumeN" 0 "$(grep -c 'HarddiskVolume' <<<"$paths")"
+
 finish

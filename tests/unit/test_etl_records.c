@@ -726,6 +726,53 @@ static void test_airbus_names(void **state)
 	assert_int_equal(found, 3);
 }
 
+struct proc_names {
+	char name[8][16];          /* by pid 0..7 */
+	unsigned samples_named;    /* samples of a process already named */
+};
+
+static int on_proc_comm(const struct pmu_record *r, void *ctx)
+{
+	struct proc_names *s = ctx;
+
+	if (r->kind == PMU_RECORD_COMM && r->pid == r->tid && r->pid >= 0 && r->pid < 8)
+		memcpy(s->name[r->pid], r->comm.name, 16);
+	if (r->kind == PMU_RECORD_SAMPLE && r->pid >= 0 && r->pid < 8 && s->name[r->pid][0])
+		s->samples_named++;
+	return 0;
+}
+
+/* The Idle process (0) and System (4) are named also when no process rundown
+ * lists them (a trace without the process group's rundown); pid 5 is not. */
+static void test_idle_system_names(void **state)
+{
+	struct syn syn;
+	struct proc_names s;
+	struct pmuk_etl_records *a;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 0, 0, T0 + 1, NULL);
+	thread_v3(&syn, 0x0503, 4, 8, T0 + 2, NULL);
+	thread_v3(&syn, 0x0503, 5, 12, T0 + 3, NULL);
+	profile(&syn, T0 + 10, K1, 0);
+	profile(&syn, T0 + 11, K1, 8);
+	profile(&syn, T0 + 12, U1, 12);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "idle");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_proc_comm, &s), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	free(syn.d);
+	assert_string_equal(s.name[0], "Idle");
+	assert_string_equal(s.name[4], "System");
+	assert_string_equal(s.name[5], "");
+	assert_int_equal(s.samples_named, 2);	/* named before their samples */
+}
+
 int main(void)
 {
 	(void)syn_u32_at;	/* etl_synth.h helpers this test does not need */
@@ -740,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_net452),
 		cmocka_unit_test(test_airbus_names),
 		cmocka_unit_test(test_utf8_names_cut),
+		cmocka_unit_test(test_idle_system_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,13 +204,17 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 	if (rec->kind == PMU_RECORD_FORK && sr->sym &&
 	    pmu_symbolizer_add_fork(sr->sym, rec) == PMU_ENOMEM)
 		return PMU_ENOMEM;
+	if (rec->kind == PMU_RECORD_SYMBOL && sr->sym &&
+	    pmu_symbolizer_add_symbol(sr->sym, rec) == PMU_ENOMEM)
+		return PMU_ENOMEM;
 	/* data mappings hold no code: the symbolizer (and its unwinder) takes the
 	 * code mappings only, as pmu_report hands it */
 	if (rec->kind == PMU_RECORD_MMAP && !rec->mmap.data && sr->sym &&
 	    (err = pmu_symbolizer_add_mmap(sr->sym, rec)) != 0) {
 		if (err == PMU_ENOMEM)
 			return err;
-		if (err == PMU_ENOTSUP) {   /* no recording mode in this build */
+		/* no recording mode in this build (a PE image's ENOTSUP is its own) */
+		if (err == PMU_ENOTSUP && rec->mmap.build_id_kind != PMU_BUILD_ID_PDB) {
 			pmu_symbolizer_close(sr->sym);
 			sr->sym = NULL;
 		}

@@ -106,12 +106,14 @@ static int task_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 	return 1;
 }
 
-/* Image load/unload and image identity (RSDS: the PDB) events; 1 when ev is one. */
+/* Image load/unload, image identity (RSDS: the PDB) and volume mapping events;
+ * 1 when ev is one. */
 static int image_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 {
 	union {
 		struct pmu_etl_image_ev i;
 		struct pmu_etl_imageid_ev id;
+		struct pmu_etl_sysconfig_paths_ev sp;
 	} u;
 	char g[40];
 
@@ -122,6 +124,11 @@ static int image_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		kv_x(o, "checksum", u.i.checksum);
 		kv_x(o, "time_date_stamp", u.i.time_date_stamp);
 		kv_s(o, "file_name", u.i.file_name);
+		return 1;
+	}
+	if (!pmu_etl_decode_sysconfig_paths(ev, &u.sp)) {
+		kv_s(o, u.sp.opcode == 35 ? "nt_path" : "system_directory", u.sp.first);
+		kv_s(o, u.sp.opcode == 35 ? "dos_path" : "windows_directory", u.sp.second);
 		return 1;
 	}
 	if (pmu_etl_decode_imageid_rsds(ev, &u.id))
@@ -255,6 +262,47 @@ static void kernel_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 	}
 }
 
+/* CLR method and module events (JIT and ready-to-run code); 1 when ev is one. */
+static int clr_fields(struct etl_out *o, const struct pmu_etl_event *ev)
+{
+	union {
+		struct pmu_etl_clr_method_ev m;
+		struct pmu_etl_clr_module_ev mod;
+	} u;
+	char g[40];
+
+	if (!pmu_etl_decode_clr_method(ev, &u.m)) {
+		kv_x(o, "method_id", u.m.method_id);
+		kv_x(o, "module_id", u.m.module_id);
+		kv_x(o, "start", u.m.start);
+		kv_x(o, "size", u.m.size);
+		kv_x(o, "token", u.m.token);
+		kv_x(o, "flags", u.m.flags);
+		kv_s(o, "namespace", u.m.ns);
+		kv_s(o, "name", u.m.name);
+		kv_s(o, "signature", u.m.signature);
+		return 1;
+	}
+	if (pmu_etl_decode_clr_module(ev, &u.mod))
+		return 0;
+	kv_x(o, "module_id", u.mod.module_id);
+	kv_x(o, "assembly_id", u.mod.assembly_id);
+	kv_x(o, "flags", u.mod.flags);
+	kv_s(o, "il_path", u.mod.il_path);
+	kv_s(o, "native_path", u.mod.native_path);
+	if (u.mod.has_pdb) {
+		pmu_guid_format(&u.mod.managed_pdb_guid, g, sizeof(g));
+		kv_s(o, "managed_pdb_guid", g);
+		kv_u(o, "managed_pdb_age", u.mod.managed_pdb_age);
+		kv_s(o, "managed_pdb", u.mod.managed_pdb);
+		pmu_guid_format(&u.mod.native_pdb_guid, g, sizeof(g));
+		kv_s(o, "native_pdb_guid", g);
+		kv_u(o, "native_pdb_age", u.mod.native_pdb_age);
+		kv_s(o, "native_pdb", u.mod.native_pdb);
+	}
+	return 1;
+}
+
 static void tracelogging_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 {
 	struct pmu_etl_tl_event tl;
@@ -277,7 +325,7 @@ void etl_print_fields(struct etl_out *o, const struct pmu_etl_event *ev)
 		pmuk_json_obj_begin(o->j, "fields");
 	if (ev->kind == PMU_ETL_KERNEL || ev->kind == PMU_ETL_FULL)
 		kernel_fields(o, ev);
-	else if (ev->kind == PMU_ETL_EVENT)
+	else if (ev->kind == PMU_ETL_EVENT && !clr_fields(o, ev))
 		tracelogging_fields(o, ev);
 	if (o->json)
 		pmuk_json_obj_end(o->j);

@@ -22,6 +22,7 @@ struct script_name {
 	uint64_t addr;
 	const char *sym;               /* the symbolizer's, NULL: unknown */
 	uint64_t symoff;
+	const char *module;            /* the symbolizer's (JIT code: no mapping holds it) */
 };
 
 struct script_run {

@@ -34,18 +34,22 @@ static void name_of(struct script_run *sr, int32_t pid, uint64_t addr,
 		    f[n - 1].function) {
 			key.sym = f[n - 1].function;
 			key.symoff = f[n - 1].symbol_offset;
+			key.module = f[n - 1].module;
 		}
 		if (pmuk_grow((void **)&sr->names, &sr->cap_names, sr->n_names + 1,
 			      sizeof(*sr->names)) ||
 		    (id = pmuk_index_add(&sr->name_ix, h)) == PMUK_INDEX_NONE) {
 			fr->sym = key.sym;   /* no memory to remember it: still right */
 			fr->symoff = key.symoff;
+			fr->dso = fr->dso ? fr->dso : key.module;
 			return;
 		}
 		sr->names[sr->n_names++] = key;
 	}
 	fr->sym = sr->names[id].sym;
 	fr->symoff = sr->names[id].symoff;
+	if (!fr->dso)	/* JIT code the recording or a perf-PID.map names */
+		fr->dso = sr->names[id].module;
 }
 
 /* Kernel addresses by where they lie: above the kernel's lowest mapping. */
