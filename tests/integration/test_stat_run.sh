@@ -263,7 +263,10 @@ check "duration_time: nothing said on stderr" test ! -s "$T/e"
 check "duration_time with -I: each interval's length" py '
 import sys
 v=[float(l.split(",")[1]) for l in open(sys.argv[1]) if ",duration_time," in l]
-assert len(v)==3 and all(0.09e9 < x < 0.3e9 for x in v[:2]) and 0.01e9 < v[2] < 0.2e9, v' "$T/o"
+# Under load the command may end in the 3rd or 4th interval: full ones are ~100 ms,
+# the last is the rest, and together they cover the 250 ms run.
+assert len(v) in (3, 4) and all(0.09e9 < x < 0.3e9 for x in v[:-1]), v
+assert 0 < v[-1] < 0.2e9 and 0.24e9 < sum(v) < 0.8e9, v' "$T/o"
 # The elapsed time starts before the command is released, not after it has run:
 # a one-thread command's task-clock fits in it (a quick one could be over before
 # pmu_command_start returned, and 'true' read 20 us elapsed, 20 CPUs utilized).
