@@ -12,7 +12,11 @@
 #define STATUS_CONTROL_C_EXIT_ 0xC000013AUL
 
 static volatile LONG stop_signo;
-static HANDLE wake;	/* set by Ctrl-C: ends stat_os_sleep early */
+/* Set by Ctrl-C: ends stat_os_sleep early. Created once and never closed: the
+ * console handler runs on a thread of its own and may still be about to set it
+ * after stat_os_release removed the handler, and a closed handle's value can
+ * name another object by then. */
+static HANDLE wake;
 
 static BOOL WINAPI on_ctrl(DWORD type)
 {
@@ -38,15 +42,14 @@ void stat_os_catch(void)
 	InterlockedExchange(&stop_signo, 0);
 	if (!wake)
 		wake = CreateEventW(NULL, FALSE, FALSE, NULL);
+	else
+		ResetEvent(wake);  /* a Ctrl-C of the previous run is not this run's */
 	SetConsoleCtrlHandler(on_ctrl, TRUE);
 }
 
 void stat_os_release(void)
 {
 	SetConsoleCtrlHandler(on_ctrl, FALSE);
-	if (wake)
-		CloseHandle(wake);
-	wake = NULL;
 }
 
 int stat_os_stop_pending(void)
@@ -97,8 +100,10 @@ int stat_os_target_gone(const struct pmu_target *t)
 
 void stat_os_sleep(int ms)
 {
-	if (!stat_os_stop_pending())
-		WaitForSingleObject(wake, (DWORD)ms);
+	if (stat_os_stop_pending())
+		return;
+	if (!wake || WaitForSingleObject(wake, (DWORD)ms) == WAIT_FAILED)
+		Sleep((DWORD)ms);  /* no event (CreateEventW failed): no busy loop */
 }
 
 int stat_os_exited(int wait_status)
