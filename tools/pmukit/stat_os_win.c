@@ -137,8 +137,8 @@ int stat_os_check(const struct stat_config *cfg)
  * with a job, task-clock and page-faults are the command's and its children's. */
 const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command *cmd)
 {
-	static char note[400];
-	int clock = 0, job = 0, nproc = pmuk_command_processes(cmd);
+	static char note[512];
+	int clock = 0, job = 0, ref = 0, nproc = pmuk_command_processes(cmd);
 
 	for (size_t i = 0; i < pmu_counters_event_count(c); i++) {
 		int g = pmu_counters_event(c, i)->generic;
@@ -146,13 +146,16 @@ const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command 
 		if (pmu_counters_unsupported(c, i))
 			continue;
 		clock |= g == PMU_GENERIC_TASK_CLOCK || g == PMU_GENERIC_CPU_CLOCK;
+		ref |= g == PMU_GENERIC_REF_CYCLES;
 		job |= clock || g == PMU_GENERIC_PAGE_FAULTS;
 	}
 	note[0] = '\0';
 	if (nproc > 1)
 		snprintf(note, sizeof(note), "%d processes ran in the command's job object (it "
-			 "and those it started)%s%s", nproc,
+			 "and those it started)%s%s%s", nproc,
 			 job ? ": task-clock and page-faults count them all" : "",
+			 ref ? "; ref-cycles counts the command's own process only "
+			 "(QueryProcessCycleTime; a job keeps no cycle total)" : "",
 			 clock ? "; " : "");
 	if (clock)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "Windows counts CPU "
