@@ -64,6 +64,7 @@ struct pmuk_etw_event_id {
 };
 
 /* Kernel event classes and types pmukit configures. */
+extern const struct pmu_guid pmuk_etw_process_guid;  /* 3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c */
 extern const struct pmu_guid pmuk_etw_thread_guid;   /* 3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c */
 extern const struct pmu_guid pmuk_etw_perfinfo_guid; /* ce1dbfb4-137e-4da6-87b0-3f59aa102cbc */
 #define PMUK_ETW_TYPE_CSWITCH 36          /* Thread: CSwitch */

@@ -46,6 +46,7 @@ struct pmu_counters {
 	HANDLE proc, thread; /* owned unless the calling thread/process pseudo handles */
 	HANDLE hcp;          /* HCP performance data handle */
 	HANDLE job;          /* the command's job object (inherit): its accounting, else NULL */
+	int inherit;         /* a process target's children count too */
 	struct pmuk_etw_pmc *pmc;  /* the hardware events counted through ETW */
 	int enabled;
 	LARGE_INTEGER t_enable, freq;
@@ -234,7 +235,7 @@ static int wine_pmc_probe(const struct pmu_event *ev, const struct pmu_target *t
 	if (!pmuk_wine_version() || !hw ||
 	    (ev->generic == PMU_GENERIC_REF_CYCLES && t->kind != PMU_TARGET_CPUS))
 		return 0;
-	if (!(err = pmuk_etw_pmc_open(&ev, 1, t, &pmc))) {
+	if (!(err = pmuk_etw_pmc_open(&ev, 1, t, 0, &pmc))) {
 		pmuk_etw_pmc_close(pmc);
 		return 0;
 	}
@@ -256,7 +257,7 @@ static int open_pmc(struct pmu_counters *p, const struct pmu_target *t)
 		}
 	if (!k)
 		return 0;
-	if ((err = pmuk_etw_pmc_open(ev, k, t, &p->pmc)))
+	if ((err = pmuk_etw_pmc_open(ev, k, t, p->inherit, &p->pmc)))
 		return err;
 	if (t->kind == PMU_TARGET_CPUS) {
 		const int *cpus;
@@ -386,7 +387,8 @@ int pmuk_counters_os_open(const struct pmu_event *ev, size_t nev, const struct p
 	if (!err)
 		err = open_target(p, target);
 	/* a command pmukit started runs in a job: count what it starts too */
-	if (!err && o->inherit && target->kind == PMU_TARGET_PID)
+	p->inherit = o->inherit && target->kind == PMU_TARGET_PID;
+	if (!err && p->inherit)
 		p->job = pmuk_command_job_dup(target->pid);
 	if (!err)
 		err = open_pmc_or_leave_out(p, target, skip);

@@ -196,18 +196,37 @@ static struct pmuk_etw_ops win_ops(void)
 				      .wine = pmuk_wine_version() };
 }
 
+/* Under live_lock, and only while the session runs: the console handler (another
+ * thread) restores s->machine under that lock, so a setting is either recorded
+ * before it restores or refused after it stopped the session; else a close or
+ * logoff between the set and its record would leave the machine changed. */
+static int stopped(void)
+{
+	return pmuk_fail(PMU_EIO, "the ETW session was stopped (Ctrl-C, console close, "
+			 "logoff or shutdown) while it was being configured");
+}
+
 int pmuk_etw_session_interval(struct pmuk_etw_session *s, uint32_t source, uint32_t interval)
 {
 	struct pmuk_etw_ops ops = win_ops();
+	int err;
 
-	return pmuk_etw_machine_interval(&ops, &s->machine, source, interval);
+	AcquireSRWLockExclusive(&live_lock);
+	err = s->running ? pmuk_etw_machine_interval(&ops, &s->machine, source, interval)
+			 : stopped();
+	ReleaseSRWLockExclusive(&live_lock);
+	return err;
 }
 
 int pmuk_etw_session_sources(struct pmuk_etw_session *s, const uint32_t *ids, size_t n)
 {
 	struct pmuk_etw_ops ops = win_ops();
+	int err;
 
-	return pmuk_etw_machine_sources(&ops, &s->machine, ids, n);
+	AcquireSRWLockExclusive(&live_lock);
+	err = s->running ? pmuk_etw_machine_sources(&ops, &s->machine, ids, n) : stopped();
+	ReleaseSRWLockExclusive(&live_lock);
+	return err;
 }
 
 int pmuk_etw_session_enable(struct pmuk_etw_session *s, const uint32_t mask[8])

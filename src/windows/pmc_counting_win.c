@@ -5,7 +5,9 @@
  * on Thread/CSwitch, type 36). What a CPU counted between two switches belongs to
  * the thread switched out at the second one (CSwitch OldThreadId), so each switch
  * credits the delta since the previous switch on that CPU to that thread's target.
- * Thread start and rundown events map threads to processes. Counts reach the
+ * Process and Thread start and rundown events say which threads are the target's
+ * (core/etw_follow.c): with inherit, a process target's descendants through
+ * Process/Start ParentId, as perf stat counts a command's children. Counts reach the
  * consumer when ETW flushes its buffers: reads while counting flush first and wait
  * for it; disabling stops the session and joins the consumer, so the final read
  * has every switch (enabling again starts a new session).
@@ -16,25 +18,20 @@
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/glpi.h"
+#include "core/etw_follow.h"
 #include "core/etw_host.h"
 
 #include <evntcons.h>
 #include <pmukit/counting.h>
+#include <pmukit/etl.h>
 #include <pmukit/events.h>
 #include <pmukit/topology.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PMC 8
 #define PMC_MASK ((1ull << 48) - 1)  /* PMCs are 48 bits wide on x86 and arm64 */
-#define TID_SLOTS 4096              /* thread -> process cache, open addressing */
-
-#define ETW_OP_THREAD_START 1
-#define ETW_OP_THREAD_DCSTART 3
-
-struct tid_pid {
-	DWORD tid, pid;        /* tid 0: free slot (tid 0 is the idle thread: pid 0) */
-};
 
 struct pmuk_etw_pmc {
 	struct pmuk_etw_session s;
@@ -44,7 +41,9 @@ struct pmuk_etw_pmc {
 	CRITICAL_SECTION lock;
 	size_t n;                       /* counters */
 	int kind;
-	DWORD pid, tid;                 /* PMU_TARGET_PID / TID / SELF */
+	int inherit;                    /* PMU_TARGET_PID: its children too */
+	struct pmuk_etw_follow *follow; /* which threads are the target's (not CPUS) */
+	char bad_event[256];            /* why a Process/Thread payload did not decode */
 	int *cpus;                      /* PMU_TARGET_CPUS: flat CPU ids */
 	size_t ncpus;
 	int on;
@@ -54,50 +53,27 @@ struct pmuk_etw_pmc {
 	uint8_t *have_last;
 	uint64_t total[MAX_PMC];
 	uint64_t (*per_cpu)[MAX_PMC];   /* [ncpus] */
-	struct tid_pid map[TID_SLOTS];
 	volatile LONG64 last_ts;        /* QPC time stamp of the newest event seen */
 	volatile LONG events;
 };
 
-static struct tid_pid *slot(struct pmuk_etw_pmc *p, DWORD tid)
+/* Whether the slice old_tid ran belongs to the target. A thread older than the
+ * session whose rundown has not arrived yet: its process, asked now. */
+static int counted_thread(struct pmuk_etw_pmc *p, DWORD old_tid)
 {
-	size_t i = (tid * 2654435761u) % TID_SLOTS;
-
-	for (size_t k = 0; k < TID_SLOTS; k++, i = (i + 1) % TID_SLOTS)
-		if (p->map[i].tid == tid || !p->map[i].tid)
-			return &p->map[i];
-	return &p->map[tid % TID_SLOTS];  /* full: overwrite */
-}
-
-static void map_put(struct pmuk_etw_pmc *p, DWORD tid, DWORD pid)
-{
-	struct tid_pid *e;
-
-	if (!tid)
-		return;
-	e = slot(p, tid);
-	e->tid = tid;
-	e->pid = pid;
-}
-
-static DWORD pid_of(struct pmuk_etw_pmc *p, DWORD tid)
-{
-	struct tid_pid *e;
-	HANDLE h;
+	int in = pmuk_etw_follow_switch(p->follow, old_tid);
 	DWORD pid = 0;
+	HANDLE h;
 
-	if (!tid)
-		return 0;
-	e = slot(p, tid);
-	if (e->tid == tid)
-		return e->pid;
-	/* A thread older than the session and not in its rundown yet. */
-	if ((h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, tid))) {
+	if (in >= 0)
+		return in;
+	if ((h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, old_tid))) {
 		pid = GetProcessIdOfThread(h);
 		CloseHandle(h);
 	}
-	map_put(p, tid, pid);
-	return pid;
+	if (pmuk_etw_follow_thread(p->follow, old_tid, pid))
+		return 0;
+	return pmuk_etw_follow_switch(p->follow, old_tid) == 1;
 }
 
 /* The position in the CPU target of the processor with index idx, or -1. ETW
@@ -125,17 +101,10 @@ static void cswitch(struct pmuk_etw_pmc *p, const EVENT_RECORD *r, const uint64_
 	for (size_t k = 0; k < p->n; k++)
 		d[k] = (v[k] - p->last[cpu][k]) & PMC_MASK;
 	if (p->on && p->have_last[cpu]) {
-		switch (p->kind) {
-		case PMU_TARGET_CPUS:
+		if (p->kind == PMU_TARGET_CPUS)
 			credit = (ci = counted_cpu(p, cpu)) >= 0;
-			break;
-		case PMU_TARGET_PID:
-			credit = old_tid && pid_of(p, old_tid) == p->pid;
-			break;
-		default:
-			credit = old_tid == p->tid;
-			break;
-		}
+		else
+			credit = counted_thread(p, old_tid);
 	}
 	for (size_t k = 0; credit && k < p->n; k++) {
 		p->total[k] += d[k];
@@ -146,31 +115,51 @@ static void cswitch(struct pmuk_etw_pmc *p, const EVENT_RECORD *r, const uint64_
 	p->have_last[cpu] = 1;
 }
 
+static int same_guid(const GUID *a, const struct pmu_guid *g)
+{
+	return a->Data1 == g->d1 && a->Data2 == g->d2 && a->Data3 == g->d3 &&
+	       !memcmp(a->Data4, g->d4, 8);
+}
+
+/* A Process or Thread event, as the .etl reader would give it, to the target. */
+static void follow(struct pmuk_etw_pmc *p, const EVENT_RECORD *r)
+{
+	const EVENT_HEADER *h = &r->EventHeader;
+	struct pmu_etl_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	memcpy(&ev.provider, &h->ProviderId, sizeof(ev.provider));
+	ev.opcode = h->EventDescriptor.Opcode;
+	ev.version = h->EventDescriptor.Version;
+	ev.flags = h->Flags;
+	ev.pointer_size = h->Flags & EVENT_HEADER_FLAG_32_BIT_HEADER ? 4 : 8;
+	ev.payload = r->UserData;
+	ev.payload_size = r->UserDataLength;
+	EnterCriticalSection(&p->lock);
+	if (pmuk_etw_follow_event(p->follow, &ev) && !p->bad_event[0])
+		snprintf(p->bad_event, sizeof(p->bad_event), "%s", pmu_error_detail());
+	LeaveCriticalSection(&p->lock);
+}
+
 static void WINAPI on_event(PEVENT_RECORD r)
 {
 	struct pmuk_etw_pmc *p = r->UserContext;
 	const EVENT_HEADER *h = &r->EventHeader;
-	const struct pmu_guid *g = &pmuk_etw_thread_guid;
 	const uint64_t *v = NULL;
 	size_t nv = 0;
 
 	InterlockedExchange64(&p->last_ts, h->TimeStamp.QuadPart);
 	InterlockedIncrement(&p->events);
-	if (h->ProviderId.Data1 != g->d1 || h->ProviderId.Data2 != g->d2 ||
-	    h->ProviderId.Data3 != g->d3 || memcmp(h->ProviderId.Data4, g->d4, 8))
-		return;
-	if ((h->EventDescriptor.Opcode == ETW_OP_THREAD_START ||
-	     h->EventDescriptor.Opcode == ETW_OP_THREAD_DCSTART) && r->UserDataLength >= 8) {
-		DWORD ids[2];  /* ProcessId, TThreadId */
-
-		memcpy(ids, r->UserData, 8);
-		EnterCriticalSection(&p->lock);
-		map_put(p, ids[1], ids[0]);
-		LeaveCriticalSection(&p->lock);
+	if (!same_guid(&h->ProviderId, &pmuk_etw_thread_guid)) {
+		if (p->follow && same_guid(&h->ProviderId, &pmuk_etw_process_guid))
+			follow(p, r);
 		return;
 	}
-	if (h->EventDescriptor.Opcode != PMUK_ETW_TYPE_CSWITCH)
+	if (h->EventDescriptor.Opcode != PMUK_ETW_TYPE_CSWITCH) {
+		if (p->follow)
+			follow(p, r);
 		return;
+	}
 	for (USHORT i = 0; i < r->ExtendedDataCount; i++)
 		if (r->ExtendedData[i].ExtType == EVENT_HEADER_EXT_TYPE_PMC_COUNTERS) {
 			v = (const uint64_t *)(uintptr_t)r->ExtendedData[i].DataPtr;
@@ -249,7 +238,9 @@ static int setup(struct pmuk_etw_pmc *p)
 			  { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c } },
 		.type = PMUK_ETW_TYPE_CSWITCH,
 	};
-	const struct pmuk_etw_groups g = { .classic = EVENT_TRACE_FLAG_THREAD, .cswitch = 1 };
+	const ULONG flags = EVENT_TRACE_FLAG_THREAD |
+			    (p->kind == PMU_TARGET_PID && p->inherit ? EVENT_TRACE_FLAG_PROCESS : 0);
+	const struct pmuk_etw_groups g = { .classic = flags, .cswitch = 1 };
 	EVENT_TRACE_LOGFILEW lf;
 	struct pmuk_etw_block b;
 	uint32_t mask[8];
@@ -257,7 +248,7 @@ static int setup(struct pmuk_etw_pmc *p)
 
 	pmuk_etw_group_mask(&g, mask);
 	if ((err = pmuk_etw_profile_privilege()) ||
-	    (err = pmuk_etw_session_start(&p->s, NULL, 256, EVENT_TRACE_FLAG_THREAD)) ||
+	    (err = pmuk_etw_session_start(&p->s, NULL, 256, flags)) ||
 	    (err = pmuk_etw_source_ids(&b, PMUK_TRACE_PMC_COUNTER_LIST_INFO, p->ids, p->n)) ||
 	    (err = pmuk_etw_session_set(&p->s, &b, "TracePmcCounterListInfo")) ||
 	    (err = pmuk_etw_event_ids(&b, PMUK_TRACE_PMC_EVENT_LIST_INFO, &on_cswitch, 1)) ||
@@ -340,10 +331,12 @@ static int target(struct pmuk_etw_pmc *p, const struct pmu_target *t)
 	size_t n = t->cpus ? t->ncpus : p->nproc;
 
 	p->kind = t->kind;
-	p->pid = t->kind == PMU_TARGET_PID ? (DWORD)t->pid : 0;
-	p->tid = t->kind == PMU_TARGET_TID ? (DWORD)t->pid : GetCurrentThreadId();
+	if (t->kind == PMU_TARGET_PID)
+		return pmuk_etw_follow_new(p->inherit ? PMUK_FOLLOW_TREE : PMUK_FOLLOW_PROCESS,
+					   (uint32_t)t->pid, &p->follow);
 	if (t->kind != PMU_TARGET_CPUS)
-		return 0;
+		return pmuk_etw_follow_new(PMUK_FOLLOW_THREAD, t->kind == PMU_TARGET_TID ?
+					   (uint32_t)t->pid : GetCurrentThreadId(), &p->follow);
 	if (!n)
 		return pmuk_fail(PMU_EINVAL, "the CPU target names no CPU");
 	if (!(p->cpus = calloc(n, sizeof(*p->cpus))) ||
@@ -397,7 +390,7 @@ int pmuk_etw_pmc_check_events(const struct pmu_event *const *ev, size_t n, uint3
 }
 
 int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
-		      struct pmuk_etw_pmc **out)
+		      int inherit, struct pmuk_etw_pmc **out)
 {
 	struct pmuk_etw_pmc *p;
 	uint32_t ids[MAX_PMC];
@@ -412,6 +405,7 @@ int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct 
 		return pmuk_fail(PMU_ENOMEM, "out of memory for ETW PMC counting");
 	InitializeCriticalSection(&p->lock);
 	p->n = n;
+	p->inherit = inherit;
 	memcpy(p->ids, ids, n * sizeof(*ids));
 	p->nproc = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
 	p->consumer = INVALID_PROCESSTRACE_HANDLE;
@@ -496,7 +490,12 @@ void pmuk_etw_pmc_close(struct pmuk_etw_pmc *p)
 		pmuk_log(PMU_LOG_WARN, "ETW consumer thread did not end; leaking its state");
 		return;
 	}
+	if (p->bad_event[0])
+		pmuk_log(PMU_LOG_WARN, "a Process or Thread event of the counting session did not "
+			 "decode: some of the command's threads may be missing from the counts (%s)",
+			 p->bad_event);
 	DeleteCriticalSection(&p->lock);
+	pmuk_etw_follow_free(p->follow);
 	free(p->last);
 	free(p->have_last);
 	free(p->cpus);

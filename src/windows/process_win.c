@@ -167,10 +167,21 @@ fail:
 }
 
 /* A job of the command's own; a job it cannot have (nested jobs before Windows 8,
- * a parent job without breakaway) leaves it counted as one process. */
+ * a parent job without breakaway) leaves it counted as one process. The job lets a
+ * child that asks for CREATE_BREAKAWAY_FROM_JOB leave (CreateProcess would fail with
+ * access denied otherwise, which the command alone never meets); such a child is
+ * not counted. */
 static void join_job(struct pmu_command *cmd)
 {
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim = { 0 };
+
 	cmd->job = CreateJobObjectW(NULL, NULL);
+	lim.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_BREAKAWAY_OK;
+	if (cmd->job && !SetInformationJobObject(cmd->job, JobObjectExtendedLimitInformation,
+						 &lim, sizeof(lim)))
+		pmuk_log(PMU_LOG_WARN, "the command's job object does not allow breakaway (%s): "
+			 "a child started with CREATE_BREAKAWAY_FROM_JOB will fail",
+			 pmuk_win_strerror(GetLastError()));
 	if (cmd->job && AssignProcessToJobObject(cmd->job, cmd->pi.hProcess)) {
 		jobs_set(cmd->pi.dwProcessId, cmd->job);
 		return;

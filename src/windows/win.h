@@ -128,12 +128,13 @@ int pmuk_etw_session_stop(struct pmuk_etw_session *s);
 void pmuk_etw_session_free(struct pmuk_etw_session *s);
 
 /* ETW PMC-on-CSwitch counting (pmc_counting_win.c): the hardware events of a
- * counter set, per thread, process or CPU. */
+ * counter set, per thread, process or CPU; with inherit, a process target's
+ * children too, followed through Process/Start ParentId (core/etw_follow.h). */
 struct pmuk_etw_pmc;
 struct pmu_event;
 struct pmu_target;
 int pmuk_etw_pmc_open(const struct pmu_event *const *ev, size_t n, const struct pmu_target *t,
-		      struct pmuk_etw_pmc **out);
+		      int inherit, struct pmuk_etw_pmc **out);
 /* Whether n hardware events can be counted, decided from the profile-source list,
  * TraceMaxPmcCounterQuery and TracePmcCounterOwners without starting a session (under
  * Wine: what its fake session answers); their source ids in ids[n] (at most 8). */

@@ -45,3 +45,19 @@ elif [ $rc -eq 0 ]; then
 else
 	fail record-wait "exit $rc; see $OUT/record_wait.*"
 fi
+
+# A console process that has user32.dll or gdi32.dll loaded is not sent
+# CTRL_LOGOFF_EVENT / CTRL_SHUTDOWN_EVENT (SetConsoleCtrlHandler), so the handler
+# that stops pmukit's sessions must not lose them: the DLLs the pmukit.exe process
+# itself loads (Wine's loader trace, lines of the thread that loaded pmukit.exe).
+WINEDEBUG=+loaddll "$WINE" "$BUILD/pmukit.exe" stat -e task-clock -- "$BUILD/exit_with.exe" 0 0 \
+	>"$OUT/loaddll.out" 2>"$OUT/loaddll.err"
+tid=$(grep -i 'Loaded .*\\pmukit\.exe"' "$OUT/loaddll.err" | head -1 | cut -d: -f1)
+gui=$(grep "^$tid:" "$OUT/loaddll.err" | grep -ioE '\\(user32|gdi32)\.dll' | sort -u | tr '\n' ' ')
+if [ -z "$tid" ]; then
+	fail console-events "no loader trace of pmukit.exe; see $OUT/loaddll.err"
+elif [ -n "$gui" ]; then
+	fail console-events "pmukit.exe loads ${gui}: Windows would not send it logoff/shutdown console events"
+else
+	pass "pmukit.exe loads neither user32.dll nor gdi32.dll: logoff/shutdown reach its console handler"
+fi

@@ -27,3 +27,14 @@ if [ $rc -eq 0 ] && ! grep -q "processes ran" "$OUT/job_one.err"; then
 else
 	fail stat-job-one "exit $rc; see $OUT/job_one.*"
 fi
+
+# A child that asks to leave the job (CREATE_BREAKAWAY_FROM_JOB) runs, as it would
+# without pmukit: the job allows breakaway (the child is then not counted).
+run job_breakaway pmukit.exe stat -e task-clock -- "$BUILD/spawn_breakaway.exe" \
+	"${BUILD//\//\\}\\exit_with.exe" 5 20
+rc=$?
+if [ $rc -eq 5 ]; then
+	pass "stat of a command whose child breaks away from the job: the child ran (exit 5)"
+else
+	fail stat-job-breakaway "exit $rc (want 5: the child's status); see $OUT/job_breakaway.*"
+fi

@@ -9,8 +9,7 @@
 #include <string.h>
 #ifdef _WIN32
 #include "core/utf8.h"
-#include <windows.h>
-#include <shellapi.h>
+#include <wchar.h>
 #else
 #include <fcntl.h>
 #include <unistd.h>
@@ -120,39 +119,8 @@ static void hold_std_fds(void)
 #endif
 }
 
-#ifdef _WIN32
-/* main()'s argv is in the ANSI code page: a name outside it (C:\Users\Zoë on a
- * Japanese system, any emoji) arrives as '?'. pmukit takes the UTF-16 command line
- * and converts it once to UTF-8, the encoding of every string it handles; a lone
- * surrogate is an error, not a '?' naming another file. NULL having said why. */
-static char **utf8_argv(int *argc)
+static int run(int argc, char **argv)
 {
-	wchar_t **w;
-	char **v = NULL;
-	int n, err;
-
-	if (!(w = CommandLineToArgvW(GetCommandLineW(), &n))) {
-		fprintf(stderr, "pmukit: cannot read the command line: CommandLineToArgvW "
-			"failed (error %lu)\n", (unsigned long)GetLastError());
-		return NULL;
-	}
-	err = pmuk_argv_from_utf16(n, (const uint16_t *const *)w, &v);
-	LocalFree(w);
-	if (err) {
-		fprintf(stderr, "pmukit: %s: %s\n", pmu_strerror(err), pmu_error_detail());
-		return NULL;
-	}
-	*argc = n;
-	return v;  /* lives as long as the process */
-}
-#endif
-
-int main(int argc, char **argv)
-{
-#ifdef _WIN32
-	if (!(argv = utf8_argv(&argc)))
-		return 2;
-#endif
 	hold_std_fds();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
@@ -170,3 +138,32 @@ int main(int argc, char **argv)
 			return verbs[i].run(argc - 1, argv + 1);
 	return unknown_verb(argv[1]);
 }
+
+#ifdef _WIN32
+/* main()'s argv is in the ANSI code page: a name outside it (C:\Users\Zoë on a
+ * Japanese system, any emoji) arrives as '?'. pmukit takes the UTF-16 arguments
+ * (wmain, -municode: the C runtime splits the command line, with no globbing) and
+ * converts them once to UTF-8, the encoding of every string it handles; a lone
+ * surrogate is an error, not a '?' naming another file. Not CommandLineToArgvW:
+ * shell32 loads user32 and gdi32, and a console process that has those loaded is
+ * no longer sent CTRL_LOGOFF_EVENT / CTRL_SHUTDOWN_EVENT (SetConsoleCtrlHandler),
+ * which stop pmukit's ETW sessions and restore the machine-wide settings. */
+int _dowildcard = 0;
+
+int wmain(int argc, wchar_t **wargv)
+{
+	char **argv;
+	int err = pmuk_argv_from_utf16(argc, (const uint16_t *const *)wargv, &argv);
+
+	if (err) {
+		fprintf(stderr, "pmukit: %s: %s\n", pmu_strerror(err), pmu_error_detail());
+		return 2;
+	}
+	return run(argc, argv);  /* argv lives as long as the process */
+}
+#else
+int main(int argc, char **argv)
+{
+	return run(argc, argv);
+}
+#endif

@@ -12,7 +12,11 @@
 #define STATUS_CONTROL_C_EXIT_ 0xC000013AUL
 
 static volatile LONG stop_signo;
-static HANDLE wake;	/* set by Ctrl-C: ends stat_os_sleep early */
+/* Set by Ctrl-C: ends stat_os_sleep early. Created once and never closed: the
+ * console handler runs on a thread of its own and may still be about to set it
+ * after stat_os_release removed the handler, and a closed handle's value can
+ * name another object by then. */
+static HANDLE wake;
 
 static BOOL WINAPI on_ctrl(DWORD type)
 {
@@ -38,15 +42,14 @@ void stat_os_catch(void)
 	InterlockedExchange(&stop_signo, 0);
 	if (!wake)
 		wake = CreateEventW(NULL, FALSE, FALSE, NULL);
+	else
+		ResetEvent(wake);  /* a Ctrl-C of the previous run is not this run's */
 	SetConsoleCtrlHandler(on_ctrl, TRUE);
 }
 
 void stat_os_release(void)
 {
 	SetConsoleCtrlHandler(on_ctrl, FALSE);
-	if (wake)
-		CloseHandle(wake);
-	wake = NULL;
 }
 
 int stat_os_stop_pending(void)
@@ -97,8 +100,10 @@ int stat_os_target_gone(const struct pmu_target *t)
 
 void stat_os_sleep(int ms)
 {
-	if (!stat_os_stop_pending())
-		WaitForSingleObject(wake, (DWORD)ms);
+	if (stat_os_stop_pending())
+		return;
+	if (!wake || WaitForSingleObject(wake, (DWORD)ms) == WAIT_FAILED)
+		Sleep((DWORD)ms);  /* no event (CreateEventW failed): no busy loop */
 }
 
 int stat_os_exited(int wait_status)
@@ -132,8 +137,8 @@ int stat_os_check(const struct stat_config *cfg)
  * with a job, task-clock and page-faults are the command's and its children's. */
 const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command *cmd)
 {
-	static char note[400];
-	int clock = 0, job = 0, nproc = pmuk_command_processes(cmd);
+	static char note[512];
+	int clock = 0, job = 0, ref = 0, nproc = pmuk_command_processes(cmd);
 
 	for (size_t i = 0; i < pmu_counters_event_count(c); i++) {
 		int g = pmu_counters_event(c, i)->generic;
@@ -141,13 +146,16 @@ const char *stat_os_note(const struct pmu_counters *c, const struct pmu_command 
 		if (pmu_counters_unsupported(c, i))
 			continue;
 		clock |= g == PMU_GENERIC_TASK_CLOCK || g == PMU_GENERIC_CPU_CLOCK;
+		ref |= g == PMU_GENERIC_REF_CYCLES;
 		job |= clock || g == PMU_GENERIC_PAGE_FAULTS;
 	}
 	note[0] = '\0';
 	if (nproc > 1)
 		snprintf(note, sizeof(note), "%d processes ran in the command's job object (it "
-			 "and those it started)%s%s", nproc,
+			 "and those it started)%s%s%s", nproc,
 			 job ? ": task-clock and page-faults count them all" : "",
+			 ref ? "; ref-cycles counts the command's own process only "
+			 "(QueryProcessCycleTime; a job keeps no cycle total)" : "",
 			 clock ? "; " : "");
 	if (clock)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "Windows counts CPU "
