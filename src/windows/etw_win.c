@@ -99,22 +99,44 @@ static int kernel_logger(char *owner, size_t n)
 	return busy;
 }
 
-static void owners(tqi_fn q, struct pmuk_etw_facts *f)
+/* TracePmcCounterOwners of one processor: 0, or an error saying why not. */
+static int owners_of(tqi_fn q, uint32_t cpu, uint32_t *ncounters, uint32_t *held, char *list,
+		     size_t list_len)
 {
 	struct pmuk_pmc_ownership st;
-	uint32_t n, held;
-	ULONG ret = 0;
+	ULONG ret = 0, e;
 
 	memset(&st, 0, sizeof(st));
-	st.processor = 0;
-	if (q(0, PMUK_TRACE_PMC_COUNTER_OWNERS, &st, sizeof(st), &ret) != ERROR_SUCCESS)
-		return; /* before Windows 10 21H2 */
-	if (pmuk_etw_owners_parse(&st, ret && ret <= sizeof(st) ? ret : sizeof(st), &n, &held,
-				  f->owner_list, sizeof(f->owner_list))) {
+	st.processor = cpu;
+	e = q(0, PMUK_TRACE_PMC_COUNTER_OWNERS, &st, sizeof(st), &ret);
+	if (e != ERROR_SUCCESS)
+		return pmuk_fail(e == ERROR_ACCESS_DENIED ? PMU_EPERM : PMU_ENOTSUP,
+				 "TraceQueryInformation(TracePmcCounterOwners) failed: %s (the "
+				 "class needs Windows 10 21H2 or later and administrator rights)",
+				 pmuk_win_strerror(e));
+	return pmuk_etw_owners_parse(&st, ret && ret <= sizeof(st) ? ret : sizeof(st), ncounters,
+				     held, list, list_len);
+}
+
+static void owners(tqi_fn q, struct pmuk_etw_facts *f)
+{
+	uint32_t n, held;
+
+	if (owners_of(q, 0, &n, &held, f->owner_list, sizeof(f->owner_list))) {
 		pmuk_clear_detail();
 		return;
 	}
 	f->pmc_owners = (int)held;
+}
+
+int pmuk_etw_pmc_owners(uint32_t cpu, uint32_t *ncounters, uint32_t *held)
+{
+	tqi_fn q = query_fn();
+	char list[8];
+
+	if (!q)
+		return query_unavailable();
+	return owners_of(q, cpu, ncounters, held, list, sizeof(list));
 }
 
 void pmuk_etw_probe(struct pmuk_etw_facts *f)

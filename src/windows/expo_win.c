@@ -8,8 +8,8 @@
  * the series start at 0 when the exporter starts and never drop (where
  * windows_exporter emits the raw 32-bit value, seen as a reset on each wrap).
  * Under Wine (PdhGetRawCounterArrayW aborts there) and where the object is
- * missing these collectors emit nothing. Not done: counter owners
- * (TracePmcCounterOwners) for the contention collector. */
+ * missing these collectors emit nothing. The contention collector asks
+ * TracePmcCounterOwners per processor (a query, no session). */
 #include "windows/win.h"
 #include "core/error.h"
 #include "core/exporter_int.h"
@@ -259,8 +259,46 @@ int pmuk_expo_collect_cpufreq_os(struct pmu_exporter *e)
 	return err;
 }
 
+/* Counters per processor and how many of them another owner (a profiler, a driver,
+ * the hypervisor) holds now. Where the class cannot be asked, one gauge at 0 with the
+ * reason, as the pmu collector does, not an error per scrape. */
 int pmuk_expo_collect_contention(struct pmu_exporter *e)
 {
-	(void)e;
-	return 0;
+	DWORD ncpu = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+	struct pmu_mfamily *fa, *fh = NULL, *ft = NULL;
+	uint32_t n, held;
+	int err;
+
+	if ((err = pmuk_expo_family(e, "pmukit_pmu_owners_available", PMU_MTYPE_GAUGE,
+				    "1 when TracePmcCounterOwners answers; else 0 with the reason.",
+				    NULL, &fa)))
+		return err;
+	if (pmuk_etw_pmc_owners(0, &n, &held)) {
+		const char *l[] = { "reason", pmu_error_detail(), NULL };
+
+		err = pmuk_expo_gauge(e, fa, l, 0);
+		pmuk_clear_detail();
+		return err;
+	}
+	if ((err = pmuk_expo_gauge(e, fa, NULL, 1)) ||
+	    (err = pmuk_expo_family(e, "pmukit_pmu_counters", PMU_MTYPE_GAUGE,
+				    "Hardware counters of the processor (TracePmcCounterOwners).",
+				    NULL, &ft)) ||
+	    (err = pmuk_expo_family(e, "pmukit_pmu_counters_held", PMU_MTYPE_GAUGE,
+				    "Hardware counters of the processor another owner holds now.",
+				    NULL, &fh)))
+		return err;
+	for (DWORD c = 0; c < ncpu && !err; c++) {
+		char cpu[16];
+		const char *l[] = { "cpu", cpu, NULL };
+
+		if (pmuk_etw_pmc_owners(c, &n, &held)) {
+			pmuk_clear_detail(); /* this processor went away: no series */
+			continue;
+		}
+		pmuk_expo_cpu_label(e, (int)c, cpu, sizeof(cpu));
+		if (!(err = pmuk_expo_gauge(e, ft, l, n)))
+			err = pmuk_expo_gauge(e, fh, l, held);
+	}
+	return err;
 }

@@ -57,6 +57,9 @@ struct pmuk_etw_facts {
 	char sources[768];       /* "Timer(0),TotalIssues(2),..." */
 };
 void pmuk_etw_probe(struct pmuk_etw_facts *f);
+/* TracePmcCounterOwners of processor cpu: its counters and how many others hold.
+ * PMU_ENOTSUP / PMU_EPERM with the reason where the class cannot be queried. */
+int pmuk_etw_pmc_owners(uint32_t cpu, uint32_t *ncounters, uint32_t *held);
 
 /* A profile source: the HAL's name and id (TraceProfileSourceListInfo). */
 struct pmuk_win_source {
