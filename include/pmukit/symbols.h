@@ -57,8 +57,14 @@ struct pmu_symbolizer_opts {
 	 * report --symfs: the recording's root file system copied or mounted here);
 	 * NULL: where the recording says. */
 	const char *symfs;
+	/* PE modules, on every OS: where their PDBs are searched, in _NT_SYMBOL_PATH
+	 * syntax (directories, symbol stores name.pdb/GUIDAGE/name.pdb, srv*DIR*... and
+	 * cache*DIR entries: their local directories; network servers are not
+	 * contacted), then the PDB path the image records, then the image's directory.
+	 * NULL: $_NT_SYMBOL_PATH. A PDB whose GUID+Age is not the image's is refused. */
+	const char *symbol_path;
 };
-#define pmu_symbolizer_opts__last_field symfs /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field symbol_path /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {

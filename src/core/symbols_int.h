@@ -21,7 +21,8 @@ struct pmuk_sym_module {
 	uint64_t bias;          /* address - module offset */
 	const char *path;       /* interned */
 	int state;              /* 0 symbols available, else why not (PMU_ENOENT, ...) */
-	void *handle;           /* the backend's module */
+	void *handle;           /* the backend's module (pe: the struct pmuk_pdb) */
+	int pe;                 /* a PE image read by the portable PDB reader */
 };
 
 struct pmuk_sym_chunk;
@@ -107,6 +108,7 @@ struct pmu_symbolizer {
 	void *backend;
 	char *buildid_dir;      /* owned copy of opts.buildid_dir */
 	char *symfs;            /* owned copy of opts.symfs */
+	char *symbol_path;      /* owned copy of opts.symbol_path */
 	/* recording mode */
 	struct pmuk_sym_image *imgs;
 	size_t nimgs, capimgs;
@@ -188,6 +190,12 @@ void pmuk_sym_rec_free(struct pmu_symbolizer *s);
 int pmuk_sym_finish(struct pmu_symbolizer *s, int k, struct pmu_frame *frames, size_t max,
 		    size_t *n);
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
+/* PE images through the portable PDB reader (src/formats/pdb_symbolizer.c): add
+ * and resolve return PMUK_SYM_NOT_PE for what is not theirs; close frees them. */
+#define PMUK_SYM_NOT_PE 0x7fff  /* above any frame count */
+int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
+int pmuk_sym_pe_resolve(struct pmu_symbolizer *s, uint64_t addr);
+void pmuk_sym_pe_close(struct pmu_symbolizer *s);
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr);
 void pmuk_sym_backend_close(struct pmu_symbolizer *s);
 
