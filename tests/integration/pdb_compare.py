@@ -11,6 +11,7 @@ debug information whose meaning is unambiguous. Checked on every address:
   - each inlined frame's file:line is the DWARF twin's where it has one (not 0):
     llvm-symbolizer 14 reads inline-site line annotations one range late.
 Exits 1 on any disagreement or when nothing was compared."""
+import json
 import re
 import sys
 
@@ -23,25 +24,22 @@ def pmukit(path):
             continue
         m = re.match(r"  (\S+?)(\+0x[0-9a-f]+)? at (.*?):(\d+)(:\d+)?( \(inlined\))?$", line)
         if m:
-            out[-1].append((m.group(1), m.group(3).replace("\\", "/").rsplit("/", 1)[-1],
+            f = "" if m.group(3) == "??" else m.group(3)
+            out[-1].append((m.group(1), f.replace("\\", "/").rsplit("/", 1)[-1],
                             int(m.group(4))))
     return out
 
 
 def llvm(path, n):
-    """LLVM style: per address, pairs of lines (function, file:line:col), then a blank."""
-    out, cur, lines, i = [], [], open(path).read().split("\n"), 0
-    while len(out) < n and i < len(lines):
-        if lines[i] == "":
-            out.append(cur)
-            cur = []
-            i += 1
+    """--output-style=JSON: one line per address."""
+    out = []
+    for line in open(path):
+        if not line.strip():
             continue
-        fn, pos = lines[i], lines[i + 1].rsplit(":", 2)
-        if fn != "??":
-            cur.append((fn, pos[0].replace("\\", "/").rsplit("/", 1)[-1], int(pos[1])))
-        i += 2
-    return out
+        for entry in (lambda v: v if isinstance(v, list) else [v])(json.loads(line)):
+            out.append([(f["FunctionName"], f["FileName"].replace("\\", "/").rsplit("/", 1)[-1],
+                         f["Line"]) for f in entry.get("Symbol", []) if f["FunctionName"]])
+    return out[:n]
 
 
 def names(chain):
