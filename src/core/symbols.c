@@ -205,8 +205,10 @@ int pmu_symbolizer_add_module(struct pmu_symbolizer *s,
 	    (m->build_id_size && !m->build_id))
 		return pmuk_fail(PMU_EINVAL, "%s: the mapping wraps around the address space or "
 				 "its build-id is longer than 20 bytes", m->path);
+#ifndef _WIN32	/* Windows: DbgHelp first, the portable PDB reader its fallback */
 	if ((err = pmuk_sym_pe_add(s, m)) != PMUK_SYM_NOT_PE)
 		return err;
+#endif
 	return pmuk_sym_backend_add(s, m);
 }
 

@@ -49,6 +49,7 @@ struct pmuk_sym_image {
 	uint8_t id[20];
 	uint8_t idn;            /* 0: no build-id recorded */
 	uint8_t kind;           /* enum pmuk_sym_kind */
+	uint8_t pe;             /* a PE image: handle is its PDB (pdb_symbolizer.c) */
 	int state;              /* 0 symbols, else why not (PMU_ENOENT, PMU_EFORMAT) */
 	struct pmuk_sym_seg seg[PMUK_SYM_SEGS];
 	unsigned nseg;
@@ -196,6 +197,13 @@ int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_m
 int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
 int pmuk_sym_pe_resolve(struct pmu_symbolizer *s, uint64_t addr);
 void pmuk_sym_pe_close(struct pmu_symbolizer *s);
+/* Recording mode: a PE image by its recorded GUID+Age and PDB name (mm's
+ * debug_path), its address (RVA) resolved, its PDB closed. */
+int pmuk_sym_pe_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+		      const struct pmu_mmap *mm);
+int pmuk_sym_pe_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			      uint64_t rva);
+void pmuk_sym_pe_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img);
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr);
 void pmuk_sym_backend_close(struct pmu_symbolizer *s);
 

@@ -9,6 +9,7 @@
 #include "core/le.h"
 #include "core/sympath.h"
 #include "formats/pdb.h"
+#include "formats/pdb_symbolizer.h"
 #include "formats/pe_rsds.h"
 
 #include <stdio.h>
@@ -38,7 +39,7 @@ static int pe_layout(const char *path, uint64_t *base, uint64_t *size)
 	return 0;
 }
 
-static void spell(const struct pmu_module_id *id, char *buf, size_t size)
+void pmuk_sym_pe_spell(const struct pmu_module_id *id, char *buf, size_t size)
 {
 	char g[40];
 
@@ -63,7 +64,7 @@ static int recorded_matches(const struct pmu_symbolizer_module *m, const struct 
 }
 
 /* Opens the first candidate PDB whose GUID + Age are the image's. */
-static int find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *id, const char *image,
+int pmuk_sym_pe_find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *id, const char *image,
 		    struct pmuk_pdb **out)
 {
 	const char *spec = s->opts.symbol_path ? s->opts.symbol_path : getenv("_NT_SYMBOL_PATH");
@@ -73,7 +74,7 @@ static int find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *id, co
 
 	if (err)
 		return err;
-	spell(id, want, sizeof(want));
+	pmuk_sym_pe_spell(id, want, sizeof(want));
 	for (size_t i = 0; (r = pmuk_sympath_candidate(&sp, id, image, i, path, sizeof(path))) !=
 			   PMU_ENOENT; i++) {
 		struct pmuk_pdb *p;
@@ -90,7 +91,7 @@ static int find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *id, co
 		if (!stale[0]) {
 			char have[64];
 
-			spell(&got, have, sizeof(have));
+			pmuk_sym_pe_spell(&got, have, sizeof(have));
 			snprintf(stale, sizeof(stale), "%s is %s", path, have);
 		}
 		pmuk_pdb_close(p);
@@ -119,12 +120,12 @@ static int pe_open(struct pmu_symbolizer *s, const struct pmu_symbolizer_module 
 	if (!recorded_matches(m, &id)) {
 		char have[64];
 
-		spell(&id, have, sizeof(have));
+		pmuk_sym_pe_spell(&id, have, sizeof(have));
 		return pmuk_fail(PMU_EFORMAT, "stale image: %s has PDB identity %s, not the one "
 				 "recorded (rebuilt or replaced since); its addresses resolve to "
 				 "module + offset only", m->path, have);
 	}
-	return find_pdb(s, &id, m->path, (struct pmuk_pdb **)&mod->handle);
+	return pmuk_sym_pe_find_pdb(s, &id, m->path, (struct pmuk_pdb **)&mod->handle);
 }
 
 int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
@@ -166,10 +167,16 @@ int pmuk_sym_pe_resolve(struct pmu_symbolizer *s, uint64_t addr)
 		pmuk_sym_module_frame(m, addr, &s->chain[0]);
 		return 1;
 	}
+	return pmuk_sym_pe_chain(s, f, k, m->path, rva);
+}
+
+int pmuk_sym_pe_chain(struct pmu_symbolizer *s, const struct pmuk_pdb_frame *f, int k,
+		      const char *module, uint64_t rva)
+{
 	for (int i = 0; i < k; i++)
 		s->chain[i] = (struct pmu_frame){
 			.function = f[i].function, .file = f[i].file, .line = f[i].line,
-			.module = m->path, .module_offset = rva, .symbol_offset = rva - f[i].start,
+			.module = module, .module_offset = rva, .symbol_offset = rva - f[i].start,
 			.flags = i + 1 < k ? PMU_FRAME_INLINED : 0 };
 	return k;
 }
@@ -181,4 +188,14 @@ void pmuk_sym_pe_close(struct pmu_symbolizer *s)
 			pmuk_pdb_close(s->mods[i].handle);
 			s->mods[i].handle = NULL;
 		}
+}
+
+int pmuk_sym_pe_attach(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m,
+		       struct pmuk_sym_module *mod)
+{
+	int err = pe_open(s, m, mod);	/* sets mod->handle only when it succeeds */
+
+	if (!err)
+		mod->pe = 1;
+	return err;
 }
