@@ -128,14 +128,68 @@ static int pe_open(struct pmu_symbolizer *s, const struct pmu_symbolizer_module 
 	return pmuk_sym_pe_find_pdb(s, &id, m->path, (struct pmuk_pdb **)&mod->handle);
 }
 
+void pmuk_sym_pe_recorded_id(const char *image, const uint8_t *build_id, const char *pdb,
+			     struct pmu_module_id *id)
+{
+	const char *b = pmuk_sympath_basename(image), *dot = strrchr(b, '.');
+
+	memset(id, 0, sizeof(*id));
+	pmuk_guid_load(&id->guid, build_id);
+	id->age = pmuk_le32(build_id + 16);
+	if (pdb && *pdb)
+		snprintf(id->pdb, sizeof(id->pdb), "%s", pdb);
+	else
+		snprintf(id->pdb, sizeof(id->pdb), "%.*s.pdb",
+			 (int)(dot ? (size_t)(dot - b) : strlen(b)), b);
+}
+
+int pmuk_sym_pe_attach_id(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m,
+			  struct pmuk_sym_module *mod)
+{
+	struct pmu_module_id id;
+	int err;
+
+	pmuk_sym_pe_recorded_id(m->path, m->build_id, NULL, &id);
+	if (!(err = pmuk_sym_pe_find_pdb(s, &id, m->path, (struct pmuk_pdb **)&mod->handle)))
+		mod->pe = 1;
+	return err;
+}
+
+/* An image not on disk whose PDB identity was recorded: placed as mapped. */
+static int by_id(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+{
+	uint64_t bias = m->start - m->pgoff;
+	struct pmuk_sym_module *mod;
+	int merged, err;
+
+	mod = pmuk_sym_module_add(s, m->path, bias, m->start, m->start + (m->len ? m->len : 4096),
+				  &merged);
+	if (!mod)
+		return pmuk_fail(PMU_ENOMEM, "out of memory adding module %s", m->path);
+	if (merged)
+		return mod->state;
+	mod->pe = 1;
+	err = pmuk_sym_pe_attach_id(s, m, mod);
+	mod->state = err;
+	return err;
+}
+
 int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
 {
 	struct pmuk_sym_module *mod;
 	uint64_t base, size, bias, first;
 	int merged, err;
+	FILE *f = NULL;
 
-	if (pe_layout(m->path, &base, &size))
-		return PMUK_SYM_NOT_PE;
+	if (pe_layout(m->path, &base, &size)) {
+		if (m->build_id_kind != PMU_BUILD_ID_PDB || m->build_id_size != 20 || !m->start ||
+		    (f = fopen(m->path, "rb")) != NULL) {
+			if (f)
+				fclose(f);
+			return PMUK_SYM_NOT_PE;
+		}
+		return by_id(s, m);
+	}
 	/* Whole images sit where asked, or at their ImageBase (what llvm-symbolizer and
 	 * addr2line -e take); a mapping places file offset pgoff at start. */
 	bias = !m->len ? (m->start ? m->start : base) : m->start - m->pgoff;

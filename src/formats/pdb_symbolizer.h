@@ -18,6 +18,14 @@ int pmuk_sym_pe_find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *i
 /* The k frames f as s->chain of module at rva; k. */
 int pmuk_sym_pe_chain(struct pmu_symbolizer *s, const struct pmuk_pdb_frame *f, int k,
 		      const char *module, uint64_t rva);
+/* The identity of a recorded build-id of kind PDB (GUID as stored, Age LE: 20
+ * bytes) and PDB path (NULL: the linker's default, the image's name with .pdb). */
+void pmuk_sym_pe_recorded_id(const char *image, const uint8_t *build_id, const char *pdb,
+			     struct pmu_module_id *id);
+/* An offline module not on disk whose PDB identity was recorded: its PDB found by
+ * it (mod->handle, mod->pe); 0 or why not. */
+int pmuk_sym_pe_attach_id(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m,
+			  struct pmuk_sym_module *mod);
 /* Windows: DbgHelp found no PDB for mod (added from m): the portable reader's try;
  * 0 or why not (mod->state is the caller's). */
 int pmuk_sym_pe_attach(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m,

@@ -4,44 +4,21 @@
  * Frames of an image whose PDB is missing carry PMU_FRAME_NOFILE: the report counts
  * their samples by module (src/core/sympath_report.c). */
 #include "core/error.h"
-#include "core/guid.h"
-#include "core/le.h"
-#include "core/sympath.h"
 #include "formats/pdb_symbolizer.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The recorded identity: GUID as stored, Age little-endian; the PDB's name. */
-static int recorded_id(const struct pmuk_sym_image *img, const struct pmu_mmap *mm,
-		       struct pmu_module_id *id)
-{
-	const char *b = pmuk_sympath_basename(img->path);
-	const char *dot = strrchr(b, '.');
-
-	if (mm->build_id_kind != PMU_BUILD_ID_PDB || mm->build_id_size != 20)
-		return pmuk_fail(PMU_ENOENT, "%s: a PE image recorded without its PDB GUID+Age; "
-				 "its addresses resolve to module + offset only", img->path);
-	memset(id, 0, sizeof(*id));
-	pmuk_guid_load(&id->guid, mm->build_id);
-	id->age = pmuk_le32(mm->build_id + 16);
-	if (mm->debug_path && *mm->debug_path)
-		snprintf(id->pdb, sizeof(id->pdb), "%s", mm->debug_path);
-	else	/* the linker's default: the image's name with .pdb */
-		snprintf(id->pdb, sizeof(id->pdb), "%.*s.pdb",
-			 (int)(dot ? (size_t)(dot - b) : strlen(b)), b);
-	return 0;
-}
-
 int pmuk_sym_pe_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
 		      const struct pmu_mmap *mm)
 {
 	struct pmu_module_id id;
-	int err = recorded_id(img, mm, &id);
 
 	img->pe = 1;
-	if (err)
-		return err;
+	if (mm->build_id_kind != PMU_BUILD_ID_PDB || mm->build_id_size != 20)
+		return pmuk_fail(PMU_ENOENT, "%s: a PE image recorded without its PDB GUID+Age; "
+				 "its addresses resolve to module + offset only", img->path);
+	pmuk_sym_pe_recorded_id(img->path, mm->build_id, mm->debug_path, &id);
 	return pmuk_sym_pe_find_pdb(s, &id, img->path, (struct pmuk_pdb **)&img->handle);
 }
 
