@@ -50,7 +50,7 @@ static int superblock(struct pmuk_pdb *p, uint32_t *dirbytes, uint32_t *mapblock
 	    p->bsize != 8192 && p->bsize != 16384 && p->bsize != 32768)
 		return pmuk_fail(PMU_EFORMAT, "PDB superblock (offset 32): block size %u is not "
 				 "a power of two from 512 to 32768: the file is corrupt", p->bsize);
-	if ((uint64_t)p->nblocks * p->bsize > p->size + (uint64_t)p->bsize)
+	if ((uint64_t)p->nblocks * p->bsize > p->size)
 		return pmuk_fail(PMU_EFORMAT, "PDB superblock (offset 40): %u blocks of %u bytes "
 				 "do not fit the file's %zu bytes: it is truncated", p->nblocks,
 				 p->bsize, p->size);
