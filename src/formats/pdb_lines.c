@@ -54,10 +54,14 @@ static int lines(struct pmuk_pdb *p, struct pdb_module *m, const uint8_t *d, uin
 			return bad(m, base + at, "a line block runs past its subsection");
 		for (uint32_t i = 0; i < nl; i++) {
 			const uint8_t *row = d + at + 12 + 8 * (size_t)i;
-			int err = add_line(m, rva + pmuk_le32(row), pmuk_le32(row + 4) & 0xffffff,
-					   file);
+			uint32_t line = pmuk_le32(row + 4) & 0xffffff;
+			int err = 0;
 
-			if (err)
+			/* Code before the first row (an inlined call at the very start)
+			 * is the first row's line, as the DWARF of the same code says. */
+			if (at == 12 && i == 0 && pmuk_le32(row))
+				err = add_line(m, rva, line, file);
+			if (err || (err = add_line(m, rva + pmuk_le32(row), line, file)))
 				return err;
 		}
 		at += size;

@@ -2,7 +2,8 @@
 """pmukit addr2line (text) against llvm-symbolizer on a PE + PDB and on its DWARF twin.
 
 usage: pdb_compare.py ADDRS PMUKIT_OUT LLVM_PDB_OUT LLVM_DWARF_OUT
-       pdb_compare.py --bench ADDRS PMUKIT_OUT LLVM_PDB_OUT   (agreement only, exit 0)
+       pdb_compare.py --bench ADDRS PMUKIT_OUT LLVM_PDB_OUT [LLVM_DWARF_OUT]
+           (the agreement in figures; exit 0 unless the answers do not line up)
 The twin is the same sources built with -gdwarf: same code (the caller checks),
 debug information whose meaning is unambiguous. Checked on every address:
   - the chain of function names (inlined calls, then the function) is the one
@@ -48,17 +49,35 @@ def names(chain):
 
 
 def bench():
+    """Agreement figures only: functions and the function's line against
+    llvm-symbolizer (PDB); inlined frames' lines against the DWARF twin when given."""
     addrs = open(sys.argv[2]).read().split()
     a, b = pmukit(sys.argv[3]), llvm(sys.argv[4], len(addrs))
-    n = min(len(a), len(b))
+    n = len(addrs)
+    if len(a) != n or len(b) != n:
+        print("answer counts differ: %d addresses, pmukit %d, llvm-symbolizer %d"
+              % (n, len(a), len(b)))
+        return 1
     fn = sum(names(a[i]) == names(b[i]) for i in range(n))
     outer = sum(names(a[i]) == names(b[i]) and a[i][-1:] == b[i][-1:] for i in range(n))
-    full = sum(a[i] == b[i] for i in range(n))
-    print("agreement with llvm-symbolizer on %d addresses: functions (inline chains) %.2f%%, "
-          "and the function's file:line %.2f%%, every frame's line %.2f%% (llvm-symbolizer 14 "
-          "reads inline-site lines one range late)" % (len(addrs), 100.0 * fn / len(addrs),
-                                                        100.0 * outer / len(addrs),
-                                                        100.0 * full / len(addrs)))
+    print("agreement with llvm-symbolizer (PDB) on %d addresses: functions and inline "
+          "chains %.2f%%, the function's file:line %.2f%%" % (n, 100.0 * fn / n,
+                                                             100.0 * outer / n))
+    if len(sys.argv) > 5:
+        d = llvm(sys.argv[5], n)
+        same = checked = vs_llvm = 0
+        for i in range(n):
+            if names(d[i]) != names(a[i]):
+                continue
+            for x, y, z in zip(a[i][:-1], d[i][:-1], b[i][:-1]):
+                if y[2]:
+                    checked += 1
+                    same += x == y
+                    vs_llvm += z == y
+        print("inlined frames' file:line against the DWARF twin: pmukit %.2f%%, "
+              "llvm-symbolizer %.2f%% (of %d frames)" % (100.0 * same / max(checked, 1),
+                                                         100.0 * vs_llvm / max(checked, 1),
+                                                         checked))
     return 0
 
 
