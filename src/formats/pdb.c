@@ -146,7 +146,7 @@ int pmuk_pdb_lookup(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f, 
 		return public_at(p, rva, f);
 	pr = &p->procs[i - 1];
 	m = &p->mods[pr->mod];
-	if ((err = pmuk_pdb_mod_lines(p, m, pr->mod)))
+	if ((err = pmuk_pdb_mod_lines(p, m)))
 		return err;
 	if ((k = pmuk_pdb_inlines(p, pr, rva, f, max - 1)) < 0)
 		return k;

@@ -47,7 +47,7 @@ static int names_stream(const struct pdb_stream *s, struct pmuk_cursor *c, uint3
 	cap = pmuk_le32(h + 4);
 	if (bitvec(c, &present, &np) || bitvec(c, &deleted, &nd))
 		return bad(s, c, "a bit vector of the named stream map runs past the stream");
-	(void)deleted;
+	(void)deleted;	/* the deleted set only needs skipping */
 	for (uint32_t i = 0; i < cap && i / 32 < np; i++) {
 		uint32_t key, val;
 

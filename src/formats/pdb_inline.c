@@ -236,14 +236,13 @@ static void site_start(const struct pdb_module *m, uint32_t id, struct ba_walk *
 }
 
 /* The site record at[0..end) covers the walk's target: 1, 0, or PMU_EFORMAT. */
-static int site_covers(struct pmuk_pdb *p, const struct pdb_module *m, uint32_t at,
-		       uint32_t end, struct ba_walk *w, uint32_t *inlinee, uint32_t *next)
+static int site_covers(const struct pdb_module *m, uint32_t at, uint32_t end,
+		       struct ba_walk *w, uint32_t *inlinee, uint32_t *next)
 {
 	const uint8_t *d = m->s.p + at + 4;
 	uint32_t hdr = pmuk_le16(m->s.p + at + 2) == S_INLINESITE2 ? 16 : 12;
 	int r;
 
-	(void)p;
 	if (end - at < 4 + hdr)
 		return bad_site(m, at, "an inline site record is shorter than its header");
 	*next = pmuk_le32(d + 4);
@@ -276,7 +275,7 @@ int pmuk_pdb_inlines(struct pmuk_pdb *p, const struct pdb_proc *pr, uint32_t rva
 			at = end;
 			continue;
 		}
-		if ((r = site_covers(p, m, at, end, &w, &id, &next)) < 0)
+		if ((r = site_covers(m, at, end, &w, &id, &next)) < 0)
 			return r;
 		if (!r) {
 			at = next;	/* past its nested records, to its S_INLINESITE_END */

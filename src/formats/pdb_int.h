@@ -112,7 +112,7 @@ uint32_t pmuk_pdb_rva(const struct pmuk_pdb *p, uint16_t seg, uint32_t off);
 /* A NUL-terminated name at rec[at..end), or NULL. */
 const char *pmuk_pdb_cstr(const uint8_t *rec, size_t at, size_t end);
 /* Lines (pdb_lines.c): the C13 subsections of module m, read once. */
-int pmuk_pdb_mod_lines(struct pmuk_pdb *p, struct pdb_module *m, uint32_t mi);
+int pmuk_pdb_mod_lines(struct pmuk_pdb *p, struct pdb_module *m);
 /* File name of a checksum entry offset, or NULL. */
 const char *pmuk_pdb_file(const struct pmuk_pdb *p, const struct pdb_module *m, uint32_t chk);
 /* Inline sites (pdb_inline.c): the inlined frames of rva in proc f, innermost first,

@@ -134,11 +134,10 @@ static int subsections(struct pmuk_pdb *p, struct pdb_module *m)
 	return err;
 }
 
-int pmuk_pdb_mod_lines(struct pmuk_pdb *p, struct pdb_module *m, uint32_t mi)
+int pmuk_pdb_mod_lines(struct pmuk_pdb *p, struct pdb_module *m)
 {
 	int err;
 
-	(void)mi;
 	if (m->loaded)
 		return m->loaded < 0 ? PMU_EFORMAT : 0;
 	if (m->stream == PDB_NIL || !m->s.p) {
