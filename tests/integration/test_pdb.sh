@@ -108,4 +108,29 @@ check "the store's matching PDB wins over the stale one next to the image" \
 out=$("$PMUKIT" addr2line -e "$tmp/e/p.exe" --symbol-path "$tmp/store" \
 	--build-id 00112233445566778899aabbccddeeff01000000 "$main" 2>&1)
 check "an image whose GUID+Age is not the recorded one is stale" grep -q "stale image" <<<"$out"
+
+# 5. report on an .etl recorded on Windows (no PDB of it here): the samples in modules
+# without their PDB, named with GUID+Age at the end, and the same in JSON; they are
+# the samples of the rows left unnamed in those modules.
+etl=$SRCDIR/../shared/fixtures/etl/perfview-net452-x64-compressed.etl
+if [ -f "$etl" ]; then
+	"$PMUKIT" report -i "$etl" --symbol-path "$tmp/store" >"$tmp/report.txt" 2>/dev/null
+	line=$(grep '^# [0-9]* samples in [0-9]* modules without PDBs:' "$tmp/report.txt")
+	check "report ends with the modules without PDBs (${line:0:100}...)" test -n "$line"
+	"$PMUKIT" report --json --limit 0 -i "$etl" --symbol-path "$tmp/store" >"$tmp/report.json" 2>/dev/null
+	check "JSON missing_pdbs: the text's figures, modules by samples, each unnamed row counted" py '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m = d["missing_pdbs"]
+n, k = (int(x) for x in re.match(r"# (\d+) samples in (\d+) modules", sys.argv[2]).groups())
+counts = [x["samples"] for x in m["modules"]]
+rows = sum(r["samples"] for r in d["top"] if r["symbol"].endswith(("[missing]", "[stale]"))
+           and re.fullmatch(r"[0-9A-F]{33,40}", r.get("build_id", "")))
+ids = all(re.fullmatch(r"\{[0-9a-f-]{36}\}-\d+", x["pdb_id"]) for x in m["modules"])
+print(n, k, m["samples"], len(counts), sum(counts), rows, ids)
+sys.exit(not (n == m["samples"] == sum(counts) == rows > 0 and k == len(counts) and ids
+              and counts == sorted(counts, reverse=True)))' "$tmp/report.json" "$line"
+else
+	echo "# no .etl fixture at $etl: the report summary is not checked"
+fi
 finish

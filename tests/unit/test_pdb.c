@@ -3,7 +3,8 @@
  * function and inlined calls), then on corrupted copies: a bad signature, block
  * size, directory, stream size, symbol record length and truncations at every
  * block must give PMU_EFORMAT naming the stream and the offset, and thousands of
- * flipped bytes must never crash. Skips (77) without clang, lld and mingw-w64. */
+ * flipped bytes must never crash. Recording mode finds a PDB by the GUID+Age an
+ * image load recorded, and says when it is stale or missing. Skips (77) without clang, lld and mingw-w64. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
+#include "core/guid.h"
 #include "core/le.h"
 #include "formats/pdb_int.h"
 
@@ -206,10 +208,61 @@ static void test_truncated_and_flipped(void **state)
 	free(b);
 }
 
+/* An .etl's image load: the image not on disk (a Windows path), its GUID+Age and
+ * PDB name recorded; the PDB is found along the symbol path by them. Another
+ * GUID: no PDB, frames without symbols (PMU_FRAME_NOFILE), said once. */
+static void test_recording(void **state)
+{
+	struct pmu_module_id id;
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = 7, .tid = 7 };
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[8];
+	char exe[256];
+	size_t n;
+
+	(void)state;
+	snprintf(exe, sizeof(exe), "%s/s.exe", dir);
+	assert_int_equal(pmu_module_id_from_pe_file(exe, &id), 0);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .symbol_path = dir);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	r.mmap = (struct pmu_mmap){ .start = 0x7ff600000000, .len = 0x10000,
+				    .build_id_size = 20, .build_id_kind = PMU_BUILD_ID_PDB,
+				    .path = "C:\\Apps\\s.exe", .debug_path = "D:\\build\\s.pdb" };
+	pmuk_guid_store(r.mmap.build_id, &id.guid);
+	memcpy(r.mmap.build_id + 16, &(uint32_t){ id.age }, 4);	/* little-endian host */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0x7ff600001000, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].function, "start");
+	assert_string_equal(f[0].module, "C:\\Apps\\s.exe");
+	assert_int_equal(f[0].module_offset, 0x1000);
+	assert_non_null(strstr(f[0].file, "s.c"));
+	/* the same image of another build: the s.pdb here is stale for it */
+	r.mmap.start = 0x7ff700000000;
+	r.mmap.path = "C:\\Other\\s.exe";
+	r.mmap.build_id[0] ^= 1;
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "stale PDB: "));
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0x7ff700001000, f, 8, &n), 0);
+	assert_null(f[0].function);
+	assert_true(f[0].flags & PMU_FRAME_STALE);
+	assert_int_equal(f[0].module_offset, 0x1000);
+	/* and of a third build whose PDB has another name: none at all */
+	r.mmap.start = 0x7ff800000000;
+	r.mmap.path = "C:\\Third\\t.exe";
+	r.mmap.debug_path = NULL;	/* the linker's default name: t.pdb */
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "no PDB for C:\\Third\\t.exe: t.pdb {"));
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 7, 0x7ff800000010, f, 8, &n), 0);
+	assert_true(f[0].flags & PMU_FRAME_NOFILE);
+	pmu_symbolizer_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_corrupt_headers),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
