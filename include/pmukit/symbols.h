@@ -57,8 +57,14 @@ struct pmu_symbolizer_opts {
 	 * report --symfs: the recording's root file system copied or mounted here);
 	 * NULL: where the recording says. */
 	const char *symfs;
+	/* PE modules, on every OS: where their PDBs are searched, in _NT_SYMBOL_PATH
+	 * syntax (directories, symbol stores name.pdb/GUIDAGE/name.pdb, srv*DIR*... and
+	 * cache*DIR entries: their local directories; network servers are not
+	 * contacted), then the PDB path the image records, then the image's directory.
+	 * NULL: $_NT_SYMBOL_PATH. A PDB whose GUID+Age is not the image's is refused. */
+	const char *symbol_path;
 };
-#define pmu_symbolizer_opts__last_field symfs /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field symbol_path /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {
@@ -103,8 +109,11 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
  * case except PMU_EINVAL/PMU_ENOMEM; the other failures say why its addresses
  * resolve to module + offset only: PMU_ENOENT (file missing or unreadable),
  * PMU_EFORMAT (stale: the file's build-id or PDB GUID+Age is not the recorded one,
- * or the file is no image this OS reads), PMU_ENOTSUP (a PE image on Linux, an ELF
- * file on Windows). Mappings of one file at one load address are merged. */
+ * its PDB's GUID+Age is not the image's, or the file is no image this OS reads),
+ * PMU_ENOTSUP (an ELF file on Windows). A PE image is read through its PDB on every
+ * OS (opts.symbol_path); one not on disk whose PDB identity was recorded
+ * (build_id_kind PMU_BUILD_ID_PDB) through the PDB that identity names, placed as
+ * mapped. Mappings of one file at one load address are merged. */
 int pmu_symbolizer_add_module(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
 
 /* Resolves addr into frames[0..*n), innermost first: the inlined functions, each
@@ -130,7 +139,11 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * file is read with the first kernel address resolved. "[vdso]" is read from
  * buildid_dir/.build-id/xx/rest/vdso (perf's copy), else from this process's
  * own vDSO when its build-id is the recorded one (or none was recorded); PLT
- * stubs are named "name@plt" as perf names them. Anonymous executable memory (//anon,
+ * stubs are named "name@plt" as perf names them. PE images (build-id kind
+ * PMU_BUILD_ID_PDB: an .etl's image loads) are named through the PDB their recorded
+ * GUID+Age and PDB path (pmu_mmap.debug_path) name, found along opts.symbol_path,
+ * whether or not the image is on disk; without it their frames carry
+ * PMU_FRAME_NOFILE (PMU_ENOENT). Anonymous executable memory (//anon,
  * [anon:...], /memfd:...) and addresses in no mapping are named through
  * /tmp/perf-PID.map when it exists (JIT compilers write it).
  * The mapping is registered in every case except PMU_EINVAL/PMU_ENOMEM; the first

@@ -184,6 +184,11 @@ struct pmuk_rp_losses pmuk_rp_losses(const struct pmu_report *r);
 void pmuk_rp_text_losses(const struct pmu_report *r, FILE *f);
 struct pmuk_json;
 void pmuk_rp_json_losses(const struct pmu_report *r, struct pmuk_json *j);
+/* PE modules without their PDB (src/core/sympath_report.c): "# N samples in M
+ * modules without PDBs: name {GUID}-Age, ..." (nothing when none), and the JSON
+ * key "missing_pdbs": {samples, modules: [{module, pdb_id, samples}]}. */
+void pmuk_rp_missing_pdbs_text(const struct pmu_report *r, FILE *f);
+void pmuk_rp_missing_pdbs_json(const struct pmu_report *r, struct pmuk_json *j);
 void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit, int *err);
 /* report_script.c: perf-script text of one sample (frame ids in r->scratch). */
 void pmuk_rp_script(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,

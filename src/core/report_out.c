@@ -253,6 +253,7 @@ static void text_summary(const struct pmu_report *r, FILE *f, enum pmu_report_so
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		fprintf(f, "# event %u: %s\n", i, r->o.event_names[i] ? r->o.event_names[i] : "");
 	pmuk_rp_text_losses(r, f);
+	pmuk_rp_missing_pdbs_text(r, f);
 	fprintf(f, "#\n");
 }
 
@@ -393,6 +394,7 @@ void pmuk_rp_json_tables(struct pmu_report *r, struct pmuk_json *j, size_t limit
 	pmuk_json_uint(j, "unwound", r->sum.unwound);
 	pmuk_json_uint(j, "switches", r->sum.switches);
 	pmuk_json_uint(j, "stacks", r->n_stacks);
+	pmuk_rp_missing_pdbs_json(r, j);
 	pmuk_json_arr_begin(j, "events");
 	for (uint32_t i = 0; i < r->o.nr_events; i++)
 		pmuk_json_str(j, NULL, r->o.event_names[i]);

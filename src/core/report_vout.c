@@ -348,7 +348,9 @@ int pmu_report_write_view(struct pmu_report *r, FILE *f, const struct pmu_report
 			fprintf(f, "#\n# no samples: nothing was sampled (a command shorter "
 				"than one sampling period: raise -F; or a trace of other "
 				"events only)\n");
-		return each_section(r, &v, f, NULL);
+		if (!(err = each_section(r, &v, f, NULL)))
+			pmuk_rp_missing_pdbs_text(r, f);
+		return err;
 	}
 	pmuk_json_init(&j, f, 1);
 	pmuk_json_obj_begin(&j, NULL);

@@ -159,7 +159,9 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 	PMUK_OPTS_LOAD(s->opts, opts, pmu_symbolizer_opts); /* checked above: cannot fail */
 	if ((s->opts.debug_path && !(s->debug_path = strdup(s->opts.debug_path))) ||
 	    (s->opts.buildid_dir && !(s->buildid_dir = strdup(s->opts.buildid_dir))) ||
-	    (s->opts.symfs && !(s->symfs = strdup(s->opts.symfs)))) {
+	    (s->opts.symfs && !(s->symfs = strdup(s->opts.symfs))) ||
+	    (s->opts.symbol_path && !(s->symbol_path = strdup(s->opts.symbol_path)))) {
+		free(s->symfs);
 		free(s->debug_path);
 		free(s->buildid_dir);
 		free(s);
@@ -168,10 +170,12 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 	s->opts.debug_path = s->debug_path;
 	s->opts.buildid_dir = s->buildid_dir;
 	s->opts.symfs = s->symfs;
+	s->opts.symbol_path = s->symbol_path;
 	if ((err = pmuk_sym_backend_open(s))) {
 		free(s->debug_path);
 		free(s->buildid_dir);
 		free(s->symfs);
+		free(s->symbol_path);
 		free(s);
 		return err;
 	}
@@ -201,6 +205,10 @@ int pmu_symbolizer_add_module(struct pmu_symbolizer *s,
 	    (m->build_id_size && !m->build_id))
 		return pmuk_fail(PMU_EINVAL, "%s: the mapping wraps around the address space or "
 				 "its build-id is longer than 20 bytes", m->path);
+#ifndef _WIN32	/* Windows: DbgHelp first, the portable PDB reader its fallback */
+	if ((err = pmuk_sym_pe_add(s, m)) != PMUK_SYM_NOT_PE)
+		return err;
+#endif
 	return pmuk_sym_backend_add(s, m);
 }
 
@@ -215,7 +223,8 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
 		return pmuk_fail(PMU_EINVAL, "pmu_symbolizer_resolve needs a symbolizer, room "
 				 "for at least one frame and a count");
 	s->perf_names = 0;
-	k = pmuk_sym_backend_resolve(s, addr);
+	if ((k = pmuk_sym_pe_resolve(s, addr)) == PMUK_SYM_NOT_PE)
+		k = pmuk_sym_backend_resolve(s, addr);
 	if (k < 0)
 		return k;
 	return pmuk_sym_finish(s, k, frames, max, n);
@@ -247,6 +256,7 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 	if (!s)
 		return;
 	pmuk_sym_rec_free(s);
+	pmuk_sym_pe_close(s);
 	pmuk_sym_backend_close(s);
 	while (s->chunks) {
 		struct pmuk_sym_chunk *c = s->chunks;
@@ -260,5 +270,6 @@ void pmu_symbolizer_close(struct pmu_symbolizer *s)
 	free(s->debug_path);
 	free(s->buildid_dir);
 	free(s->symfs);
+	free(s->symbol_path);
 	free(s);
 }

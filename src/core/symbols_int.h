@@ -21,7 +21,8 @@ struct pmuk_sym_module {
 	uint64_t bias;          /* address - module offset */
 	const char *path;       /* interned */
 	int state;              /* 0 symbols available, else why not (PMU_ENOENT, ...) */
-	void *handle;           /* the backend's module */
+	void *handle;           /* the backend's module (pe: the struct pmuk_pdb) */
+	int pe;                 /* a PE image read by the portable PDB reader */
 };
 
 struct pmuk_sym_chunk;
@@ -48,6 +49,7 @@ struct pmuk_sym_image {
 	uint8_t id[20];
 	uint8_t idn;            /* 0: no build-id recorded */
 	uint8_t kind;           /* enum pmuk_sym_kind */
+	uint8_t pe;             /* a PE image: handle is its PDB (pdb_symbolizer.c) */
 	int state;              /* 0 symbols, else why not (PMU_ENOENT, PMU_EFORMAT) */
 	struct pmuk_sym_seg seg[PMUK_SYM_SEGS];
 	unsigned nseg;
@@ -112,6 +114,7 @@ struct pmu_symbolizer {
 	void *backend;
 	char *buildid_dir;      /* owned copy of opts.buildid_dir */
 	char *symfs;            /* owned copy of opts.symfs */
+	char *symbol_path;      /* owned copy of opts.symbol_path */
 	/* recording mode */
 	struct pmuk_sym_image *imgs;
 	size_t nimgs, capimgs;
@@ -196,6 +199,19 @@ void pmuk_sym_rec_free(struct pmu_symbolizer *s);
 int pmuk_sym_finish(struct pmu_symbolizer *s, int k, struct pmu_frame *frames, size_t max,
 		    size_t *n);
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
+/* PE images through the portable PDB reader (src/formats/pdb_symbolizer.c): add
+ * and resolve return PMUK_SYM_NOT_PE for what is not theirs; close frees them. */
+#define PMUK_SYM_NOT_PE 0x7fff  /* above any frame count */
+int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m);
+int pmuk_sym_pe_resolve(struct pmu_symbolizer *s, uint64_t addr);
+void pmuk_sym_pe_close(struct pmu_symbolizer *s);
+/* Recording mode: a PE image by its recorded GUID+Age and PDB name (mm's
+ * debug_path), its address (RVA) resolved, its PDB closed. */
+int pmuk_sym_pe_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+		      const struct pmu_mmap *mm);
+int pmuk_sym_pe_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			      uint64_t rva);
+void pmuk_sym_pe_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img);
 int pmuk_sym_backend_resolve(struct pmu_symbolizer *s, uint64_t addr);
 void pmuk_sym_backend_close(struct pmu_symbolizer *s);
 

@@ -110,12 +110,11 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 		*why = pmuk_sym_kernel_image(s, img, &told);
 	} else if (img->kind == PMUK_SYM_FILE) {
 		*why = mm->build_id_kind == PMU_BUILD_ID_BYTES ? pmuk_sym_backend_image(s, img) :
-			pmuk_fail(PMU_ENOTSUP, "%s: a PE image (PDB GUID+Age identity) has no "
-				  "symbols in recording mode; its addresses resolve to module + "
-				  "offset only", mm->path);
+			pmuk_sym_pe_image(s, img, mm);
 	}
 	img->state = *why;
 	if ((i = pmuk_index_add(&s->imgix, h)) == PMUK_INDEX_NONE) {
+		pmuk_sym_pe_image_close(s, img);
 		pmuk_sym_backend_image_close(s, img);
 		return UINT32_MAX;
 	}
@@ -309,6 +308,8 @@ static int resolve_map(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
 	case PMUK_SYM_ANON:
 		return jit_frame(s, p, addr) ? 1 : bare_frame(s, img, m, addr);
 	default:
+		if (img->pe)
+			return pmuk_sym_pe_resolve_image(s, img, addr - m->bias);
 		if (img->state || !img->handle)
 			return bare_frame(s, img, m, addr);
 		return pmuk_sym_backend_resolve_image(s, img, addr - m->bias);
@@ -395,8 +396,10 @@ void pmuk_sym_rec_free(struct pmu_symbolizer *s)
 		free(s->procs[i].maps);
 		free(s->procs[i].jit);
 	}
-	for (size_t i = 0; i < s->nimgs; i++)
+	for (size_t i = 0; i < s->nimgs; i++) {
+		pmuk_sym_pe_image_close(s, &s->imgs[i]);
 		pmuk_sym_backend_image_close(s, &s->imgs[i]);
+	}
 	pmuk_sym_kernel_free(s);
 	free(s->procs);
 	free(s->imgs);

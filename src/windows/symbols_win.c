@@ -5,12 +5,18 @@
  * frames come from SymAddrIncludeInlineTrace / SymQueryInlineTrace /
  * SymFromInlineContextW / SymGetLineFromInlineContextW, looked up at run time (older
  * dbghelp.dll lacks them). Module identity: the PDB GUID+Age of the CodeView RSDS
- * record (pmu_module_id_from_pe_file). DbgHelp serves one thread at a time. */
+ * record (pmu_module_id_from_pe_file). DbgHelp serves one thread at a time. When
+ * DbgHelp finds no PDB for an image, the portable PDB reader (src/formats/pdb_*.c)
+ * tries the same symbol path; an image not on disk is loaded by the PDB its recorded
+ * GUID+Age names in the symbol path (SymFindFileInPathW), the portable reader again
+ * the fallback. */
 #include "windows/win.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/file.h"
 #include "core/guid.h"
+#include "core/le.h"
+#include "formats/pdb_symbolizer.h"
 
 #include <dbghelp.h>
 #include <stdio.h>
@@ -63,7 +69,9 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 
 	if (!w)
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
-	if (s->debug_path && wide(s->debug_path, path, 2048)) {
+	const char *sp = s->debug_path ? s->debug_path : s->opts.symbol_path;
+
+	if (sp && wide(sp, path, 2048)) {
 		free(w);
 		return pmuk_fail(PMU_EINVAL, "the symbol path is not valid UTF-8 or too long");
 	}
@@ -84,7 +92,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 	}
 	SymSetOptions(SymGetOptions() | SYMOPT_LOAD_LINES | SYMOPT_UNDNAME |
 		      SYMOPT_DEFERRED_LOADS | SYMOPT_FAIL_CRITICAL_ERRORS);
-	if (!SymInitializeW(w->h, s->debug_path ? path : NULL, !s->opts.offline)) {
+	if (!SymInitializeW(w->h, sp ? path : NULL, !s->opts.offline)) {
 		e = GetLastError();
 		if (w->process)
 			CloseHandle(w->h);
@@ -182,15 +190,65 @@ static int identity(const struct pmu_symbolizer_module *m)
 			 m->path, have, want);
 }
 
+/* Whether DbgHelp holds a PDB for the module at base (deferred loads forced). */
+static int has_pdb(struct win *w, uint64_t base)
+{
+	IMAGEHLP_MODULEW64 mi = { .SizeOfStruct = sizeof(mi) };
+	DWORD64 disp;
+
+	if (!SymGetModuleInfoW64(w->h, base, &mi))
+		return 0;
+	if (mi.SymType == SymDeferred) {
+		w->u.sym = (SYMBOL_INFOW){ .SizeOfStruct = sizeof(SYMBOL_INFOW),
+					   .MaxNameLen = NAME_MAX_W };
+		SymFromAddrW(w->h, base, &disp, &w->u.sym);
+		if (!SymGetModuleInfoW64(w->h, base, &mi))
+			return 0;
+	}
+	return mi.SymType == SymPdb;
+}
+
+/* An image not on disk: the PDB its recorded GUID+Age names (the linker's
+ * default name, image.pdb) found along DbgHelp's symbol path; 0 or PMU_ENOENT. */
+static int load_by_id(struct win *w, const struct pmu_symbolizer_module *m, uint64_t base,
+		      uint64_t size)
+{
+	WCHAR name[MAX_PATH], found[MAX_PATH * 2];
+	const char *b = m->path, *dot;
+	char pdb[MAX_PATH];
+	GUID g;
+
+	for (const char *p = m->path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	dot = strrchr(b, '.');
+	snprintf(pdb, sizeof(pdb), "%.*s.pdb", (int)(dot ? (size_t)(dot - b) : strlen(b)), b);
+	g.Data1 = pmuk_le32(m->build_id);	/* GUID as stored: little-endian fields */
+	g.Data2 = pmuk_le16(m->build_id + 4);
+	g.Data3 = pmuk_le16(m->build_id + 6);
+	memcpy(g.Data4, m->build_id + 8, 8);
+	/* FoundFile is a wide buffer; mingw-w64's header spells it LPSTR. */
+	if (wide(pdb, name, MAX_PATH) ||
+	    !SymFindFileInPathW(w->h, NULL, name, &g, pmuk_le32(m->build_id + 16), 0,
+				SSRVOPT_GUIDPTR, (void *)found, NULL, NULL) ||
+	    !SymLoadModuleExW(w->h, NULL, found, NULL, base, (DWORD)size, NULL, 0))
+		return pmuk_fail(PMU_ENOENT, "%s is not on disk and DbgHelp finds no %s of its "
+				 "GUID+Age in the symbol path: its addresses resolve to module + "
+				 "offset only", m->path, pdb);
+	return 0;
+}
+
 int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
 {
 	struct win *w = s->backend;
 	struct pmuk_sym_module *mod;
 	uint64_t image_base = 0, size = 0, base;
 	WCHAR path[MAX_PATH * 2];
-	int err = pe_layout(m->path, &image_base, &size), merged;
+	int err = pe_layout(m->path, &image_base, &size), merged, by_id;
 	DWORD64 got;
 
+	/* Not on disk, but its PDB identity recorded: by the PDB alone. */
+	by_id = err == PMU_ENOENT && m->build_id_kind == 1 && m->build_id_size == 20 && m->start;
 	if (!err)
 		err = identity(m);
 	base = m->start ? m->start - m->pgoff : image_base;
@@ -200,9 +258,17 @@ int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_m
 		size = 4096;
 	if (!(mod = pmuk_sym_module_add(s, m->path, base, base, base + size, &merged)))
 		return pmuk_fail(PMU_ENOMEM, "out of memory adding module %s", m->path);
-	if (merged || err) {
-		if (!merged)
-			mod->state = err;
+	if (merged)
+		return err;
+	if (by_id) {
+		err = load_by_id(w, m, base, size);
+		if (err && !pmuk_sym_pe_attach_id(s, m, mod))
+			err = 0;
+		mod->state = err;
+		return err;
+	}
+	if (err) {
+		mod->state = err;
 		return err;
 	}
 	if (wide(m->path, path, MAX_PATH * 2))
@@ -213,6 +279,9 @@ int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_m
 				"%s; its addresses resolve to module + offset only", m->path,
 				(unsigned long long)base, pmuk_win_strerror(GetLastError()));
 	mod = pmuk_sym_module_at(s, base);
+	/* DbgHelp without a PDB (exports only): the portable reader's turn. */
+	if (!err && !has_pdb(w, base))
+		pmuk_sym_pe_attach(s, m, mod);
 	mod->state = err;
 	return err;
 }

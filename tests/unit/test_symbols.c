@@ -266,8 +266,10 @@ static void test_stale_missing_pe(void **state)
 	assert_true(f[0].flags & PMU_FRAME_NOFILE);
 	assert_int_equal(f[0].module_offset, 0x1010);
 
-	/* a PE image (PDB GUID + Age identity) is DbgHelp's on Windows */
-	assert_int_equal(pmu_symbolizer_add_module(s, &pe), PMU_ENOTSUP);
+	/* a PE image (PDB GUID + Age identity) not on disk: its PDB is looked for by
+	 * that identity (the portable PDB reader), and not found here */
+	assert_int_equal(pmu_symbolizer_add_module(s, &pe), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "no PDB for C:\\x\\app.exe"));
 	assert_int_equal(pmu_symbolizer_resolve(s, 0x140000100, f, 8, &n), 0);
 	assert_string_equal(f[0].module, "C:\\x\\app.exe");
 	assert_int_equal(f[0].module_offset, 0x100);

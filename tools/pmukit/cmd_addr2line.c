@@ -20,7 +20,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit addr2line (-p PID | -e FILE [--base ADDR]) [--no-inline] "
-		   "[--json] [ADDR...]\n\n"
+		   "[--symbol-path PATH] [--json] [ADDR...]\n\n"
 		   "Resolves each address (hex, 0x optional; read from stdin, separated by any\n"
 		   "blanks, when none is given) to its function, source file:line:column and the\n"
 		   "functions inlined there, innermost first, as 'addr2line -f -i' does.\n\n"
@@ -31,6 +31,11 @@ static void usage(FILE *f)
 		   "                     PDB GUID as stored + Age, little-endian): a FILE that\n"
 		   "                     differs is stale and gives module + offset only\n"
 		   "  -s, --no-inline    one frame per address: the function owning the code\n"
+		   "      --symbol-path PATH  where PE images' PDBs are searched (_NT_SYMBOL_PATH\n"
+		   "                     syntax: DIR;srv*CACHE*SERVER;cache*DIR; network servers\n"
+		   "                     are not contacted), then the image's recorded PDB path\n"
+		   "                     and its directory; default $_NT_SYMBOL_PATH. PE images\n"
+		   "                     are read through their PDB on every OS\n"
 		   "  -j, --json         {\"addresses\": [{address, module, module_offset,\n"
 		   "                     frames: [{function, file, line, column, symbol_offset,\n"
 		   "                     inlined}], error}]}\n"
@@ -185,6 +190,7 @@ static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' }, { "exe", required_argument, NULL, 'e' },
 	{ "base", required_argument, NULL, 'b' }, { "no-inline", no_argument, NULL, 's' },
 	{ "build-id", required_argument, NULL, 'B' },
+	{ "symbol-path", required_argument, NULL, 'S' },
 	{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -219,6 +225,9 @@ static int take_option(int opt, char **argv, struct a2l_args *a)
 				"bytes\n", optarg);
 			return 2;
 		}
+		return 0;
+	case 'S':
+		a->o->symbol_path = optarg;
 		return 0;
 	case 's':
 		a->o->no_inline = 1;

@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"                     [-g caller|callee|none] [--percent-limit N] [--comm C]\n"
 		"                     [--pid P] [--tid T] [-C CPUS] [--time A,B] [--json]\n"
 		"                     [--header-only] [--format F] [-o FILE] [--limit N]\n"
-		"                     [--no-symbols] [--no-demangle] [--symfs DIR] [--stdio]\n"
+		"                     [--no-symbols] [--no-demangle] [--symfs DIR] [--symbol-path PATH]\n"
+		"                     [--stdio]\n"
 		"\n  -i FILE             the recording: perf.data (file or pipe mode) or .etl;\n"
 		"                      default ./perf.data, as perf report\n"
 		"  -s, --sort KEYS     row keys, combined: comm,dso,sym (default), tid, pid,\n"
@@ -66,11 +67,13 @@ static void usage(FILE *f)
 		"  --no-demangle       keep C++ and Rust names as the binary spells them\n"
 		"  --symfs DIR         look for the recorded files under DIR first (a copy of\n"
 		"                      the recording machine's files)\n"
+		"  --symbol-path PATH  where PE images' PDBs are searched, by GUID+Age\n"
+		"                      (_NT_SYMBOL_PATH syntax; default $_NT_SYMBOL_PATH)\n"
 		"  --stdio             accepted for perf's sake: output is always text\n");
 }
 
 struct report_args {
-	const char *path, *out, *sort, *comms, *time, *symfs;
+	const char *path, *out, *sort, *comms, *time, *symfs, *symbol_path;
 	enum format fmt;
 	size_t limit;
 	int limit_set, json, header_only, no_symbols, no_demangle;
@@ -231,7 +234,7 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
 static struct pmu_symbolizer *symbolizer(const struct report_args *a)
 {
 	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .no_demangle = a->no_demangle,
-		 .symfs = a->symfs);
+		 .symfs = a->symfs, .symbol_path = a->symbol_path);
 	struct pmu_symbolizer *s = NULL;
 	int err;
 
@@ -318,7 +321,7 @@ static int run(const struct report_args *a)
 enum {
 	OPT_CHILDREN = 256, OPT_NO_CHILDREN, OPT_PERCENT, OPT_COMM, OPT_PID, OPT_TID, OPT_TIME,
 	OPT_JSON, OPT_HEADER, OPT_STDIO, OPT_FORMAT, OPT_LIMIT, OPT_NO_SYMBOLS, OPT_NO_DEMANGLE,
-	OPT_SYMFS,
+	OPT_SYMFS, OPT_SYMBOL_PATH,
 };
 
 static const struct option longopts[] = {
@@ -343,6 +346,7 @@ static const struct option longopts[] = {
 	{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "symbol-path", required_argument, NULL, OPT_SYMBOL_PATH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -420,6 +424,7 @@ static int value_option(int opt, const char *v, struct report_args *a)
 	case 's': a->sort = v; return 0;
 	case 'o': a->out = v; return 0;
 	case OPT_SYMFS: a->symfs = v; return 0;
+	case OPT_SYMBOL_PATH: a->symbol_path = v; return 0;
 	case 'g': return graph_option(v, a);
 	case OPT_COMM: a->comms = v; return 0;
 	case OPT_TIME: a->time = v; return 0;

@@ -14,13 +14,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmukit script [-i FILE] [-F FIELDS] [--ns]\n"
+	fprintf(f, "usage: pmukit script [-i FILE] [-F FIELDS] [--ns] [--symbol-path PATH]\n"
 		   "\n  -i FILE      the recording (default perf.data): perf.data (file or\n"
 		   "               pipe mode, '-' reads standard input) or a Windows .etl\n"
 		   "  -F FIELDS    what to print of each sample, perf script's names:\n"
 		   "               comm,pid,tid,cpu,time,period,event,trace,addr,ip,sym,\n"
 		   "               symoff,dso; +FIELD adds to the defaults, -FIELD removes\n"
 		   "  --ns         times with nanoseconds\n"
+		   "  --symbol-path PATH  where PE images' PDBs are searched (_NT_SYMBOL_PATH)\n"
 		   "\nThe defaults are perf script's: comm, tid, cpu, time, period, event, then\n"
 		   "ip sym+off (dso) (call chains one frame a line) or a tracepoint's fields\n"
 		   "decoded by name (trace); fields a recording lacks are left out.\n");
@@ -222,10 +223,10 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 	return sc_track(&sr->st, rec);
 }
 
-static int run(const char *path, const struct fields *fl, int nanosecs)
+static int run(const char *path, const struct fields *fl, int nanosecs, const char *sympath)
 {
 	PMU_OPTS(pmu_trace_opts, to, .warn = on_warn);
-	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .symbol_path = sympath);
 	struct script_run sr = { .nanosecs = nanosecs };
 	int err, rc = 1;
 
@@ -264,13 +265,14 @@ static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "fields", required_argument, NULL, 'F' },
 	{ "ns", no_argument, NULL, 'N' },
+	{ "symbol-path", required_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int cmd_script(int argc, char **argv)
 {
-	const char *path = "perf.data";
+	const char *path = "perf.data", *sympath = NULL;
 	struct fields fl = { F_DEFAULT, 0, 0, 0 };
 	int opt, nanosecs = 0, rc;
 
@@ -288,6 +290,8 @@ int cmd_script(int argc, char **argv)
 				return rc;
 		} else if (opt == 'N') {
 			nanosecs = 1;
+		} else if (opt == 'S') {
+			sympath = optarg;
 		} else {
 			tool_bad_option(argv, opt, longopts);
 			usage(stderr);
@@ -300,5 +304,5 @@ int cmd_script(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return run(path, &fl, nanosecs);
+	return run(path, &fl, nanosecs, sympath);
 }
