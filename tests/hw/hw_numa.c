@@ -245,6 +245,10 @@ int hw_numa_pmu(void)
 
 	if (!hw_loop_exact)
 		return hw_skip(name, "no hand-written known loop for this architecture");
+	if (!hw.core.name[0])
+		return hw_skip(name, "no core PMU on this host");
+	if (access("/sys/devices/system/cpu/cpu1", F_OK))
+		return hw_skip(name, "this machine has no CPU 1");
 	for (int cpu = 0; cpu < 2; cpu++) {
 		int err = pin(cpu);
 

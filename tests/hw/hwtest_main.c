@@ -115,15 +115,15 @@ int main(int argc, char **argv)
 	hw.self = self;
 	hw.pmukit = find_pmukit();
 	hw.exact = ex && !strcmp(ex, "1");
+	n = pmu_device_core_list(&hw.core, 1);
 	if (argc == 2 && !strcmp(argv[1], "--numa")) {
-		/* NUMA placement needs no PMU: hw.core stays empty. */
+		/* The NUMA cases need no core PMU (hw.core is zeroed without one). */
 		for (size_t i = 0; i < sizeof(numa_cases) / sizeof(numa_cases[0]); i++)
 			numa_cases[i]();
 		printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
 		fflush(stdout);
 		return nfail ? 1 : 0;
 	}
-	n = pmu_device_core_list(&hw.core, 1);
 	if (n <= 0) {
 		hw_skip("all", "no hardware PMU on this host (pmu_device_core_list() == 0: "
 			"/sys/bus/event_source/devices lists no core PMU); `make hwtest` runs "
