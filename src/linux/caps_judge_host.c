@@ -248,6 +248,12 @@ void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
 				 "seccomp profile of this process (containers filter it)");
 	}
 	data_address_sources(j);
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY, "memory_controller_pmus",
+		       "bandwidth per node (stat --per-node): uncore_imc_* (Intel), amd_umc_* "
+		       "(AMD); amd_df alone has no encoding in pmukit", "%s",
+		       strstr(s->pmus, "uncore_imc") ? "uncore_imc" :
+		       strstr(s->pmus, "amd_umc_") ? "amd_umc" :
+		       strstr(s->pmus, "amd_df") ? "amd_df only (unusable)" : "none");
 }
 
 void pmuk_caps_judge_events(struct pmuk_caps_judge *j)

@@ -359,6 +359,11 @@ static void test_root_pmu_available(void **state)
 	assert_int_equal(pmu_caps_host(c)->vm, 0);
 	/* an Intel core PMU with precise_ip: PEBS gives data addresses */
 	assert_string_equal(fact(c, "data_address_sources"), "PEBS page-faults");
+	assert_string_equal(fact(c, "memory_controller_pmus"), "none");
+	pmu_caps_free(c);
+	put("/sys/bus/event_source/devices/uncore_imc_0/type", "20\n");
+	c = probe(&l);
+	assert_string_equal(fact(c, "memory_controller_pmus"), "uncore_imc");
 	assert_string_equal(fact(c, "data_address_sources_missing"),
 			    "IBS SPE: each is a PMU of another CPU vendor");
 	pmu_caps_free(c);
@@ -455,6 +460,7 @@ static void test_vm_no_pmu(void **state)
 	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "concern 3");
 	/* data addresses: only page-faults here, and why the hardware sources are absent */
 	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "only the software page-faults event");
+	assert_string_equal(fact(c, "memory_controller_pmus"), "none");
 	assert_string_equal(fact(c, "data_address_sources"), "page-faults");
 	assert_string_equal(fact(c, "data_address_sources_missing"), "PEBS IBS SPE: no hardware "
 			    "PMU: virtual machine (KVM): the hypervisor exposes no virtual PMU");
