@@ -7,6 +7,8 @@
 # initramfs whose /init is tests/hw/init.sh. The serial log becomes the summary:
 # "ok - NAME" / "FAIL - NAME: why" / "skip - NAME: why" lines, the failing cases
 # named, and "hwtest: N passed, N failed, N skipped" as the last line.
+# A second boot gives the guest two NUMA nodes (one CPU and 256 MiB each) and runs the
+# NUMA case list (pmukit_hwtest --numa, tests/hw/hwtest_main.c).
 # See shared/docs/qemu-arm64-pmu.md for the measurements behind every option.
 #
 # Needs root the first time (apt-get install, and a temporary arm64 foreign
@@ -113,13 +115,31 @@ install -m 755 "$SRC/tests/hw/init.sh" "$R/init"
 # exact (icount is global across vCPUs). pauth=off: emulated pointer authentication
 # makes Debian's kernel 4x slower. poweroff -f in the guest ends QEMU; panic=-1 and
 # -no-reboot end it when /init dies; -nic none avoids the missing iPXE ROM.
+# boot LOG SMP APPEND [QEMU ARGS...]: one boot, its serial log to LOG, the result lines
+# shown as they come.
+boot() {
+	local log=$1 smp=$2 append=$3
+	shift 3
+	timeout "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off -smp "$smp" \
+		-icount shift=0 -m 512 -nographic -no-reboot -nic none -kernel "$KERNEL" \
+		-initrd "$W/initrd.cpio.gz" "$@" \
+		-append "console=ttyAMA0 rdinit=/init panic=-1 quiet $append" </dev/null 2>&1 |
+		tr -d '\r' | tee "$log" | grep --line-buffered -E '^(ok|FAIL|skip|#) ' || true
+}
 say "booting the guest"
 LOG=$W/guest.log
-timeout "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off -smp 1 -icount shift=0 \
-	-m 512 -nographic -no-reboot -nic none -kernel "$KERNEL" -initrd "$W/initrd.cpio.gz" \
-	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null 2>&1 |
-	tr -d '\r' | tee "$LOG" | grep --line-buffered -E '^(ok|FAIL|skip|#) ' || true
+boot "$LOG" 1 ""
 say "guest finished"
+# 5b. The NUMA boot: two nodes of 256 MiB with one CPU each, distance 20 between them
+# (-icount stays: the emulated PMU counts on both CPUs, within 0.2% since the one
+# icount clock is shared by the vCPUs); init.sh runs the NUMA case list when the
+# command line says hwtest.numa.
+say "booting the 2-node guest"
+NLOG=$W/guest-numa.log
+boot "$NLOG" 2 hwtest.numa -object memory-backend-ram,id=m0,size=256M \
+	-object memory-backend-ram,id=m1,size=256M -numa node,nodeid=0,cpus=0,memdev=m0 \
+	-numa node,nodeid=1,cpus=1,memdev=m1 -numa dist,src=0,dst=1,val=20
+say "2-node guest finished"
 
 # 6. The guest's recording read on the host: the same top function, named through
 # the guest binary (--symfs: the recorded /bin/pmukit_hwtest lives under $R here).
@@ -144,18 +164,21 @@ PY
 }
 host_reads_guest | tee -a "$LOG"
 
-# 7. The summary, from the serial log alone.
-pass=$(grep -c '^ok - ' "$LOG" || true)
-fail=$(grep -c '^FAIL - ' "$LOG" || true)
-skip=$(grep -c '^skip - ' "$LOG" || true)
-failed=$(grep '^FAIL - ' "$LOG" | sed 's/^FAIL - //; s/:.*//' | tr '\n' ' ' || true)
-if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "$LOG"; then
-	echo "FAIL - guest: the test program did not finish; the end of the serial log:"
-	grep -vE '^(ok|FAIL|skip|#) ' "$LOG" | tail -25 | sed 's/^/    /'
-	fail=$((fail + 1))
-	failed="${failed}guest"
-fi
+# 7. The summary, from the serial logs alone.
+all=$(cat "$LOG" "$NLOG")
+pass=$(grep -c '^ok - ' <<<"$all" || true)
+fail=$(grep -c '^FAIL - ' <<<"$all" || true)
+skip=$(grep -c '^skip - ' <<<"$all" || true)
+failed=$(grep '^FAIL - ' <<<"$all" | sed 's/^FAIL - //; s/:.*//' | tr '\n' ' ' || true)
+for l in "$LOG:guest" "$NLOG:numa-guest"; do
+	if ! grep -qE '^[0-9]+ passed, [0-9]+ failed' "${l%%:*}"; then
+		echo "FAIL - ${l#*:}: the test program did not finish; the end of the serial log:"
+		grep -vE '^(ok|FAIL|skip|#) ' "${l%%:*}" | tail -25 | sed 's/^/    /'
+		fail=$((fail + 1))
+		failed="${failed}${l#*:} "
+	fi
+done
 [ "$fail" -eq 0 ] || echo "failed: $failed"
-say "serial log: $LOG"
+say "serial logs: $LOG $NLOG"
 echo "hwtest: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -162,6 +162,45 @@ void pmuk_caps_judge_tracing(struct pmuk_caps_judge *j)
 	}
 }
 
+/* Which sources of sampled data addresses (for data address -> node) exist here:
+ * PEBS (Intel core PMU with precise_ip), IBS (ibs_op), SPE (arm_spe) by their sysfs
+ * PMUs and caps, and the software page-faults event, which every kernel has. */
+static void data_address_sources(struct pmuk_caps_judge *j)
+{
+	const struct pmuk_caps_sys *s = j->s;
+	const struct pmuk_caps_live *l = j->l;
+	struct pmu_caps *c = j->c;
+	int precise = l->precise_max != PMUK_NOT_PROBED ? l->precise_max > 0 : s->max_precise > 0;
+	int pebs = j->x86 && precise && !strcmp(s->vendor, "GenuineIntel");
+	const char *hw_why = j->perf_blocked ? "perf_event_open is unusable (concern 1)" :
+			     s->ncore == 0 ? j->no_pmu : "the core PMU samples without data "
+			     "addresses (no precise_ip) and there is no ibs_op or arm_spe PMU";
+
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY, "data_address_sources",
+		       "where sampled data addresses come from (-d): PEBS (Intel, precise_ip), "
+		       "IBS (ibs_op PMU), SPE (arm_spe PMU); page-faults (software, exact "
+		       "faulting addresses) always", "%s%s%spage-faults", pebs ? "PEBS " : "",
+		       s->have_ibs_op ? "IBS " : "", s->have_spe ? "SPE " : "");
+	if (!pebs || !s->have_ibs_op || !s->have_spe)
+		pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY, "data_address_sources_missing",
+			       "the hardware sources this host lacks, and why", "%s%s%s: %s",
+			       pebs ? "" : "PEBS ", s->have_ibs_op ? "" : "IBS ",
+			       s->have_spe ? "" : "SPE", pebs || s->have_ibs_op || s->have_spe ?
+			       "each is a PMU of another CPU vendor" : hw_why);
+	if (j->perf_blocked) {
+		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY, "sampled data address -> node "
+				"attribution needs perf_event_open, which is unusable here");
+		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY, "as for concern 1");
+	} else if (!pebs && !s->have_ibs_op && !s->have_spe) {
+		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY, "no hardware data-address sampling "
+				"(concern 3: no PEBS, IBS or SPE: %s): only the software page-faults event "
+				"gives data addresses (first touches, which decide placement)",
+				hw_why);
+		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY, "record -e page-faults -d; for loads "
+				 "and stores, a host with PEBS, IBS or SPE (as for concern 3)");
+	}
+}
+
 void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
 {
 	const struct pmuk_caps_sys *s = j->s;
@@ -208,12 +247,13 @@ void pmuk_caps_judge_topology(struct pmuk_caps_judge *j)
 				 "CONFIG_NUMA for page -> node queries" : "allow move_pages in the "
 				 "seccomp profile of this process (containers filter it)");
 	}
-	if (pmu_caps_get(c, PMU_CONCERN_PRECISE)->status == PMU_CAP_UNAVAILABLE) {
-		pmuk_caps_limit(c, PMU_CONCERN_TOPOLOGY,
-				"sampled data address -> node attribution needs precise "
-				"sampling (concern 3), which is unavailable");
-		pmuk_caps_remedy(c, PMU_CONCERN_TOPOLOGY, "as for concern 3");
-	}
+	data_address_sources(j);
+	pmuk_caps_fact(c, PMU_CONCERN_TOPOLOGY, "memory_controller_pmus",
+		       "bandwidth per node (stat --per-node): uncore_imc_* (Intel), amd_umc_* "
+		       "(AMD); amd_df alone has no encoding in pmukit", "%s",
+		       strstr(s->pmus, "uncore_imc") ? "uncore_imc" :
+		       strstr(s->pmus, "amd_umc_") ? "amd_umc" :
+		       strstr(s->pmus, "amd_df") ? "amd_df only (unusable)" : "none");
 }
 
 void pmuk_caps_judge_events(struct pmuk_caps_judge *j)

@@ -80,4 +80,9 @@ void hw_test_sampling(void);   /* hw_sample.c: overflow sampling on cycles */
 void hw_test_command(void);    /* hw_command.c: pmukit stat / caps in this environment */
 void hw_test_record(void);     /* hw_record.c: pmukit record -g, report of the hot loop */
 
+/* The NUMA cases (`pmukit_hwtest --numa`, the 2-node boot; list in hwtest_main.c). */
+int hw_numa_pmu(void);         /* hw_numa.c: the emulated PMU counts exactly on each CPU */
+int hw_numa_place(void);       /* hw_numa.c: mbind / first touch -> query, numa, topo */
+int hw_numa_record(void);      /* hw_numa_record.c: record -e page-faults -d, --sort node */
+
 #endif

@@ -68,6 +68,14 @@ void hw_note(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* The NUMA case list: `pmukit_hwtest --numa`, run by the second (2-node) boot of
+ * make hwtest. A case is an int (*)(void) reporting through hw_ok/hw_fail/hw_skip;
+ * add one with one line here. */
+static int (*const numa_cases[])(void) = {
+	hw_numa_pmu,
+	hw_numa_place,
+};
+
 static const char *find_pmukit(void)
 {
 	static char path[PATH_MAX];
@@ -108,6 +116,14 @@ int main(int argc, char **argv)
 	hw.pmukit = find_pmukit();
 	hw.exact = ex && !strcmp(ex, "1");
 	n = pmu_device_core_list(&hw.core, 1);
+	if (argc == 2 && !strcmp(argv[1], "--numa")) {
+		/* The NUMA cases need no core PMU (hw.core is zeroed without one). */
+		for (size_t i = 0; i < sizeof(numa_cases) / sizeof(numa_cases[0]); i++)
+			numa_cases[i]();
+		printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
+		fflush(stdout);
+		return nfail ? 1 : 0;
+	}
 	if (n <= 0) {
 		hw_skip("all", "no hardware PMU on this host (pmu_device_core_list() == 0: "
 			"/sys/bus/event_source/devices lists no core PMU); `make hwtest` runs "

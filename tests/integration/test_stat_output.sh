@@ -120,7 +120,7 @@ check "unknown long option named by 'pmukit stat:' ($(head -1 $tmp/err))" grep -
 "$PMUKIT" stat --per -a -- true >/dev/null 2>$tmp/err
 check_eq "ambiguous long option -> 2" 2 $?
 check "ambiguous long option named as such, with its candidates ($(head -1 $tmp/err))" grep -qx \
-	"pmukit stat: option '--per' is ambiguous; it could be --per-cpu --per-core --per-socket --per-thread" $tmp/err
+	"pmukit stat: option '--per' is ambiguous; it could be --per-cpu --per-core --per-socket --per-thread --per-node" $tmp/err
 "$PMUKIT" stat -Z -- true >/dev/null 2>$tmp/err
 check "unknown short option ($(head -1 $tmp/err))" grep -qx "pmukit stat: unknown option '-Z'" $tmp/err
 "$PMUKIT" stat -e 2>$tmp/err >/dev/null

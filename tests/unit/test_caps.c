@@ -357,6 +357,15 @@ static void test_root_pmu_available(void **state)
 	assert_null(strstr(pmu_caps_get(c, PMU_CONCERN_OSCOUNTERS)->reason, "does not read"));
 	assert_string_equal(pmu_caps_get(c, PMU_CONCERN_COUNTING)->remedy, "");
 	assert_int_equal(pmu_caps_host(c)->vm, 0);
+	/* an Intel core PMU with precise_ip: PEBS gives data addresses */
+	assert_string_equal(fact(c, "data_address_sources"), "PEBS page-faults");
+	assert_string_equal(fact(c, "memory_controller_pmus"), "none");
+	pmu_caps_free(c);
+	put("/sys/bus/event_source/devices/uncore_imc_0/type", "20\n");
+	c = probe(&l);
+	assert_string_equal(fact(c, "memory_controller_pmus"), "uncore_imc");
+	assert_string_equal(fact(c, "data_address_sources_missing"),
+			    "IBS SPE: each is a PMU of another CPU vendor");
 	pmu_caps_free(c);
 }
 
@@ -377,7 +386,19 @@ static void test_arm64_precise_ignored(void **state)
 	assert_reason_has(c, PMU_CONCERN_PRECISE, "SPE");
 	assert_remedy_has(c, PMU_CONCERN_PRECISE, "arm_spe_pmu");
 	assert_string_equal(fact(c, "precise_ip_ignored"), "aarch64");
+	assert_string_equal(fact(c, "data_address_sources"), "page-faults");
+	assert_string_equal(fact(c, "data_address_sources_missing"), "PEBS IBS SPE: the core "
+			    "PMU samples without data addresses (no precise_ip) and there is no "
+			    "ibs_op or arm_spe PMU");
+	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "only the software page-faults event");
 	pmu_caps_free(c);
+	/* with SPE (its sysfs PMU) the hardware source exists and the limit goes */
+	put("/sys/bus/event_source/devices/arm_spe_0/type", "9\n");
+	c = probe(&l);
+	assert_string_equal(fact(c, "data_address_sources"), "SPE page-faults");
+	assert_null(strstr(pmu_caps_get(c, PMU_CONCERN_TOPOLOGY)->reason, "page-faults"));
+	pmu_caps_free(c);
+	fixture_remove(at("/sys/bus/event_source/devices/arm_spe_0"));
 	/* the arm64 analog of rdpmc switched off */
 	put("/proc/sys/kernel/perf_user_access", "0\n");
 	c = probe(&l);
@@ -437,6 +458,12 @@ static void test_vm_no_pmu(void **state)
 	assert_reason_has(c, PMU_CONCERN_PRECISE, "no hardware PMU");
 	assert_status(c, PMU_CONCERN_TOPOLOGY, PMU_CAP_LIMITED);
 	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "concern 3");
+	/* data addresses: only page-faults here, and why the hardware sources are absent */
+	assert_reason_has(c, PMU_CONCERN_TOPOLOGY, "only the software page-faults event");
+	assert_string_equal(fact(c, "memory_controller_pmus"), "none");
+	assert_string_equal(fact(c, "data_address_sources"), "page-faults");
+	assert_string_equal(fact(c, "data_address_sources_missing"), "PEBS IBS SPE: no hardware "
+			    "PMU: virtual machine (KVM): the hypervisor exposes no virtual PMU");
 	assert_status(c, PMU_CONCERN_EVENTS, PMU_CAP_LIMITED);
 	assert_string_equal(fact(c, "cycles_open"), "ENOENT");
 	assert_status(c, PMU_CONCERN_OSCOUNTERS, PMU_CAP_LIMITED);

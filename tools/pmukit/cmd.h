@@ -12,6 +12,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_caps(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_numa(int argc, char **argv);
 int cmd_etl(int argc, char **argv);
 int cmd_addr2line(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -50,6 +50,9 @@ static void usage(FILE *f)
 		"      --per-core     with -a/-C, one line per core (its CPUs summed)\n"
 		"      --per-socket   with -a/-C, one line per socket (package)\n"
 		"      --per-thread   with -p/-t, one line per thread\n"
+		"      --per-node, -M numa   read and write memory bandwidth per NUMA node from\n"
+		"                     the memory-controller PMUs (uncore_imc_*, amd_umc_*), system\n"
+		"                     wide, over the command or --timeout\n"
 		"  -j, --json         one JSON object (JSON Lines with -I)\n"
 		"      --csv          CSV, same fields as -x ,\n"
 		"  -x, --field-separator SEP   perf-style separated values\n"
@@ -203,6 +206,8 @@ static const struct option longopts[] = {
 	{ "per-core", no_argument, NULL, 2 },
 	{ "per-socket", no_argument, NULL, 3 },
 	{ "per-thread", no_argument, NULL, 4 },
+	{ "per-node", no_argument, NULL, 7 },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "csv", no_argument, NULL, 1 },
 	{ "field-separator", required_argument, NULL, 'x' },
@@ -291,6 +296,17 @@ static int take_option(struct stat_config *cfg, int opt, char **argv, int *targe
 	case 2: return set_aggr(cfg, STAT_AGGR_CORE);
 	case 3: return set_aggr(cfg, STAT_AGGR_SOCKET);
 	case 4: return set_aggr(cfg, STAT_AGGR_THREAD);
+	case 7:
+		cfg->per_node = 1;
+		return 0;
+	case 'M':
+		if (strcmp(optarg, "numa")) {
+			fprintf(stderr, "pmukit stat: -M %s: unknown metric group (known: numa, "
+				"the memory bandwidth per node)\n", optarg);
+			return 2;
+		}
+		cfg->per_node = 1;
+		return 0;
 	case 'j': return set_format(cfg, STAT_JSON, NULL, format, "--json");
 	case 1: return set_format(cfg, STAT_CSV, ",", format, "--csv");
 	case 'x': return set_format(cfg, STAT_CSV, optarg, format, "-x");
@@ -310,6 +326,13 @@ static int check_args(const struct stat_config *cfg, int targets)
 {
 	int task = cfg->target.kind == PMU_TARGET_PID || cfg->target.kind == PMU_TARGET_TID;
 
+	if (cfg->per_node && ((task && targets) || cfg->events || cfg->aggr != STAT_AGGR_GLOBAL ||
+			      cfg->interval_ms > 0 || cfg->repeat > 1)) {
+		fprintf(stderr, "pmukit stat: --per-node counts the memory controllers system "
+			"wide: give a command or -a with --timeout, without -e, -p, -t, -I, -r "
+			"or another --per-*\n");
+		return 2;
+	}
 	if (targets > 1) {
 		fprintf(stderr, "pmukit stat: choose one target: -a (or -a -C), -C, -p or -t\n");
 		return 2;
@@ -368,7 +391,7 @@ static int parse_args(int argc, char **argv, struct stat_config *cfg)
 	cfg->format = STAT_TEXT;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:I:D:r:Ajx:o:h", longopts, NULL)) != -1)
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:I:D:r:AM:jx:o:h", longopts, NULL)) != -1)
 		if ((rc = take_option(cfg, opt, argv, &targets, &output, &format)))
 			return rc;
 	if (cfg->interval_ms > 0 && cfg->interval_ms < 10)
@@ -481,6 +504,12 @@ int cmd_stat(int argc, char **argv)
 		free(cfg.cpus);
 		free(cfg.events_buf);
 		return rc < 0 ? 0 : rc;
+	}
+	if (cfg.per_node) {
+		rc = finish_output(&cfg, cfg.out_name, stat_per_node(&cfg));
+		free(cfg.cpus);
+		free(cfg.events_buf);
+		return rc;
 	}
 	spec = cfg.events ? cfg.events : default_events(&cfg, &note);
 	err = pmu_event_parse(spec, &list);

@@ -26,6 +26,7 @@ static const struct verb verbs[] = {
 	{ "list", cmd_list, "list the events usable on this host" },
 	{ "caps", cmd_caps, "what this host can and cannot measure, and why" },
 	{ "topo", cmd_topo, "CPU topology: packages, cores, caches, NUMA nodes" },
+	{ "numa", cmd_numa, "which NUMA node holds the pages of a process, per mapping" },
 	{ "etl", cmd_etl, "read Windows .etl traces: info, threads, dump" },
 	{ "addr2line", cmd_addr2line, "addresses to functions, source lines, inlined calls" },
 	{ "report", cmd_report, "perf.data or .etl samples by symbol, with call graphs" },

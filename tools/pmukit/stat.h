@@ -34,6 +34,7 @@ struct stat_config {
 	char **argv;             /* the command, NULL when attaching */
 	int argc;
 	char *events_buf;        /* the -e lists joined (events points here) */
+	int per_node;            /* --per-node / -M numa: memory bandwidth per NUMA node */
 };
 
 /* One line set to print: per-event readings of one scope (all, or one CPU). */
@@ -87,6 +88,10 @@ static inline int stat_is_duration(const struct pmu_event *ev)
 {
 	return !strncmp(ev->name, "duration_time", 13) && (!ev->name[13] || ev->name[13] == ':');
 }
+
+/* --per-node (stat_node.c): read and write bandwidth per NUMA node from the memory
+ * controller PMUs, system wide, over the command or --timeout; the exit status. */
+int stat_per_node(struct stat_config *cfg);
 
 /* Runs the measurement described by cfg and prints it; returns the exit status. */
 int stat_run(struct stat_config *cfg, const struct pmu_event_list *list, const char *note);
