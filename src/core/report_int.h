@@ -163,8 +163,11 @@ struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
 int pmuk_rp_fork_maps(struct pmu_report *r, int32_t pid, int32_t ppid);
 int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
 /* The distinct address addr sampled in process pid: RP_NONE without memory.
- * kernel: addr is a kernel frame (as the sample's cpumode or stack says). */
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel);
+ * kernel: addr is a kernel frame (as the sample's cpumode or stack says). own,
+ * all: pmuk_rp_mapset(r, pid, 0) and pmuk_rp_mapset(r, -1, 0), looked up once
+ * per sample by the caller. */
+uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);

@@ -120,7 +120,7 @@ uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r)
 
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 2ull << 32);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	if (id != RP_NONE)
@@ -136,7 +136,7 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 {
-	uint64_t h = pmuk_hash_bytes(&tid, sizeof(tid), 3);
+	uint64_t h = pmuk_hash_u64((uint32_t)tid | 3ull << 32);
 	uint32_t id = pmuk_index_find(&r->thread_ix, h, live_tid_eq, &tid, r);
 
 	if (id != RP_NONE) {
@@ -159,7 +159,7 @@ struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 2ull << 32);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	const char *name = id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
@@ -275,7 +275,7 @@ static int pid_eq(const void *key, uint32_t id, const void *ctx)
 
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 5);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 5ull << 32);
 	uint32_t id = pmuk_index_find(&r->map_ix, h, pid_eq, &pid, r);
 
 	if (id != RP_NONE)
@@ -381,7 +381,7 @@ static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label
 		       int kernel)
 {
 	struct sym_key k = { pmuk_rp_intern(&r->str, name), module };
-	uint64_t h = pmuk_hash_bytes(&k, sizeof(k), 6);
+	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
 	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
 
 	if (id != RP_NONE)
@@ -496,14 +496,15 @@ static const char *callback(struct pmu_report *r, const struct rp_map *m, uint64
 	return r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
 }
 
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel)
+uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel)
 {
-	const struct rp_map *m = find_map(pmuk_rp_mapset(r, pid, 0), addr);
+	const struct rp_map *m = find_map(own, addr);
 
-	if (!m && (m = find_map(pmuk_rp_mapset(r, -1, 0), addr)))
+	if (!m && (m = find_map(all, addr)))
 		kernel = 1;	/* maps of every process: the kernel's */
 	struct frame_key k = { m ? m->module : RP_NONE, addr };
-	uint64_t h = pmuk_hash_bytes(&k.addr, sizeof(k.addr), k.module);
+	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;

@@ -91,7 +91,7 @@ static int row_eq(const void *key, uint32_t id, const void *ctx)
 
 static uint64_t key_hash(const uint32_t *k)
 {
-	return pmuk_hash_bytes(k, RV_MAX_KEYS * sizeof(*k), 8);
+	return pmuk_hash_words(k, RV_MAX_KEYS, 8);
 }
 
 static uint32_t find_row(const struct rv_view *v, const uint32_t *k)
@@ -222,7 +222,7 @@ static int node_eq(const void *key, uint32_t id, const void *ctx)
 static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 {
 	uint32_t k[2] = { parent, sym };
-	uint64_t h = pmuk_hash_bytes(k, sizeof(k), 9);
+	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
 	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
 	if (id != RP_NONE)
