@@ -39,6 +39,13 @@ struct rp_mapset {
 	size_t n, cap;
 };
 
+/* A module offset the symbolizer named, and the first frame at it: another
+ * process mapping the module elsewhere (ASLR) reuses the names. */
+struct rp_moff {
+	uint32_t module, frame;
+	uint64_t off;
+};
+
 struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	uint64_t addr;           /* absolute */
@@ -121,6 +128,9 @@ struct pmu_report {
 	struct rp_frame *frames;
 	size_t n_frames, cap_frames;
 	struct pmuk_index frame_ix;
+	struct rp_moff *moffs;
+	size_t cap_moffs;
+	struct pmuk_index moff_ix;
 	struct rp_sym *syms;
 	size_t n_syms, cap_syms;
 	struct pmuk_index sym_ix;
