@@ -218,19 +218,33 @@ static int node_eq(const void *key, uint32_t id, const void *ctx)
 	return n->parent == k[0] && n->sym == k[1];
 }
 
+/* Until link_nodes, a node's kids (a row's roots) is the child last found
+ * under it: paths of one stack mostly follow the same branch, and the hint
+ * saves the hash lookup. */
+static uint32_t *hint_of(struct rv_view *v, uint32_t parent)
+{
+	return parent & RV_ROOT ? &v->rows[parent & ~RV_ROOT].roots : &v->nodes[parent].kids;
+}
+
 /* The node of sym under parent, RP_NONE without memory. */
 static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 {
+	uint32_t hint = *hint_of(v, parent);
+
+	if (hint != RP_NONE && v->nodes[hint].sym == sym)
+		return hint;	/* its parent is parent: it is the hint of no other */
 	uint32_t k[2] = { parent, sym };
 	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
 	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
-	if (id != RP_NONE)
-		return id;
-	if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1, sizeof(*v->nodes)) ||
-	    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
-		return RP_NONE;
-	v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+	if (id == RP_NONE) {
+		if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
+			       sizeof(*v->nodes)) ||
+		    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
+			return RP_NONE;
+		v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+	}
+	*hint_of(v, parent) = id;   /* after the grow: nodes may have moved */
 	return id;
 }
 
@@ -288,6 +302,10 @@ static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_
 /* Child lists (first child, next sibling) of the nodes; roots per row. */
 static void link_nodes(struct rv_view *v)
 {
+	for (size_t i = 0; i < v->n_nodes; i++)   /* the hints of node_of go */
+		v->nodes[i].kids = RP_NONE;
+	for (size_t i = 0; i < v->n; i++)
+		v->rows[i].roots = RP_NONE;
 	for (size_t i = v->n_nodes; i-- > 0;) {
 		struct rv_node *n = &v->nodes[i];
 		uint32_t *head = n->parent & RV_ROOT ? &v->rows[n->parent & ~RV_ROOT].roots :
