@@ -322,8 +322,13 @@ static int build_graphs(struct rv_view *v)
 
 	if (!shown)
 		return PMU_ENOMEM;
-	for (size_t i = 0; i < v->shown; i++)
-		shown[v->order[i]] = 1;
+	/* A node carries at most its row's period: a row under the threshold
+	 * would print no branch (report_vout.c), so its graph is not built. */
+	for (size_t i = 0; i < v->shown; i++) {
+		const struct rv_row *w = &v->rows[v->order[i]];
+		shown[v->order[i]] = pmuk_rv_pct(v, v->children ? w->ch_p : w->self_p) >=
+				     v->graph_pct;
+	}
 	for (size_t i = 0; i < v->r->n_groups && !err; i++)
 		if (v->r->groups[i].event == v->event)
 			err = graph_group(v, &v->r->groups[i], shown);
