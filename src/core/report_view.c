@@ -385,10 +385,17 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 		return pmuk_rp_str(r, k);
 	case RV_DSO:
 		return dso_name(r, k);
-	case RV_SYM:
-		snprintf(buf, size, "[%c] %s", r->syms[k].kernel ? 'k' : '.',
-			 pmuk_rp_str(r, r->syms[k].label));
+	case RV_SYM: {	/* "[k] label" without snprintf: every row asks it twice */
+		const char *l = pmuk_rp_str(r, r->syms[k].label);
+		size_t n = strlen(l);
+		if (size < 5)
+			return "";
+		n = n < size - 5 ? n : size - 5;
+		memcpy(buf, r->syms[k].kernel ? "[k] " : "[.] ", 4);
+		memcpy(buf + 4, l, n);
+		buf[4 + n] = '\0';
 		return buf;
+	}
 	case RV_TID:
 		snprintf(buf, size, "%" PRId32 ":%s", r->threads[k].tid, pmuk_rp_str(r, v->comm[k]));
 		return buf;
