@@ -498,9 +498,10 @@ static const char *callback(struct pmu_report *r, const struct rp_map *m, uint64
 }
 
 /* ---- module offsets: an ELF file (it has a build-id) names an offset the
- * same in every process; JIT code and anonymous memory (no build-id) do not,
- * and only the symbolizer's answers are kept (the resolve callback sees the
- * absolute address). ---- */
+ * same in every process; JIT code and anonymous memory (no build-id) do not.
+ * Only functions the symbolizer named are kept: the resolve callback sees the
+ * absolute address, and a copy found stale at one path may be sound at
+ * another. ---- */
 
 static int moff_eq(const void *key, uint32_t id, const void *ctx)
 {
@@ -583,7 +584,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
 	    (id = add_frame(r, &fr, h)) == RP_NONE)
 		return RP_NONE;
-	if (keyed && named)
+	if (keyed && named && use->fr[use->n - 1].function)   /* not stale or missing */
 		add_moff(r, mk, id);
 	return id;
 }
