@@ -143,13 +143,23 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	return 0;
 }
 
+/* Notes that the group counts in row at entry i (for its call graph). */
+static int hit(struct rv_view *v, const struct rv_row *w, size_t i)
+{
+	if (pmuk_grow((void **)&v->hits, &v->cap_hits, 2 * v->n_hits + 2, sizeof(*v->hits)))
+		return PMU_ENOMEM;
+	v->hits[2 * v->n_hits] = (uint32_t)(w - v->rows);
+	v->hits[2 * v->n_hits++ + 1] = (uint32_t)i;
+	return 0;
+}
+
 static int count_group(struct rv_view *v, const struct rp_group *g)
 {
 	uint32_t self[RV_MAX_KEYS];
 	struct rv_row *w;
 
 	key_at(v, g, g->leaf, self);
-	if (!(w = row_of(v, self)))
+	if (!(w = row_of(v, self)) || hit(v, w, g->leaf))
 		return PMU_ENOMEM;
 	w->self_n += g->count, w->self_p += g->period;
 	if (!v->children)
@@ -162,6 +172,8 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
 			return PMU_ENOMEM;
 		w->ch_n += g->count, w->ch_p += g->period;
+		if (hit(v, w, i))
+			return PMU_ENOMEM;
 	}
 	return 0;
 }
@@ -268,25 +280,23 @@ static int add_path(struct rv_view *v, const struct rp_group *g, uint32_t row, l
 
 /* The path of g through each shown row it counts in (perf's orientation:
  * callee from the row to the root; caller from the root to the row when the
- * row is g's own function, else from the row down to the leaf). */
-static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_t *shown)
+ * row is g's own function, else from the row down to the leaf). hits: its
+ * (row, entry) pairs from count_group, its own row first, then with children
+ * each row at its innermost entry. */
+static int graph_group(struct rv_view *v, const struct rp_group *g, const uint32_t *hits,
+		       size_t n_hits, const uint8_t *shown)
 {
-	uint32_t self[RV_MAX_KEYS];
 	long last = (long)g->n - 1;
 
-	if (!g->n)
+	if (!g->n || !n_hits)
 		return 0;
-	key_at(v, g, g->leaf, self);
-	if (v->children && group_keys(v, g))
-		return PMU_ENOMEM;
-	for (size_t i = v->children ? 0 : g->leaf; i < g->n; i++) {
-		const uint32_t *k = v->children ? &v->keys[i * RV_MAX_KEYS] : self;
-		if (v->children && !v->first[i])
-			continue;	/* once per row: at its innermost entry */
-		uint32_t row = find_row(v, k);
-		if (row == RP_NONE || !shown[row])
+	uint32_t self = hits[0];
+	for (size_t h = v->children ? 1 : 0; h < n_hits; h++) {
+		uint32_t row = hits[2 * h];
+		size_t i = hits[2 * h + 1];
+		if (!shown[row])
 			continue;
-		int own = !memcmp(k, self, sizeof(self));
+		int own = row == self;
 		size_t at = own ? g->leaf : i;
 		int err = v->graph == 2 ? add_path(v, g, row, (long)at, last, 1) :
 			  own ? add_path(v, g, row, last, (long)at, -1) :
@@ -331,7 +341,8 @@ static int build_graphs(struct rv_view *v)
 	}
 	for (size_t i = 0; i < v->r->n_groups && !err; i++)
 		if (v->r->groups[i].event == v->event)
-			err = graph_group(v, &v->r->groups[i], shown);
+			err = graph_group(v, &v->r->groups[i], &v->hits[2 * v->hit_at[i]],
+					  v->hit_at[i + 1] - v->hit_at[i], shown);
 	free(shown);
 	if (!err)
 		link_nodes(v);
@@ -347,9 +358,14 @@ int pmuk_rv_build(struct rv_view *v)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's view");
 	for (size_t i = 0; i < r->n_threads; i++)
 		v->comm[i] = pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, &r->threads[i]));
-	for (size_t i = 0; i < r->n_groups && !err; i++)
+	if (!(v->hit_at = malloc((r->n_groups + 1) * sizeof(*v->hit_at))))
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's view");
+	for (size_t i = 0; i < r->n_groups && !err; i++) {
+		v->hit_at[i] = (uint32_t)v->n_hits;
 		if (r->groups[i].event == v->event)
 			err = count_group(v, &r->groups[i]);
+	}
+	v->hit_at[r->n_groups] = (uint32_t)v->n_hits;
 	if (!err)
 		err = sort_rows(v);
 	if (!err && v->graph)
@@ -360,7 +376,7 @@ int pmuk_rv_build(struct rv_view *v)
 void pmuk_rv_free(struct rv_view *v)
 {
 	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
-	free(v->keys), free(v->first), free(v->set);
+	free(v->keys), free(v->first), free(v->set), free(v->hits), free(v->hit_at);
 	pmuk_index_free(&v->ix);
 	pmuk_index_free(&v->node_ix);
 }
