@@ -1,7 +1,8 @@
 #!/bin/bash
 # Reading cost: `pmukit report` against `perf report --stdio` on the same perf.data of
 # about 50,000 cpu-clock samples with call graphs (recorded here by perf: the file both
-# tools must read), wall time and peak RSS of each, best of three.
+# tools must read), wall time with its peak RSS and the least CPU time (user +
+# system) of each, best of three: other work on the machine disturbs CPU time least.
 # Target (issue 10): pmukit at least 3x faster than perf report.
 # usage: bench/report.sh [BUILD_DIR]   (BENCH_SAMPLES: samples wanted, default 50000)
 set -u
