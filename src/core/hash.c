@@ -15,6 +15,28 @@ uint64_t pmuk_hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h ^ (h >> 29);
 }
 
+static uint64_t rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed)
+{
+	uint64_t h = seed ^ 0x9e3779b97f4a7c15ull ^ n * 0xc2b2ae3d27d4eb4full;
+	size_t i = 0;
+
+	/* MurmurHash3's 64-bit body over pairs of words, its finalizer at the end */
+	for (; i + 2 <= n; i += 2) {
+		uint64_t k = (uint64_t)w[i] | (uint64_t)w[i + 1] << 32;
+		k = rotl(k * 0x87c37b91114253d5ull, 31) * 0x4cf5ad432745937full;
+		h = rotl(h ^ k, 27) * 5 + 0x52dce729;
+	}
+	if (i < n)
+		h = rotl(h ^ rotl(w[i] * 0x87c37b91114253d5ull, 31) * 0x4cf5ad432745937full, 27) *
+			5 + 0x52dce729;
+	return pmuk_hash_u64(pmuk_hash_u64(h));
+}
+
 uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
 			 const void *key, const void *ctx)
 {

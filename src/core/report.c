@@ -35,7 +35,7 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
 {
 	struct stack_key k = { proc, r->sscratch, n };
-	uint64_t h = pmuk_hash_bytes(r->sscratch, n * sizeof(*r->sscratch), proc);
+	uint64_t h = pmuk_hash_words(r->sscratch, n, proc);
 	uint32_t id = pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
@@ -163,12 +163,14 @@ static size_t sample_frames(struct pmu_report *r, const struct pmu_record *rec, 
 	}
 	if (pmuk_grow((void **)&r->scratch, &r->scratch_cap, n + nu + 2, sizeof(*r->scratch)))
 		return SIZE_MAX;
+	/* new frames add no mappings: the sets stay put for the sample */
+	const struct rp_mapset *own = pmuk_rp_mapset(r, pid, 0), *all = pmuk_rp_mapset(r, -1, 0);
 	if (lead)
-		r->scratch[k++] = pmuk_rp_frame(r, pid, s->ip, kernel_mode(rec->cpumode));
+		r->scratch[k++] = pmuk_rp_frame(r, own, all, pid, s->ip, kernel_mode(rec->cpumode));
 	for (size_t i = 0; i < n; i++)
-		r->scratch[k++] = pmuk_rp_frame(r, pid, s->callchain[i], i < nk);
+		r->scratch[k++] = pmuk_rp_frame(r, own, all, pid, s->callchain[i], i < nk);
 	for (size_t i = 0; i < nu; i++)
-		r->scratch[k++] = pmuk_rp_frame(r, pid, r->uscratch[i], 0);
+		r->scratch[k++] = pmuk_rp_frame(r, own, all, pid, r->uscratch[i], 0);
 	for (size_t i = 0; i < k; i++)
 		if (r->scratch[i] == RP_NONE)
 			return SIZE_MAX;

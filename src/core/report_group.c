@@ -58,10 +58,9 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 		return PMU_ENOMEM;
 	struct group_key key = { rec->event < 0 ? -1 : rec->event, (uint32_t)(t - r->threads),
 				 rec->has & PMU_HAS_CPU ? rec->cpu : -1, r->escratch, n };
-	uint64_t h = pmuk_hash_bytes(&key.event, sizeof(key.event), 7);
-	h = pmuk_hash_bytes(&key.thread, sizeof(key.thread), h);
-	h = pmuk_hash_bytes(&key.cpu, sizeof(key.cpu), h);
-	h = pmuk_hash_bytes(key.e, 2 * n * sizeof(*key.e), h);
+	uint64_t h = pmuk_hash_u64((uint64_t)(uint32_t)key.event << 32 | key.thread) ^
+		     (uint32_t)key.cpu;
+	h = pmuk_hash_words(key.e, 2 * n, h);
 	uint32_t id = pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
 	if (id == RP_NONE) {
 		uint32_t *copy = malloc(2 * n * sizeof(*copy) + 1);

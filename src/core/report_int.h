@@ -39,6 +39,13 @@ struct rp_mapset {
 	size_t n, cap;
 };
 
+/* A module offset the symbolizer named, and the first frame at it: another
+ * process mapping the module elsewhere (ASLR) reuses the names. */
+struct rp_moff {
+	uint32_t module, frame;
+	uint64_t off;
+};
+
 struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	uint64_t addr;           /* absolute */
@@ -121,6 +128,9 @@ struct pmu_report {
 	struct rp_frame *frames;
 	size_t n_frames, cap_frames;
 	struct pmuk_index frame_ix;
+	struct rp_moff *moffs;
+	size_t cap_moffs;
+	struct pmuk_index moff_ix;
 	struct rp_sym *syms;
 	size_t n_syms, cap_syms;
 	struct pmuk_index sym_ix;
@@ -163,8 +173,11 @@ struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create);
 int pmuk_rp_fork_maps(struct pmu_report *r, int32_t pid, int32_t ppid);
 int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
 /* The distinct address addr sampled in process pid: RP_NONE without memory.
- * kernel: addr is a kernel frame (as the sample's cpumode or stack says). */
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel);
+ * kernel: addr is a kernel frame (as the sample's cpumode or stack says). own,
+ * all: pmuk_rp_mapset(r, pid, 0) and pmuk_rp_mapset(r, -1, 0), looked up once
+ * per sample by the caller. */
+uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);

@@ -86,10 +86,11 @@ void pmu_report_free(struct pmu_report *r)
 	for (int i = 0; i < 5; i++)
 		free(r->order[i]);
 	struct pmuk_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
-				  &r->thread_ix, &r->proc_ix, &r->stack_ix };
+				  &r->thread_ix, &r->proc_ix, &r->stack_ix, &r->moff_ix };
 	for (size_t i = 0; i < sizeof(ix) / sizeof(ix[0]); i++)
 		pmuk_index_free(ix[i]);
 	free(r->mods), free(r->maps), free(r->frames), free(r->syms), free(r->threads);
+	free(r->moffs);
 	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
 	pmuk_rp_groups_free(r);
 	free(r->inl), free(r->escratch), free(r->uscratch), free(r->events);
@@ -120,7 +121,7 @@ uint64_t *pmuk_rp_pmc_array(const struct pmu_report *r)
 
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 2ull << 32);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	if (id != RP_NONE)
@@ -136,7 +137,7 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid)
 
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 {
-	uint64_t h = pmuk_hash_bytes(&tid, sizeof(tid), 3);
+	uint64_t h = pmuk_hash_u64((uint32_t)tid | 3ull << 32);
 	uint32_t id = pmuk_index_find(&r->thread_ix, h, live_tid_eq, &tid, r);
 
 	if (id != RP_NONE) {
@@ -159,7 +160,7 @@ struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid)
 
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 2);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 2ull << 32);
 	uint32_t id = pmuk_index_find(&r->proc_ix, h, live_pid_eq, &pid, r);
 
 	const char *name = id == RP_NONE ? "" : pmuk_rp_str(r, r->procs[id].name);
@@ -275,7 +276,7 @@ static int pid_eq(const void *key, uint32_t id, const void *ctx)
 
 struct rp_mapset *pmuk_rp_mapset(struct pmu_report *r, int32_t pid, int create)
 {
-	uint64_t h = pmuk_hash_bytes(&pid, sizeof(pid), 5);
+	uint64_t h = pmuk_hash_u64((uint32_t)pid | 5ull << 32);
 	uint32_t id = pmuk_index_find(&r->map_ix, h, pid_eq, &pid, r);
 
 	if (id != RP_NONE)
@@ -381,7 +382,7 @@ static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label
 		       int kernel)
 {
 	struct sym_key k = { pmuk_rp_intern(&r->str, name), module };
-	uint64_t h = pmuk_hash_bytes(&k, sizeof(k), 6);
+	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
 	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
 
 	if (id != RP_NONE)
@@ -496,17 +497,78 @@ static const char *callback(struct pmu_report *r, const struct rp_map *m, uint64
 	return r->o.resolve(m ? &pm : NULL, addr, r->o.resolve_ctx);
 }
 
-uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int kernel)
-{
-	const struct rp_map *m = find_map(pmuk_rp_mapset(r, pid, 0), addr);
+/* ---- module offsets: an ELF file (it has a build-id) names an offset the
+ * same in every process; JIT code and anonymous memory (no build-id) do not.
+ * Only functions the symbolizer named are kept: the resolve callback sees the
+ * absolute address, and a copy found stale at one path may be sound at
+ * another. ---- */
 
-	if (!m && (m = find_map(pmuk_rp_mapset(r, -1, 0), addr)))
+static int moff_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct rp_moff *k = key, *m = &((const struct pmu_report *)ctx)->moffs[id];
+
+	return m->off == k->off && m->module == k->module;
+}
+
+static uint64_t moff_hash(const struct rp_moff *k)
+{
+	return pmuk_hash_u64(k->off ^ (uint64_t)k->module << 40 ^ 0x6d6f6666ull << 8);
+}
+
+/* The key of addr in m, 0 when its names may depend on the process. */
+static int moff_key(const struct pmu_report *r, const struct rp_map *m, uint64_t addr,
+		    struct rp_moff *k)
+{
+	if (!m || !r->mods[m->module].bid_size)
+		return 0;
+	*k = (struct rp_moff){ m->module, RP_NONE, addr - m->start + m->pgoff };
+	return 1;
+}
+
+/* Adds frame fr at hash h: its id, RP_NONE without memory. */
+static uint32_t add_frame(struct pmu_report *r, const struct rp_frame *fr, uint64_t h)
+{
+	uint32_t id;
+
+	if (pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
+	    (id = pmuk_index_add(&r->frame_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->frames[r->n_frames++] = *fr;
+	return id;
+}
+
+/* Remembers frame id as the names of k (best effort: without memory the next
+ * process symbolizes it again). */
+static void add_moff(struct pmu_report *r, struct rp_moff k, uint32_t id)
+{
+	if (pmuk_grow((void **)&r->moffs, &r->cap_moffs, r->moff_ix.n + 1, sizeof(*r->moffs)))
+		return;
+	uint32_t at = pmuk_index_add(&r->moff_ix, moff_hash(&k));
+	if (at != RP_NONE)
+		r->moffs[at] = (struct rp_moff){ k.module, id, k.off };
+}
+
+uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel)
+{
+	const struct rp_map *m = find_map(own, addr);
+
+	if (!m && (m = find_map(all, addr)))
 		kernel = 1;	/* maps of every process: the kernel's */
 	struct frame_key k = { m ? m->module : RP_NONE, addr };
-	uint64_t h = pmuk_hash_bytes(&k.addr, sizeof(k.addr), k.module);
+	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
+	struct rp_moff mk;
+	int keyed = moff_key(r, m, addr, &mk);
+	uint32_t seen = keyed ? pmuk_index_find(&r->moff_ix, moff_hash(&mk), moff_eq, &mk, r) :
+		RP_NONE;
+	if (seen != RP_NONE) {	/* named already: the same names at this address */
+		struct rp_frame fr = r->frames[r->moffs[seen].frame];
+		fr.addr = addr;
+		return add_frame(r, &fr, h);
+	}
 	static struct named none;
 	struct named nm;
 	int named = !symbolize(r, pid, addr, &nm);
@@ -523,9 +585,9 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int ker
 	fr.sym = sym_of(r, name, label, smod, kernel);
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
-	    pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
-	    (id = pmuk_index_add(&r->frame_ix, h)) == RP_NONE)
+	    (id = add_frame(r, &fr, h)) == RP_NONE)
 		return RP_NONE;
-	r->frames[r->n_frames++] = fr;
+	if (keyed && named && use->fr[use->n - 1].function)   /* not stale or missing */
+		add_moff(r, mk, id);
 	return id;
 }

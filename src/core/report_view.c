@@ -91,7 +91,7 @@ static int row_eq(const void *key, uint32_t id, const void *ctx)
 
 static uint64_t key_hash(const uint32_t *k)
 {
-	return pmuk_hash_bytes(k, RV_MAX_KEYS * sizeof(*k), 8);
+	return pmuk_hash_words(k, RV_MAX_KEYS, 8);
 }
 
 static uint32_t find_row(const struct rv_view *v, const uint32_t *k)
@@ -143,13 +143,23 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	return 0;
 }
 
+/* Notes that the group counts in row at entry i (for its call graph). */
+static int hit(struct rv_view *v, const struct rv_row *w, size_t i)
+{
+	if (pmuk_grow((void **)&v->hits, &v->cap_hits, 2 * v->n_hits + 2, sizeof(*v->hits)))
+		return PMU_ENOMEM;
+	v->hits[2 * v->n_hits] = (uint32_t)(w - v->rows);
+	v->hits[2 * v->n_hits++ + 1] = (uint32_t)i;
+	return 0;
+}
+
 static int count_group(struct rv_view *v, const struct rp_group *g)
 {
 	uint32_t self[RV_MAX_KEYS];
 	struct rv_row *w;
 
 	key_at(v, g, g->leaf, self);
-	if (!(w = row_of(v, self)))
+	if (!(w = row_of(v, self)) || hit(v, w, g->leaf))
 		return PMU_ENOMEM;
 	w->self_n += g->count, w->self_p += g->period;
 	if (!v->children)
@@ -162,6 +172,8 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
 			return PMU_ENOMEM;
 		w->ch_n += g->count, w->ch_p += g->period;
+		if (hit(v, w, i))
+			return PMU_ENOMEM;
 	}
 	return 0;
 }
@@ -218,19 +230,33 @@ static int node_eq(const void *key, uint32_t id, const void *ctx)
 	return n->parent == k[0] && n->sym == k[1];
 }
 
+/* Until link_nodes, a node's kids (a row's roots) is the child last found
+ * under it: paths of one stack mostly follow the same branch, and the hint
+ * saves the hash lookup. */
+static uint32_t *hint_of(struct rv_view *v, uint32_t parent)
+{
+	return parent & RV_ROOT ? &v->rows[parent & ~RV_ROOT].roots : &v->nodes[parent].kids;
+}
+
 /* The node of sym under parent, RP_NONE without memory. */
 static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 {
+	uint32_t hint = *hint_of(v, parent);
+
+	if (hint != RP_NONE && v->nodes[hint].sym == sym)
+		return hint;	/* its parent is parent: it is the hint of no other */
 	uint32_t k[2] = { parent, sym };
-	uint64_t h = pmuk_hash_bytes(k, sizeof(k), 9);
+	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
 	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
-	if (id != RP_NONE)
-		return id;
-	if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1, sizeof(*v->nodes)) ||
-	    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
-		return RP_NONE;
-	v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+	if (id == RP_NONE) {
+		if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
+			       sizeof(*v->nodes)) ||
+		    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
+			return RP_NONE;
+		v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+	}
+	*hint_of(v, parent) = id;   /* after the grow: nodes may have moved */
 	return id;
 }
 
@@ -254,25 +280,23 @@ static int add_path(struct rv_view *v, const struct rp_group *g, uint32_t row, l
 
 /* The path of g through each shown row it counts in (perf's orientation:
  * callee from the row to the root; caller from the root to the row when the
- * row is g's own function, else from the row down to the leaf). */
-static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_t *shown)
+ * row is g's own function, else from the row down to the leaf). hits: its
+ * (row, entry) pairs from count_group, its own row first, then with children
+ * each row at its innermost entry. */
+static int graph_group(struct rv_view *v, const struct rp_group *g, const uint32_t *hits,
+		       size_t n_hits, const uint8_t *shown)
 {
-	uint32_t self[RV_MAX_KEYS];
 	long last = (long)g->n - 1;
 
-	if (!g->n)
+	if (!g->n || !n_hits)
 		return 0;
-	key_at(v, g, g->leaf, self);
-	if (v->children && group_keys(v, g))
-		return PMU_ENOMEM;
-	for (size_t i = v->children ? 0 : g->leaf; i < g->n; i++) {
-		const uint32_t *k = v->children ? &v->keys[i * RV_MAX_KEYS] : self;
-		if (v->children && !v->first[i])
-			continue;	/* once per row: at its innermost entry */
-		uint32_t row = find_row(v, k);
-		if (row == RP_NONE || !shown[row])
+	uint32_t self = hits[0];
+	for (size_t h = v->children ? 1 : 0; h < n_hits; h++) {
+		uint32_t row = hits[2 * h];
+		size_t i = hits[2 * h + 1];
+		if (!shown[row])
 			continue;
-		int own = !memcmp(k, self, sizeof(self));
+		int own = row == self;
 		size_t at = own ? g->leaf : i;
 		int err = v->graph == 2 ? add_path(v, g, row, (long)at, last, 1) :
 			  own ? add_path(v, g, row, last, (long)at, -1) :
@@ -288,6 +312,10 @@ static int graph_group(struct rv_view *v, const struct rp_group *g, const uint8_
 /* Child lists (first child, next sibling) of the nodes; roots per row. */
 static void link_nodes(struct rv_view *v)
 {
+	for (size_t i = 0; i < v->n_nodes; i++)   /* the hints of node_of go */
+		v->nodes[i].kids = RP_NONE;
+	for (size_t i = 0; i < v->n; i++)
+		v->rows[i].roots = RP_NONE;
 	for (size_t i = v->n_nodes; i-- > 0;) {
 		struct rv_node *n = &v->nodes[i];
 		uint32_t *head = n->parent & RV_ROOT ? &v->rows[n->parent & ~RV_ROOT].roots :
@@ -304,11 +332,17 @@ static int build_graphs(struct rv_view *v)
 
 	if (!shown)
 		return PMU_ENOMEM;
-	for (size_t i = 0; i < v->shown; i++)
-		shown[v->order[i]] = 1;
+	/* A node carries at most its row's period: a row under the threshold
+	 * would print no branch (report_vout.c), so its graph is not built. */
+	for (size_t i = 0; i < v->shown; i++) {
+		const struct rv_row *w = &v->rows[v->order[i]];
+		shown[v->order[i]] = pmuk_rv_pct(v, v->children ? w->ch_p : w->self_p) >=
+				     v->graph_pct;
+	}
 	for (size_t i = 0; i < v->r->n_groups && !err; i++)
 		if (v->r->groups[i].event == v->event)
-			err = graph_group(v, &v->r->groups[i], shown);
+			err = graph_group(v, &v->r->groups[i], &v->hits[2 * v->hit_at[i]],
+					  v->hit_at[i + 1] - v->hit_at[i], shown);
 	free(shown);
 	if (!err)
 		link_nodes(v);
@@ -324,9 +358,14 @@ int pmuk_rv_build(struct rv_view *v)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's view");
 	for (size_t i = 0; i < r->n_threads; i++)
 		v->comm[i] = pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, &r->threads[i]));
-	for (size_t i = 0; i < r->n_groups && !err; i++)
+	if (!(v->hit_at = malloc((r->n_groups + 1) * sizeof(*v->hit_at))))
+		return pmuk_fail(PMU_ENOMEM, "no memory for the report's view");
+	for (size_t i = 0; i < r->n_groups && !err; i++) {
+		v->hit_at[i] = (uint32_t)v->n_hits;
 		if (r->groups[i].event == v->event)
 			err = count_group(v, &r->groups[i]);
+	}
+	v->hit_at[r->n_groups] = (uint32_t)v->n_hits;
 	if (!err)
 		err = sort_rows(v);
 	if (!err && v->graph)
@@ -337,7 +376,7 @@ int pmuk_rv_build(struct rv_view *v)
 void pmuk_rv_free(struct rv_view *v)
 {
 	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
-	free(v->keys), free(v->first), free(v->set);
+	free(v->keys), free(v->first), free(v->set), free(v->hits), free(v->hit_at);
 	pmuk_index_free(&v->ix);
 	pmuk_index_free(&v->node_ix);
 }
@@ -362,10 +401,17 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 		return pmuk_rp_str(r, k);
 	case RV_DSO:
 		return dso_name(r, k);
-	case RV_SYM:
-		snprintf(buf, size, "[%c] %s", r->syms[k].kernel ? 'k' : '.',
-			 pmuk_rp_str(r, r->syms[k].label));
+	case RV_SYM: {	/* "[k] label" without snprintf: every row asks it twice */
+		const char *l = pmuk_rp_str(r, r->syms[k].label);
+		size_t n = strlen(l);
+		if (size < 5)
+			return "";
+		n = n < size - 5 ? n : size - 5;
+		memcpy(buf, r->syms[k].kernel ? "[k] " : "[.] ", 4);
+		memcpy(buf + 4, l, n);
+		buf[4 + n] = '\0';
 		return buf;
+	}
 	case RV_TID:
 		snprintf(buf, size, "%" PRId32 ":%s", r->threads[k].tid, pmuk_rp_str(r, v->comm[k]));
 		return buf;

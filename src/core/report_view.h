@@ -47,6 +47,11 @@ struct rv_view {
 	uint8_t *first;
 	uint32_t *set;
 	size_t cap_keys, cap_first, cap_set;
+	/* per group (index into r->groups): the rows it counts in, as (row,
+	 * entry) pairs from hits[2 * hit_at[g] ..) to hits[2 * hit_at[g + 1]),
+	 * its own row first: the call graphs walk these, not the keys again */
+	uint32_t *hits, *hit_at;
+	size_t n_hits, cap_hits;
 };
 
 /* "comm,dso,sym" into v->key; PMU_EINVAL naming the bad key. */

@@ -180,6 +180,22 @@ static void columns(FILE *f, const struct rv_view *v, const size_t *width, int d
 	fputc('\n', f);
 }
 
+/* "%9.2f%%" of a period; rows sorted by period repeat one often, so the
+ * last one's text is kept. */
+struct pct {
+	uint64_t p;
+	char s[48];
+};
+
+static const char *pct_text(const struct rv_view *v, struct pct *c, uint64_t p)
+{
+	if (c->p != p) {
+		c->p = p;
+		snprintf(c->s, sizeof(c->s), "%9.2f%%", pmuk_rv_pct(v, p));
+	}
+	return c->s;
+}
+
 static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
 {
 	char buf[700];
@@ -197,15 +213,21 @@ static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
 	columns(f, v, width, 0);
 	columns(f, v, width, 1);
 	fputs("#\n", f);
+	struct pct ch = { UINT64_MAX, "" }, self = { UINT64_MAX, "" };
 	for (size_t j = 0; j < v->shown; j++) {
 		const struct rv_row *w = &v->rows[v->order[j]];
 		if (v->children)
-			fprintf(f, "%9.2f%%", pmuk_rv_pct(v, w->ch_p));
-		fprintf(f, "%9.2f%%", pmuk_rv_pct(v, w->self_p));
-		for (size_t i = 0; i < v->nk; i++)
-			fprintf(f, "  %-*s", i + 1 == v->nk ? 0 : (int)width[i],
-				pmuk_rv_value(v, w, i, buf, sizeof(buf)));
-		fputc('\n', f);
+			fputs(pct_text(v, &ch, w->ch_p), f);
+		fputs(pct_text(v, &self, w->self_p), f);
+		for (size_t i = 0; i < v->nk; i++) {
+			const char *s = pmuk_rv_value(v, w, i, buf, sizeof(buf));
+			size_t len = strlen(s);
+			fwrite("  ", 1, 2, f);
+			fwrite(s, 1, len, f);
+			for (; i + 1 < v->nk && len < width[i]; len++)   /* "%-*s" */
+				putc(' ', f);
+		}
+		putc('\n', f);
 		if (v->graph)
 			graph(f, v, w);
 	}

@@ -186,6 +186,90 @@ static int build(struct pmuk_symtab *t)
 	return 0;
 }
 
+/* ---- what dwfl_module_addrinfo says where no sized function holds an
+ * address (elfutils' __libdwfl_addrsym): the closest symbol holding it, else
+ * a sizeless one (a label) at or above every symbol's end below the address,
+ * in its section ---- */
+
+static int any_by_lo(const void *a, const void *b)
+{
+	const struct pmuk_symtab_any *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static int build_any(struct pmuk_symtab *t)
+{
+	int count = dwfl_module_getsymtab(t->dm);
+	size_t cap = 0;
+
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(t->dm, i, &sym, &addr, &shndx, NULL,
+							   NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		if (pmuk_grow((void **)&t->any, &cap, t->nany + 1, sizeof(*t->any)))
+			return -1;
+		t->any[t->nany++] = (struct pmuk_symtab_any){ addr, addr + sym.st_size, name,
+							      shndx, 0 };
+	}
+	if (t->nany > 1)
+		qsort(t->any, t->nany, sizeof(*t->any), any_by_lo);
+	for (size_t i = 1; i < t->nany; i++) {
+		struct pmuk_symtab_any *e = &t->any[i];
+		e->reach = e->reach > e[-1].reach ? e->reach : e[-1].reach;
+		e->same = e->lo == e[-1].lo ? e[-1].same + 1 : 0;
+	}
+	return 0;
+}
+
+/* Whether addr and e's value lie in one section of the module's file (both
+ * in none counts), as dwfl_module_addrinfo judges it, with the lookup it uses;
+ * absolute and other special symbols: only at their value. */
+static int same_section(Dwfl_Module *dm, const struct pmuk_symtab_any *e, GElf_Addr addr)
+{
+	Dwarf_Addr a = addr, v = e->lo, bias;
+
+	if (e->shndx >= SHN_LORESERVE)
+		return e->lo == addr;
+	return dwfl_module_address_section(dm, &a, &bias) ==
+	       dwfl_module_address_section(dm, &v, &bias);
+}
+
+static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm);
+
+const char *pmuk_symtab_label(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
+			      GElf_Off *off, int *known)
+{
+	struct pmuk_symtab *t = table(tabs, dm);
+
+	*known = 0;
+	if (!t || (!t->any_built && (t->any_built = build_any(t) ? -1 : 1) < 0) ||
+	    t->any_built < 0)
+		return NULL;
+	size_t j = PMUK_BSEARCH_UPPER(t->any, t->nany, lo, addr);
+	*known = 1;
+	if (!j)
+		return NULL;	/* no symbol at or below it */
+	const struct pmuk_symtab_any *e = &t->any[j - 1];
+	if (e->reach > addr || (e->reach == e->lo && e->same)) {
+		*known = 0;	/* a symbol holds it, or labels share e's value */
+		return NULL;
+	}
+	/* a symbol ending past the closest value rules every label out; else
+	 * the label at that value names addr when in its section */
+	if (e->reach > e->lo || !same_section(dm, e, addr))
+		return NULL;
+	*off = addr - e->lo;
+	return e->name;
+}
+
 static void free_names(struct pmuk_symtab *t)
 {
 	for (size_t i = 0; i < t->nnames; i++)
@@ -206,6 +290,7 @@ static struct pmuk_symtab *table(struct pmuk_symtabs *tabs, Dwfl_Module *dm)
 	*t = (struct pmuk_symtab){ .dm = dm };
 	if (build(t)) {
 		free(t->v);
+		free(t->any);
 		free(t->other);
 		free_names(t);
 		return NULL;
@@ -239,6 +324,7 @@ void pmuk_symtabs_clear(struct pmuk_symtabs *tabs)
 {
 	for (size_t i = 0; i < tabs->n; i++) {
 		free(tabs->t[i].v);
+		free(tabs->t[i].any);
 		free(tabs->t[i].other);
 		free_names(&tabs->t[i]);
 	}

@@ -17,6 +17,17 @@ struct pmuk_symtab_entry {
 	GElf_Addr reach;        /* the highest hi of this entry and all before it */
 };
 
+/* A symbol dwfl_module_addrinfo weighs (named, defined, neither section, file
+ * nor TLS), in a table by value built when an address no sized function
+ * holds first comes (pmuk_symtab_label). */
+struct pmuk_symtab_any {
+	GElf_Addr lo;           /* its value (bias included) */
+	GElf_Addr reach;        /* the highest value + size of it and all before */
+	const char *name;
+	GElf_Word shndx;
+	unsigned same;          /* entries just before it at the same value */
+};
+
 struct pmuk_symtab {
 	Dwfl_Module *dm;
 	struct pmuk_symtab_entry *v;
@@ -28,6 +39,9 @@ struct pmuk_symtab {
 	size_t nother;
 	char **names;           /* the "name@plt" entries' names, owned */
 	size_t nnames, capnames;
+	struct pmuk_symtab_any *any;
+	size_t nany;
+	int any_built;          /* 1 built, -1 could not be (no memory) */
 };
 
 struct pmuk_symtabs {
@@ -41,6 +55,15 @@ struct pmuk_symtabs {
  * hold it (asking dwfl_module_addrinfo, a linear search, would be in vain). */
 const char *pmuk_symtab_find(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
 			     GElf_Off *off, int *none);
+/* dwfl_module_addrinfo's answer for addr, one no sized function holds
+ * (pmuk_symtab_find gave NULL with *none 0), where it follows from the table
+ * alone: *known = 1 and the name with *off (NULL: libdwfl names nothing there
+ * either). Its search is linear in the symbols, per address: libLLVM's
+ * 100,000 made it most of a report's time. *known = 0 where libdwfl's order
+ * among symbols decides (a symbol of another kind holds addr; several labels
+ * at one address): then ask it. */
+const char *pmuk_symtab_label(struct pmuk_symtabs *tabs, Dwfl_Module *dm, GElf_Addr addr,
+			      GElf_Off *off, int *known);
 /* Forgets every table: modules may have been removed. */
 void pmuk_symtabs_clear(struct pmuk_symtabs *tabs);
 

@@ -182,8 +182,12 @@ static int load(struct pmu_symbolizer *s)
 	}
 	if (!p)
 		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
-	if (k->n > 1)
-		qsort(k->v, k->n, sizeof(*k->v), by_addr);
+	/* the kernel lists its text symbols in address order: sort only when not */
+	for (size_t i = 1; i < k->n; i++)
+		if (k->v[i].addr < k->v[i - 1].addr) {
+			qsort(k->v, k->n, sizeof(*k->v), by_addr);
+			break;
+		}
 	return 0;
 }
 

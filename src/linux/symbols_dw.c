@@ -510,6 +510,17 @@ static int line_in_unit(Dwfl_Line *line, Dwarf_Die *cu, Dwarf_Addr addr)
 	return !ranges; /* no ranges to judge by: keep libdwfl's answer */
 }
 
+/* What dwfl_module_addrinfo names addr (no sized function holds it): from
+ * the sorted table where that is plain, else its linear search. */
+static const char *label(struct pmuk_dw *d, Dwfl_Module *dm, uint64_t addr, GElf_Off *off)
+{
+	GElf_Sym sym;
+	int known;
+	const char *name = pmuk_symtab_label(&d->symtabs, dm, addr, off, &known);
+
+	return known ? name : dwfl_module_addrinfo(dm, addr, off, &sym, NULL, NULL, NULL);
+}
+
 int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *path,
 		      uint64_t addr)
 {
@@ -519,7 +530,6 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	Dwarf_Line *dline;
 	Dwarf_Addr bias = 0, start;
 	GElf_Off off = 0;
-	GElf_Sym sym;
 	Dwfl_Line *line;
 	const char *name;
 	int k = 0, n = 1, col = 0, lineno = 0, none;
@@ -560,8 +570,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 		s->chain[n - 1].symbol_offset = off;
 	}
 	if (!k && ((name = pmuk_symtab_find(&d->symtabs, dm, addr, &off, &none)) ||
-		   (!none && (name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL,
-							  NULL))))) {
+		   (!none && (name = label(d, dm, addr, &off))))) {
 		/* No DWARF scope: the symbol table names the function (libdwfl's
 		 * search is linear: a sorted table first). */
 		s->chain[0].function = name;

@@ -7,9 +7,17 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/hash.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
 
 static void test_hash_bytes(void **state)
 {
@@ -21,6 +29,46 @@ static void test_hash_bytes(void **state)
 	assert_true(pmuk_hash_bytes("ab", 2, 0) != pmuk_hash_bytes("ba", 2, 0));
 	assert_true(pmuk_hash_u64(1) != pmuk_hash_u64(2));
 	assert_true(pmuk_hash_u64(0) == 0);
+}
+
+/* The word hash of the report's stacks and row keys: equal arrays hash equal;
+ * order, length (a trailing 0 word too), seed and every bit of every word
+ * count; 200,000 stack-like arrays give as many hashes, and their low bits
+ * (what a table uses) spread. */
+static void test_hash_words(void **state)
+{
+	static uint8_t seen[1 << 16];
+	uint32_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 3 }, c[] = { 3, 2, 1 }, z[] = { 1, 2, 3, 0 };
+	size_t low = 0;
+
+	(void)state;
+	assert_true(pmuk_hash_words(a, 3, 5) == pmuk_hash_words(b, 3, 5));
+	assert_true(pmuk_hash_words(a, 3, 5) != pmuk_hash_words(c, 3, 5));
+	assert_true(pmuk_hash_words(a, 3, 5) != pmuk_hash_words(z, 4, 5));
+	assert_true(pmuk_hash_words(a, 2, 5) != pmuk_hash_words(a, 3, 5));
+	assert_true(pmuk_hash_words(a, 3, 5) != pmuk_hash_words(a, 3, 6));
+	assert_true(pmuk_hash_words(NULL, 0, 5) != pmuk_hash_words(NULL, 0, 6));
+	for (unsigned bit = 0; bit < 32; bit++) {
+		uint32_t x[3] = { 1, 2, 3 };
+		for (unsigned w = 0; w < 3; w++) {
+			x[w] ^= 1u << bit;
+			assert_true(pmuk_hash_words(x, 3, 5) != pmuk_hash_words(a, 3, 5));
+			x[w] ^= 1u << bit;
+		}
+	}
+	uint64_t *h = malloc(200000 * sizeof(*h));
+	assert_non_null(h);
+	for (uint32_t i = 0; i < 200000; i++) {
+		uint32_t s[5] = { 7, 100 + i % 1000, 5000 + i / 1000, 9, i & 1 };
+		h[i] = pmuk_hash_words(s, 5, 0);
+		low += !seen[h[i] & 0xffff];
+		seen[h[i] & 0xffff] = 1;
+	}
+	qsort(h, 200000, sizeof(*h), cmp_u64);
+	for (uint32_t i = 1; i < 200000; i++)
+		assert_true(h[i] != h[i - 1]);
+	free(h);
+	assert_true(low > 60000);	/* of 65,536 buckets: random fill leaves ~3% empty */
 }
 
 struct words {
@@ -83,6 +131,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hash_bytes),
+		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_index_collisions),
 	};

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/buildid.h"
 #include "sym_fixture.h"
 
 static volatile uintptr_t probe_ra;
@@ -35,8 +36,10 @@ __attribute__((noinline)) int sym_outer(int x)
 	return sym_middle(x) * 2;
 }
 
-/* This process's executable mappings as MMAP records. */
-static void feed_maps(struct pmu_report *rp, int32_t pid)
+/* This process's executable mappings as MMAP records of process pid, moved
+ * by shift (another process mapping the same files elsewhere), with their
+ * build-ids when bid. */
+static void feed_maps_at(struct pmu_report *rp, int32_t pid, uint64_t shift, int bid)
 {
 	char line[4200], path[4096];
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -55,11 +58,21 @@ static void feed_maps(struct pmu_report *rp, int32_t pid)
 		r.has = PMU_HAS_TID;
 		r.pid = r.tid = pid;
 		r.cpu = r.event = -1;
-		r.mmap = (struct pmu_mmap){ .start = start, .len = end - start, .pgoff = off,
-					    .path = path };
-		assert_int_equal(pmu_report_record(&r, rp), 0);
+		r.mmap = (struct pmu_mmap){ .start = start + shift, .len = end - start,
+					    .pgoff = off, .path = path };
+		size_t n = 0;
+		if (bid && !pmuk_build_id_of_file(path, r.mmap.build_id, &n)) {
+			r.mmap.build_id_size = (uint8_t)n;
+			r.mmap.build_id_kind = PMU_BUILD_ID_BYTES;
+		}
+		assert_int_equal(pmu_report_record(&r, rp), 0);   /* the symbolizer's too */
 	}
 	fclose(f);
+}
+
+static void feed_maps(struct pmu_report *rp, int32_t pid)
+{
+	feed_maps_at(rp, pid, 0, 0);
 }
 
 static char *text(struct pmu_report *rp, const char *sort)
@@ -127,10 +140,73 @@ static void test_inlined_frames(void **state)
 	pmu_symbolizer_close(sym);
 }
 
+static void sample_at(struct pmu_report *rp, int32_t pid, uint64_t ip)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP;
+	r.pid = r.tid = pid;
+	r.cpu = -1;
+	r.event = 0;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = ip;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* Two processes map this binary at different addresses (ASLR): the report
+ * names an offset once (module + offset, build-id known) and the second
+ * process's frame gets the same names, inlined calls and source line; a
+ * third process maps it without build-ids (another module to the report)
+ * and is symbolized on its own, to the same names. */
+static void test_same_offset_two_processes(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	int32_t a = 0x3fff0001, b = 0x3fff0002, c = 0x3fff0003;
+	const uint64_t shift = 0x100000000000ull;
+	uint8_t id[20];
+	size_t idn = 0;
+	(void)state;
+
+	if (pmuk_build_id_of_file("/proc/self/exe", id, &idn) || !idn)
+		skip();	/* built without a build-id: nothing is shared */
+	assert_int_equal(sym_outer(1), 14);
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	feed_maps_at(rp, a, 0, 1);
+	feed_maps_at(rp, b, shift, 1);
+	feed_maps_at(rp, c, 2 * shift, 0);
+	uint64_t ip = probe_ra - 1;
+	sample_at(rp, a, ip);
+	sample_at(rp, b, ip + shift);
+	sample_at(rp, c, ip + 2 * shift);
+
+	/* a, b: one stack (one module); c's module, without build-id, is another */
+	char *out = text(rp, NULL);
+	assert_non_null(strstr(out, "!sym_outer;test_report_sym!sym_middle;"
+				    "test_report_sym!sym_inner 2\n"));
+	assert_non_null(strstr(out, "!sym_outer;test_report_sym!sym_middle;"
+				    "test_report_sym!sym_inner 1\n"));
+	free(out);
+	char want[64];
+	snprintf(want, sizeof(want), "   100.00%%  sym_fixture.h:%u\n",
+		 marker_line("sym_fixture.h", "SYM-INNER-CALL"));
+	out = text(rp, "srcline");
+	assert_non_null(strstr(out, want));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inlined_frames),
+		cmocka_unit_test(test_same_offset_two_processes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
