@@ -141,6 +141,8 @@ static int drain(struct pmu_recording *r)
 
 	if (err == PMU_EFORMAT)
 		err = 0; /* the sampler counted it; the file keeps what was whole */
+	if (!err)
+		err = pmuk_rec_nodes_flush(&r->nodes, 0);
 	if (!err && r->st.records != before) {
 		r->drains++;
 		err = pmuk_rec_finished_round(r);
@@ -218,6 +220,8 @@ static int open_all(struct pmu_recording *r, const struct pmu_event_list *events
 {
 	int err = pmuk_rec_events(r, events);
 
+	if (!err && r->o.data_addr)
+		err = pmuk_rec_nodes_init(&r->nodes, !r->o.no_node_query);
 	if (err < 0 || (err = open_inherit(r, t)) < 0)
 		return err;
 	pmuk_rec_opened(r);
@@ -276,6 +280,8 @@ static int finish(struct pmu_recording *r)
 	if (!err)
 		err = drain(r);
 	if (!err)
+		err = pmuk_rec_nodes_flush(&r->nodes, 1);
+	if (!err)
 		err = pmuk_rec_lost_samples(r);
 	if (!err)
 		err = pmuk_rec_features(r);
@@ -324,6 +330,7 @@ void pmuk_recording_os_close(struct pmu_recording *r)
 	pmuk_pw_free(r->w);
 	pmu_sampler_close(r->s);
 	pmuk_rec_maps_free(&r->maps);
+	pmuk_rec_nodes_free(&r->nodes);
 	pmuk_index_free(&r->id_ix);
 	free(r->ids);
 	free(r->ev);

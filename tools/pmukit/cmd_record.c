@@ -52,7 +52,10 @@ static void usage(FILE *f)
 		   "  --call-graph fp|dwarf[,SIZE]  dwarf: copy SIZE bytes of user stack and the\n"
 		   "                 user registers with each sample (default 8192), unwound later\n"
 		   "  -b, --lbr      taken-branch stacks (LBR, BRBE) where the PMU has them\n"
-		   "  -d             data addresses, data source and weight of each sample\n"
+		   "  -d             data addresses, data source and weight of each sample, and\n"
+		   "                 the NUMA node of each sampled page (from the physical\n"
+		   "                 address, else asked of the live process: report --sort node)\n"
+		   "  --no-node-query  with -d: node answers from physical addresses only\n"
 		   "  --switch-events  also record context switches (--switch)\n"
 		   "  -m PAGES       data pages of each ring buffer, a power of two\n"
 		   "  -a             every CPU (the whole system)\n"
@@ -191,6 +194,7 @@ static const struct option longopts[] = {
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "data", no_argument, NULL, 'd' },
+	{ "no-node-query", no_argument, NULL, 1001 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -208,6 +212,7 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'G': return take_call_graph(c, optarg);
 	case 'b': c->o.branches = 1; return 0;
 	case 'd': c->o.data_addr = 1; return 0;
+	case 1001: c->o.no_node_query = 1; return 0;
 	case 'S': c->o.context_switch = 1; return 0;
 	case 'm': return take_pages(c, optarg);
 	case 'a': c->target = (struct pmu_target){ .kind = PMU_TARGET_CPUS }; return 0;
