@@ -65,15 +65,18 @@ static const char *comm_of(struct nr_report *r, int32_t tid)
 	return "";
 }
 
-static int on_comm(struct nr_report *r, const struct pmu_record *rec)
+/* name: a COMM's, or (fork) the parent thread's, which the new thread keeps */
+static int on_comm(struct nr_report *r, int32_t tid, const char *name)
 {
 	size_t cap = r->capcomm;
+	char copy[16];
 
+	snprintf(copy, sizeof(copy), "%s", name);  /* name may be in r->comm, which moves */
 	if (pmuk_grow((void **)&r->comm, &r->capcomm, r->ncomm + 1, sizeof(*r->comm)) < 0 ||
 	    pmuk_grow((void **)&r->comm_tid, &cap, r->ncomm + 1, sizeof(*r->comm_tid)) < 0)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for thread names");
-	snprintf(r->comm[r->ncomm], sizeof(r->comm[0]), "%s", rec->comm.name);
-	r->comm_tid[r->ncomm++] = rec->tid;
+	memcpy(r->comm[r->ncomm], copy, sizeof(copy));
+	r->comm_tid[r->ncomm++] = tid;
 	return 0;
 }
 
@@ -167,8 +170,10 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 		pmu_symbolizer_add_mmap(r->sym, rec);  /* a file without symbols: its addresses */
 	if (r->sym && rec->kind == PMU_RECORD_FORK)
 		pmu_symbolizer_add_fork(r->sym, rec);
+	if (rec->kind == PMU_RECORD_FORK)
+		return on_comm(r, rec->tid, comm_of(r, rec->task.ptid));
 	if (rec->kind == PMU_RECORD_COMM)
-		return on_comm(r, rec);
+		return on_comm(r, rec->tid, rec->comm.name);
 	return rec->kind == PMU_RECORD_SAMPLE ? on_sample(r, rec) : 0;
 }
 
