@@ -63,7 +63,7 @@ static size_t node_ids(long *ids, size_t max)
 int pmuk_numa_topology_body(struct pmuk_pw_buf *b)
 {
 	static char text[8192];
-	char path[256], cpus[4096];
+	char path[4096], cpus[4096];
 	long ids[1024];
 	size_t n = node_ids(ids, 1024);
 
@@ -71,11 +71,11 @@ int pmuk_numa_topology_body(struct pmuk_pw_buf *b)
 		return 0;
 	pmuk_pw_u32(b, (uint32_t)n);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld/meminfo", ids[i]);
-		if (pmuk_read_text(path, text, sizeof(text)) < 0)
+		if (pmuk_path(path, sizeof(path), "/sys/devices/system/node/node%ld/meminfo", ids[i]) < 0 ||
+		    pmuk_read_text(path, text, sizeof(text)) < 0)
 			text[0] = 0;
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld/cpulist", ids[i]);
-		if (pmuk_read_text(path, cpus, sizeof(cpus)) < 0)
+		if (pmuk_path(path, sizeof(path), "/sys/devices/system/node/node%ld/cpulist", ids[i]) < 0 ||
+		    pmuk_read_text(path, cpus, sizeof(cpus)) < 0)
 			cpus[0] = 0;
 		pmuk_pw_u32(b, (uint32_t)ids[i]);
 		pmuk_pw_u64(b, meminfo_kb(text, "MemTotal:"));

@@ -61,7 +61,8 @@ int pmuk_phys_nodes_load(struct pmuk_phys_nodes *m)
 	int err = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (pmuk_read_text("/sys/devices/system/memory/block_size_bytes", text, sizeof(text)) < 0 ||
+	if (pmuk_path(path, sizeof(path), "/sys/devices/system/memory/block_size_bytes") < 0 ||
+	    pmuk_read_text(path, text, sizeof(text)) < 0 ||
 	    pmuk_parse_u64(text, 16, &m->block_size) || !m->block_size) {
 		m->block_size = 0;
 		return pmuk_fail(PMU_ENOENT, "no /sys/devices/system/memory/block_size_bytes: "
