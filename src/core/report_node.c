@@ -146,6 +146,9 @@ static int on_sample(struct nr_report *r, const struct pmu_record *rec)
 	r->with_addr++;
 	e = pmuk_nodefile_find(&r->nf, rec->pid, rec->sample.addr);
 	h.period = rec->has & PMU_HAS_PERIOD && rec->sample.period ? rec->sample.period : 1;
+	if (!(rec->has & PMU_HAS_PERIOD) && rec->event >= 0 && (size_t)rec->event < r->nevents &&
+	    r->fixed_period[rec->event])
+		h.period = r->fixed_period[rec->event];  /* -c N without PERIOD in the samples */
 	h.weight = rec->has & PMU_HAS_WEIGHT ? rec->sample.weight : 0;
 	h.page_node = e && e->source != PMUK_NODE_SRC_NONE ? e->node : -1;
 	h.cpu_node = rec->has & PMU_HAS_CPU ? pmuk_nodefile_cpu_node(&r->nf, rec->cpu) : -1;
@@ -188,6 +191,14 @@ static int run(struct nr_report *r)
 		return err;
 	if (pmu_trace_event_count(t))
 		snprintf(r->event, sizeof(r->event), "%s", pmu_trace_event(t, 0)->name);
+	r->nevents = pmu_trace_event_count(t);
+	if (!(r->fixed_period = calloc(r->nevents + 1, sizeof(*r->fixed_period)))) {
+		pmu_trace_close(t);
+		return pmuk_fail(PMU_ENOMEM, "out of memory for the events");
+	}
+	for (size_t i = 0; i < r->nevents; i++)
+		if (!pmu_trace_event(t, i)->freq)
+			r->fixed_period[i] = pmu_trace_event(t, i)->period;
 	if ((r->keys & NR_SYM) && !r->a->no_symbols && pmu_symbolizer_open(&so, &r->sym) < 0)
 		r->sym = NULL;  /* functions are then named by address */
 	err = pmu_trace_read(t, on_record, r);
@@ -220,5 +231,6 @@ int pmuk_node_report(const struct pmuk_node_report_args *a)
 		pmu_symbolizer_close(r.sym);
 	free(r.comm);
 	free(r.comm_tid);
+	free(r.fixed_period);
 	return err;
 }

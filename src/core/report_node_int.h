@@ -51,6 +51,8 @@ struct nr_report {
 	size_t ncomm, capcomm;
 	uint64_t samples, with_addr, period, no_answer;
 	char event[128];           /* the first event's name */
+	uint64_t *fixed_period;    /* per event: its attr's period when not freq, else 0 */
+	size_t nevents;
 };
 
 /* report_node_out.c */
