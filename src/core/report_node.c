@@ -60,23 +60,20 @@ int pmuk_sort_wants_node(const char *sort)
 static const char *comm_of(struct nr_report *r, int32_t tid)
 {
 	for (size_t i = r->ncomm; i-- > 0;)
-		if (r->comm_tid[i] == tid)
-			return r->comm[i];
+		if (r->comm[i].tid == tid)
+			return r->comm[i].name;
 	return "";
 }
 
 /* name: a COMM's, or (fork) the parent thread's, which the new thread keeps */
 static int on_comm(struct nr_report *r, int32_t tid, const char *name)
 {
-	size_t cap = r->capcomm;
-	char copy[16];
+	struct nr_comm c = { tid, "" };
 
-	snprintf(copy, sizeof(copy), "%s", name);  /* name may be in r->comm, which moves */
-	if (pmuk_grow((void **)&r->comm, &r->capcomm, r->ncomm + 1, sizeof(*r->comm)) < 0 ||
-	    pmuk_grow((void **)&r->comm_tid, &cap, r->ncomm + 1, sizeof(*r->comm_tid)) < 0)
+	snprintf(c.name, sizeof(c.name), "%s", name);  /* name may be in r->comm, which moves */
+	if (pmuk_grow((void **)&r->comm, &r->capcomm, r->ncomm + 1, sizeof(*r->comm)) < 0)
 		return pmuk_fail(PMU_ENOMEM, "out of memory for thread names");
-	memcpy(r->comm[r->ncomm], copy, sizeof(copy));
-	r->comm_tid[r->ncomm++] = tid;
+	r->comm[r->ncomm++] = c;
 	return 0;
 }
 
@@ -230,7 +227,6 @@ int pmuk_node_report(const struct pmuk_node_report_args *a)
 	if (r.sym)
 		pmu_symbolizer_close(r.sym);
 	free(r.comm);
-	free(r.comm_tid);
 	free(r.fixed_period);
 	return err;
 }

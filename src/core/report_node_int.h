@@ -46,8 +46,10 @@ struct nr_report {
 	struct pmuk_dobj *dobj;
 	struct pmu_symbolizer *sym;
 	struct nr_table rows, threads, objects;
-	char (*comm)[16];          /* by tid, small tables: see nr_comm */
-	int32_t *comm_tid;
+	struct nr_comm {           /* thread names, latest last */
+		int32_t tid;
+		char name[16];
+	} *comm;
 	size_t ncomm, capcomm;
 	uint64_t samples, with_addr, period, no_answer;
 	char event[128];           /* the first event's name */
