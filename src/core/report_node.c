@@ -150,6 +150,13 @@ static int on_sample(struct nr_report *r, const struct pmu_record *rec)
 	h.page_node = e && e->source != PMUK_NODE_SRC_NONE ? e->node : -1;
 	h.cpu_node = rec->has & PMU_HAS_CPU ? pmuk_nodefile_cpu_node(&r->nf, rec->cpu) : -1;
 	r->period += h.period;
+	if (r->mono && e && e->source == PMUK_NODE_SRC_QUERY && rec->has & PMU_HAS_TIME &&
+	    e->time >= rec->time) {
+		r->lag_n++;
+		r->lag_sum += e->time - rec->time;
+		if (e->time - rec->time > r->lag_max)
+			r->lag_max = e->time - rec->time;
+	}
 	if (h.page_node < 0)
 		r->no_answer++;
 	obj = pmuk_dobj_name(r->dobj, rec->pid, rec->sample.addr, &module);
@@ -189,6 +196,7 @@ static int run(struct nr_report *r)
 	if (pmu_trace_event_count(t))
 		snprintf(r->event, sizeof(r->event), "%s", pmu_trace_event(t, 0)->name);
 	r->nevents = pmu_trace_event_count(t);
+	r->mono = pmu_trace_info(t)->clockid == 1;  /* CLOCK_MONOTONIC: pmukit record's */
 	if (!(r->fixed_period = calloc(r->nevents + 1, sizeof(*r->fixed_period)))) {
 		pmu_trace_close(t);
 		return pmuk_fail(PMU_ENOMEM, "out of memory for the events");

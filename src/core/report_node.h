@@ -28,8 +28,9 @@ struct pmuk_nodefile {
 	size_t ncpu;
 	uint32_t nnodes;
 };
-/* Reads the features of a file-mode perf.data. PMU_ENOENT/PMU_EIO/PMU_EFORMAT
- * with the detail; a file without them loads with have_answers 0, ncpu 0. */
+/* Reads the features of a file-mode perf.data. PMU_ENOENT/PMU_EFORMAT (a
+ * damaged feature) with the detail; a file without them (or another format:
+ * pipe mode, .etl) loads with have_answers 0, ncpu 0. */
 int pmuk_nodefile_load(const char *path, struct pmuk_nodefile *nf);
 /* Parses the bodies (exposed for the tests): PMU_EFORMAT when damaged. */
 int pmuk_nodefile_parse_nodes(struct pmuk_nodefile *nf, const uint8_t *p, size_t n);

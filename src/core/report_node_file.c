@@ -145,9 +145,10 @@ static int load(struct pmuk_nodefile *nf, FILE *f, const char *path)
 	uint64_t at;
 	int err = 0;
 
-	if (read_at(f, 0, &h, sizeof(h)) || h.magic != PERF_FILE_MAGIC)
-		return pmuk_fail(PMU_EFORMAT, "%s is not a perf.data file in this machine's byte "
-				 "order (node answers are read from pmukit record's files)", path);
+	/* pipe mode, the other byte order, .etl: no pmukit answers in them (the
+	 * report says the nodes are unknown; the records are read elsewhere) */
+	if (read_at(f, 0, &h, sizeof(h)) || h.magic != PERF_FILE_MAGIC || h.size != sizeof(h))
+		return 0;
 	at = h.data.offset + h.data.size;
 	for (int feat = 1; feat < PERF_FEAT_BITS && !err; feat++) {
 		if (!((h.adds_features[feat / 64] >> (feat % 64)) & 1))

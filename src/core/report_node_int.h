@@ -52,6 +52,8 @@ struct nr_report {
 	} *comm;
 	size_t ncomm, capcomm;
 	uint64_t samples, with_addr, period, no_answer;
+	int mono;                  /* sample times are CLOCK_MONOTONIC, as answer times */
+	uint64_t lag_n, lag_sum, lag_max;  /* ns from a sample to its page's later answer */
 	char event[128];           /* the first event's name */
 	uint64_t *fixed_period;    /* per event: its attr's period when not freq, else 0 */
 	size_t nevents;

@@ -58,6 +58,10 @@ static void text_head(const struct nr_report *r, FILE *f)
 		if (h->dropped)
 			fprintf(f, "; %llu samples past the answer table's cap", (unsigned long long)h->dropped);
 		fprintf(f, "\n# samples on pages without a node: %llu\n", (unsigned long long)r->no_answer);
+		if (r->lag_n)
+			fprintf(f, "# queried answers came %.3f ms on average (at most %.3f ms) after "
+				"the samples before them\n", (double)r->lag_sum / (double)r->lag_n / 1e6,
+				(double)r->lag_max / 1e6);
 	}
 	fprintf(f, "# CPU -> node: %s\n#\n", r->nf.ncpu ? "NUMA_TOPOLOGY of the recording" :
 		"unknown (no NUMA_TOPOLOGY): local/remote unknown");
@@ -172,6 +176,9 @@ static void json_answers(struct pmuk_json *j, const struct nr_report *r)
 	pmuk_json_uint(j, "batches", h->batches);
 	pmuk_json_uint(j, "query_ns", h->query_ns);
 	pmuk_json_uint(j, "samples_without_node", r->no_answer);
+	pmuk_json_uint(j, "answer_lag_samples", r->lag_n);
+	pmuk_json_uint(j, "answer_lag_mean_ns", r->lag_n ? r->lag_sum / r->lag_n : 0);
+	pmuk_json_uint(j, "answer_lag_max_ns", r->lag_max);
 	reasons(r, why);
 	pmuk_json_obj_begin(j, "unanswered_by_reason");
 	for (int s = 0; s <= PMU_PAGE_UNKNOWN; s++)

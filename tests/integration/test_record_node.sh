@@ -44,6 +44,10 @@ d=json.load(open('$out/j'))['node_answers']
 print(d['recorded'], d['by_query'] + d['by_phys_addr'] >= 112, d['method'] != 'none')")
 check_eq "the answers are in the file: at least the 112 pages answered, method named" \
 	"True True True" "$ans"
+lag=$(py "import json
+d=json.load(open('$out/j'))['node_answers']
+print(d['answer_lag_samples'] > 0, 0 < d['answer_lag_max_ns'] < 5e9)")
+check_eq "each answer timestamped: it came after its samples, within seconds" "True True" "$lag"
 threads=$(py "import json
 t=[x for x in json.load(open('$out/j'))['threads'] if x['comm']=='numa_touch']
 print(len(t), sum(x['remote'] for x in t), sum(x['samples'] for x in t) >= 112)")
