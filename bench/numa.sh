@@ -54,7 +54,7 @@ for target in 1000 10000; do
 	done
 	awk -v c0="$c0" -v c1="$c1" -v a="$a1" -v p="$p1" -v t="$target" -v q="$q1" 'BEGIN {
 		x = c0 > 0 ? 100 * (c1 - c0) / c0 : 0
-		printf "# ~%d Hz: queries cost %+.1f%% CPU measured (noise of a shared machine), " \
-			"%.2f%% in move_pages itself (target < 5%% at 1 kHz); %.1f%% of pages answered\n",
-			t, x, c0 > 0 ? 100 * q / 1000 / c0 : 0, p ? 100 * a / p : 0 }'
+		printf "# ~%d Hz: queries cost %+.1f%% CPU measured (noise of a shared machine), ", t, x
+		printf "%.2f%% in move_pages itself (target < 5%% at 1 kHz); ", (c0 > 0 ? 100 * q / 1000 / c0 : 0)
+		printf "%.1f%% of pages answered\n", (p ? 100 * a / p : 0) }'
 done
