@@ -120,6 +120,7 @@ static const struct pmuk_dobj_sym *find_sym(struct dmod *m, uint64_t off)
 		else
 			hi = mid;
 	}
+	/* that one, or an earlier one up to 16 MiB back: a big array around off */
 	for (size_t i = lo; i-- > 0 && m->syms[i].addr + (1u << 24) > off;)
 		if (off < m->syms[i].addr + m->syms[i].size)
 			return &m->syms[i];
