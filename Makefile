@@ -94,7 +94,7 @@ bench: build
 	@for b in $(BUILD)/bench/bench_*; do echo "== $$b"; \
 		case $$b in *symbolize) $$b "$$(bash bench/sqlite.sh $(BUILD)/bench-sqlite)" 100000 ;; \
 		*) $$b ;; esac || exit 1; done
-	@for b in bench/record.sh bench/report.sh bench/exporter.sh bench/pdb.sh; do echo "== $$b"; bash $$b $(BUILD) || exit 1; done
+	@for b in bench/record.sh bench/report.sh bench/exporter.sh bench/pdb.sh bench/numa.sh; do echo "== $$b"; bash $$b $(BUILD) || exit 1; done
 
 # Every build directory the Makefile and scripts create (build-hw holds the downloaded
 # arm64 kernel too).

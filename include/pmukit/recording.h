@@ -66,8 +66,12 @@ struct pmu_recording_opts {
 				  and not yet started, recorded from its first instruction */
 	int lower_precise;     /* a :p level the PMU refuses is lowered until the event
 				  opens, as perf record does (said in pmu_recording_notes) */
+	/* Linux, with data_addr: the node of each sampled page is stored in the file,
+	 * from PHYS_ADDR or by querying the live process (move_pages); set this to
+	 * skip the queries (PHYS_ADDR answers only). */
+	int no_node_query;
 };
-#define pmu_recording_opts__last_field lower_precise /* see pmukit/opts.h */
+#define pmu_recording_opts__last_field no_node_query /* see pmukit/opts.h */
 
 /* Grows by appending; filled by the caller's size (pmukit/opts.h). */
 struct pmu_recording_stats {

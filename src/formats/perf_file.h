@@ -226,4 +226,38 @@ struct perf_rec_header {
 #define PERF_BUILD_ID_PAD 24
 #define PERF_REC_MISC_BUILD_ID_SIZE (1 << 15)
 
+/* pmukit's own header feature: the node of each sampled data page (record -d).
+ * A bit far above perf's (perf skips a feature it does not know: "unknown
+ * feature", then the next section), so perf 6.x reads the file as before and
+ * perf's next features never meet it. Body: the head, then n entries. */
+#define PERF_FEAT_BITS 256
+#define PMUK_FEAT_NODES 192
+#define PMUK_NODES_MAGIC "PMUKNOD1"
+enum pmuk_node_source {
+	PMUK_NODE_SRC_NONE = 0,   /* no answer: state says why */
+	PMUK_NODE_SRC_PHYS = 1,   /* the sample's PHYS_ADDR in a node's memory block */
+	PMUK_NODE_SRC_QUERY = 2,  /* move_pages query of the live process */
+};
+struct pmuk_node_feat_head {
+	char magic[8];
+	uint32_t version;         /* 1 */
+	uint32_t entry_size;      /* sizeof(struct pmuk_node_feat_entry) */
+	uint64_t n;               /* entries that follow */
+	uint64_t page_size;
+	uint64_t samples;         /* samples with a data address */
+	uint64_t by_phys, by_query; /* distinct pages answered each way */
+	uint64_t unanswered;      /* distinct pages without a node (entries say why) */
+	uint64_t dropped;         /* distinct pages past the table's cap: not asked */
+	uint64_t batches;         /* move_pages batches */
+	uint64_t query_ns;        /* time spent in them */
+};
+struct pmuk_node_feat_entry {
+	uint64_t page;            /* the page's address (virtual, page-aligned) */
+	int32_t pid;
+	int32_t node;             /* -1: none */
+	uint32_t state;           /* enum pmu_page_state */
+	uint32_t source;          /* enum pmuk_node_source */
+	uint64_t time;            /* CLOCK_MONOTONIC ns of the answer */
+};
+
 #endif

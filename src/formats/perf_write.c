@@ -27,7 +27,7 @@ struct pmuk_perf_writer {
 	uint64_t attrs_off, ids_off; /* where the attr section and the ids start */
 	uint64_t data_off, data_size;
 	int in_data;
-	struct pmuk_pw_buf feat[HEADER_LAST_FEATURE];
+	struct pmuk_pw_buf feat[PERF_FEAT_BITS]; /* perf's features and pmukit's */
 	uint64_t have[4];
 };
 
@@ -168,7 +168,7 @@ int pmuk_pw_feature(struct pmuk_perf_writer *w, int feat, const void *body, size
 {
 	struct pmuk_pw_buf *b;
 
-	if (feat <= 0 || feat >= HEADER_LAST_FEATURE)
+	if (feat <= 0 || feat >= PERF_FEAT_BITS)
 		return pmuk_fail(PMU_EINVAL, "%s: no header feature %d", w->path, feat);
 	b = &w->feat[feat];
 	b->n = 0;
@@ -189,10 +189,10 @@ static int write_features(struct pmuk_perf_writer *w, uint64_t *end)
 	size_t nf = 0;
 	int err = 0;
 
-	for (int f = 1; f < HEADER_LAST_FEATURE; f++)
+	for (int f = 1; f < PERF_FEAT_BITS; f++)
 		nf += (w->have[f / 64] >> (f % 64)) & 1;
 	off += nf * sizeof(s);
-	for (int f = 1; f < HEADER_LAST_FEATURE && !err; f++) {
+	for (int f = 1; f < PERF_FEAT_BITS && !err; f++) {
 		if (!((w->have[f / 64] >> (f % 64)) & 1))
 			continue;
 		s.offset = off;
@@ -200,7 +200,7 @@ static int write_features(struct pmuk_perf_writer *w, uint64_t *end)
 		off += s.size;
 		err = put(w, &s, sizeof(s), "the feature index");
 	}
-	for (int f = 1; f < HEADER_LAST_FEATURE && !err; f++)
+	for (int f = 1; f < PERF_FEAT_BITS && !err; f++)
 		if ((w->have[f / 64] >> (f % 64)) & 1)
 			err = put(w, w->feat[f].p, w->feat[f].n, "a header feature");
 	*end = off;
@@ -249,7 +249,7 @@ void pmuk_pw_free(struct pmuk_perf_writer *w)
 		free(w->attrs[i].attr);
 		free(w->attrs[i].ids);
 	}
-	for (int f = 0; f < HEADER_LAST_FEATURE; f++)
+	for (int f = 0; f < PERF_FEAT_BITS; f++)
 		pmuk_pw_buf_free(&w->feat[f]);
 	free(w->attrs);
 	free(w->path);

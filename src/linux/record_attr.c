@@ -97,6 +97,11 @@ void pmuk_rec_tune(struct perf_event_attr *a, size_t e, int first, void *ctx)
 		a->freq = 0;
 		a->sample_period = o->period ? o->period : 1;
 	}
+	/* The kernel samples every hit of a software event whose samples carry
+	 * PERIOD with a fixed period (perf_swevent_event): -c N would be -c 1.
+	 * perf record -c leaves PERIOD out; the period is the attr's. */
+	if (r->ev[e].type == PERF_TYPE_SOFTWARE && !a->freq && a->sample_period > 1)
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (o->data_addr) {
 		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
 		if (phys_allowed())

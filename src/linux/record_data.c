@@ -52,7 +52,28 @@ static int on_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, i
 		r->last_time = time;
 	pmuk_rec_maps_hit(&r->maps, pid, ip,
 			  (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
-	return 0;
+	return r->nodes.on ? pmuk_rec_node_sample(r, rec, size, e) : 0;
+}
+
+/* -d: ADDR follows the head ({identifier, ip, pid/tid, time}); PHYS_ADDR comes
+ * late in the sample, so only samples that carry it are decoded (on a copy). */
+int pmuk_rec_node_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, int e)
+{
+	uint64_t addr, phys = 0;
+	int32_t pid;
+	struct pmu_record d;
+
+	if (!(r->fmt[e].sample_type & PERF_SAMPLE_ADDR) || size < 48)
+		return 0;
+	memcpy(&pid, rec + 24, 4);
+	memcpy(&addr, rec + 40, 8);
+	if (r->fmt[e].sample_type & PERF_SAMPLE_PHYS_ADDR) {
+		memcpy(r->scratch, rec, size);
+		if (pmuk_decode_record(&r->fmt[e], r->scratch, size, &d) == 0 &&
+		    (d.has & PMU_HAS_PHYS_ADDR))
+			phys = d.sample.phys_addr;
+	}
+	return pmuk_rec_nodes_add(&r->nodes, pid, addr, phys);
 }
 
 static int on_mmap(struct pmu_recording *r, const struct pmu_record *d)

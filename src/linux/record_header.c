@@ -202,6 +202,23 @@ static int build_id_feature(struct pmu_recording *r)
 	return feature(r, HEADER_BUILD_ID, &b);
 }
 
+/* The nodes with their CPUs (perf's layout), and -d's page answers. */
+static int node_features(struct pmu_recording *r)
+{
+	struct pmuk_pw_buf b = { 0 };
+	int err = pmuk_numa_topology_body(&b);
+
+	if (err < 0 || (b.n && (err = feature(r, HEADER_NUMA_TOPOLOGY, &b)) < 0)) {
+		pmuk_pw_buf_free(&b);
+		return err;
+	}
+	pmuk_pw_buf_free(&b);
+	if (!r->nodes.on)
+		return 0;
+	pmuk_rec_nodes_body(&r->nodes, &b);
+	return feature(r, PMUK_FEAT_NODES, &b);
+}
+
 /* "sys:name" of each tracepoint, modifiers dropped. */
 int pmuk_rec_tracing(struct pmu_recording *r)
 {
@@ -245,6 +262,8 @@ int pmuk_rec_features(struct pmu_recording *r)
 		return err;
 	/* an empty section whose presence tells perf report the samples have branch stacks */
 	if (r->o.branches && (err = pmuk_pw_feature(r->w, HEADER_BRANCH_STACK, NULL, 0)) < 0)
+		return err;
+	if ((err = node_features(r)) < 0)
 		return err;
 	return build_id_feature(r);
 }

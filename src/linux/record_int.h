@@ -5,7 +5,8 @@
  *   record_data.c      each ring record: written verbatim, counted, mmaps tracked
  *   record_maps.c      the mmap table: which module each sampled address is in
  *   record_header.c    the header features (host, CPUs, events, build-ids ...)
- *   record_synth.c     synthesized COMM/MMAP records (linux/synth.h) with their trailer */
+ *   record_synth.c     synthesized COMM/MMAP records (linux/synth.h) with their trailer
+ *   record_node*.c     -d: the node of each sampled data page (linux/record_node.h) */
 #ifndef PMUK_LINUX_RECORD_INT_H
 #define PMUK_LINUX_RECORD_INT_H
 
@@ -17,6 +18,7 @@
 #include "core/hash.h"
 #include "core/recording_int.h"
 #include "formats/perf_write.h"
+#include "linux/record_node.h"
 #include "linux/sample_decode.h"
 #include "linux/sampler.h"
 
@@ -81,6 +83,7 @@ struct pmu_recording {
 	uint64_t first_time, last_time;
 	uint64_t lost_records; /* sum of the kernel's LOST records */
 	int has_tracepoints;
+	struct pmuk_rec_nodes nodes; /* -d: page -> node answers */
 	/* the draining thread */
 	pthread_t thread;
 	int running;
@@ -116,6 +119,9 @@ int pmuk_rec_synth(struct pmu_recording *r, const struct pmu_target *t);
  * the first event's), written and tracked as a ring's record. */
 int pmuk_rec_emit(struct pmu_recording *r, uint32_t type, uint16_t misc, const void *body,
 		  size_t size, int32_t pid, int32_t tid, uint64_t time, uint64_t id);
+
+/* record_data.c: a sample's data address (and PHYS_ADDR) to the node answers. */
+int pmuk_rec_node_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, int e);
 
 /* record_header.c: every feature but the tracing data, before finishing. */
 int pmuk_rec_features(struct pmu_recording *r);

@@ -141,6 +141,8 @@ static int drain(struct pmu_recording *r)
 
 	if (err == PMU_EFORMAT)
 		err = 0; /* the sampler counted it; the file keeps what was whole */
+	if (!err)
+		err = pmuk_rec_nodes_flush(&r->nodes, 0);
 	if (!err && r->st.records != before) {
 		r->drains++;
 		err = pmuk_rec_finished_round(r);
@@ -160,8 +162,10 @@ static void *drain_thread(void *arg)
 	while (!r->stopping) {
 		int n = 1, err;
 
+		/* -d's queries must reach pages while their process lives: a ring
+		 * short of its wakeup mark is drained every 10 ms, not 100 */
 		if (r->st.records == before)
-			n = pmu_sampler_poll(r->s, 100);
+			n = pmu_sampler_poll(r->s, r->nodes.query ? 10 : 100);
 		if (n == PMU_ESRCH)
 			nanosleep(&idle, NULL); /* every thread exited: wait for stop */
 		else if (n < 0) {
@@ -218,6 +222,8 @@ static int open_all(struct pmu_recording *r, const struct pmu_event_list *events
 {
 	int err = pmuk_rec_events(r, events);
 
+	if (!err && r->o.data_addr)
+		err = pmuk_rec_nodes_init(&r->nodes, !r->o.no_node_query);
 	if (err < 0 || (err = open_inherit(r, t)) < 0)
 		return err;
 	pmuk_rec_opened(r);
@@ -276,6 +282,8 @@ static int finish(struct pmu_recording *r)
 	if (!err)
 		err = drain(r);
 	if (!err)
+		err = pmuk_rec_nodes_flush(&r->nodes, 1);
+	if (!err)
 		err = pmuk_rec_lost_samples(r);
 	if (!err)
 		err = pmuk_rec_features(r);
@@ -324,6 +332,7 @@ void pmuk_recording_os_close(struct pmu_recording *r)
 	pmuk_pw_free(r->w);
 	pmu_sampler_close(r->s);
 	pmuk_rec_maps_free(&r->maps);
+	pmuk_rec_nodes_free(&r->nodes);
 	pmuk_index_free(&r->id_ix);
 	free(r->ids);
 	free(r->ev);

@@ -52,7 +52,10 @@ static void usage(FILE *f)
 		   "  --call-graph fp|dwarf[,SIZE]  dwarf: copy SIZE bytes of user stack and the\n"
 		   "                 user registers with each sample (default 8192), unwound later\n"
 		   "  -b, --lbr      taken-branch stacks (LBR, BRBE) where the PMU has them\n"
-		   "  -d             data addresses, data source and weight of each sample\n"
+		   "  -d             data addresses, data source and weight of each sample, and\n"
+		   "                 the NUMA node of each sampled page (from the physical\n"
+		   "                 address, else asked of the live process: report --sort node)\n"
+		   "  --no-node-query  with -d: node answers from physical addresses only\n"
 		   "  --switch-events  also record context switches (--switch)\n"
 		   "  --wait-stacks  Windows: call stacks on context switches and ReadyThread too,\n"
 		   "                 for wait analysis (implies -g --switch-events)\n"
@@ -194,6 +197,7 @@ static const struct option longopts[] = {
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "data", no_argument, NULL, 'd' },
+	{ "no-node-query", no_argument, NULL, 1001 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -211,6 +215,7 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'G': return take_call_graph(c, optarg);
 	case 'b': c->o.branches = 1; return 0;
 	case 'd': c->o.data_addr = 1; return 0;
+	case 1001: c->o.no_node_query = 1; return 0;
 	case 'S': c->o.context_switch = 1; return 0;
 #ifdef _WIN32
 	/* ETW walks stacks on CSwitch and ReadyThread when both are asked for

@@ -8,6 +8,7 @@
 #include "core/cpulist.h"
 #include "core/file.h"
 #include "core/num.h"
+#include "core/report_node.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +44,10 @@ static void usage(FILE *f)
 		"                      default ./perf.data, as perf report\n"
 		"  -s, --sort KEYS     row keys, combined: comm,dso,sym (default), tid, pid,\n"
 		"                      cpu, srcline; --format table: one of sym, module, tid,\n"
-		"                      pid, cpu\n"
+		"                      pid, cpu; node, data_object (record -d): the NUMA\n"
+		"                      node of each sampled page and the variable, [heap],\n"
+		"                      [stack], file or anon range it is in, with local vs\n"
+		"                      remote; they combine with sym, tid and comm\n"
 		"  --children          rows also count samples whose stack holds them (the\n"
 		"                      default when samples carry stacks); --no-children: self\n"
 		"  -g, --call-graph O  call graphs under the rows: caller, callee or none, and\n"
@@ -524,6 +528,24 @@ static int check_args(const struct report_args *a)
 	return 0;
 }
 
+/* --sort node / data_object: the node report (core/report_node.h). */
+static int node_report(const struct report_args *a)
+{
+	struct pmuk_node_report_args na = { a->path, a->sort, a->json, a->no_symbols,
+					    a->limit_set ? a->limit : 0, NULL };
+	int err, rc;
+
+	if (!(na.f = open_out(a)))
+		return 1;
+	err = pmuk_node_report(&na);
+	rc = close_out(na.f, a);
+	if (err < 0) {
+		fprintf(stderr, "pmukit report: %s\n", pmu_error_detail());
+		return err == PMU_EINVAL ? 2 : 1;
+	}
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .fmt = FMT_TEXT };
@@ -532,6 +554,8 @@ int cmd_report(int argc, char **argv)
 	if (!a.path)	/* as perf report (and pmukit script) */
 		a.path = "perf.data";
 
+	if (rc < 0 && pmuk_sort_wants_node(a.sort))
+		rc = node_report(&a);
 	if (rc < 0 && !(rc = check_args(&a)))
 		rc = run(&a);
 	free(a.cpus);
