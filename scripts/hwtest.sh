@@ -95,9 +95,9 @@ for opt in HWLOC_FOUND:1 PFM_LIBRARY:pfm DW_FOUND:1 LIBDW_FOUND:1; do
 	*) die "the cross build found a host library (${opt%%:*}=$v): check the toolchain file" ;;
 	esac
 done
-cmake --build "$B" -j "$JOBS" --target pmukit_cli pmukit_hwtest >"$W/build.log" 2>&1 ||
+cmake --build "$B" -j "$JOBS" --target pmukit_cli pmukit_hwtest numa_touch >"$W/build.log" 2>&1 ||
 	{ grep -E 'error|Error' "$W/build.log" | head -30; die "cross build failed (log: $W/build.log)"; }
-for exe in "$B/pmukit" "$B/tests/hw/pmukit_hwtest"; do
+for exe in "$B/pmukit" "$B/tests/hw/pmukit_hwtest" "$B/numa_touch"; do
 	aarch64-linux-gnu-readelf -h "$exe" | grep -q 'AArch64' || die "$exe is not an aarch64 binary"
 	! aarch64-linux-gnu-readelf -d "$exe" 2>/dev/null | grep -q NEEDED || die "$exe is not static"
 done
@@ -108,6 +108,7 @@ rm -rf "$R" && mkdir -p "$R/bin"
 cp "$W/x/bin/busybox" "$R/bin/busybox"
 cp "$B/pmukit" "$R/bin/pmukit"
 cp "$B/tests/hw/pmukit_hwtest" "$R/bin/pmukit_hwtest"
+cp "$B/numa_touch" "$R/bin/numa_touch"  # the workload of hw_numa_record
 install -m 755 "$SRC/tests/hw/init.sh" "$R/init"
 (cd "$R" && find . | cpio -o -H newc --quiet) | gzip -1 >"$W/initrd.cpio.gz"
 

@@ -3,11 +3,13 @@
  * only reports where each page lives. Called directly: no libnuma needed for this. */
 #include "core/error.h"
 #include "core/os_int.h"
+#include "core/sysroot.h"
 
 #include <pmukit/topology.h>
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +37,19 @@ static struct pmu_page_node page_answer(int status)
 	};
 }
 
+/* move_pages says EINVAL for a zombie (its memory is already gone): the process is
+ * gone for this purpose once it has exited, reaped or not. */
+static int exited(int pid)
+{
+	char path[64], stat[512], *paren;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (pmuk_read_text(path, stat, sizeof(stat)) < 0)
+		return 1;
+	paren = strrchr(stat, ')');
+	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 static int query_batch(int pid, const uint64_t *addrs, size_t n, struct pmu_page_node *out)
 {
 	void *pages[BATCH];
@@ -45,7 +60,7 @@ static int query_batch(int pid, const uint64_t *addrs, size_t n, struct pmu_page
 	if (syscall(SYS_move_pages, pid, (unsigned long)n, pages, NULL, status, 0) < 0) {
 		int e = errno;
 
-		if (e == ESRCH) {
+		if (e == ESRCH || (e == EINVAL && pid > 0 && exited(pid))) {
 			answer_all(out, n, PMU_PAGE_PROCESS_GONE);
 			return 0;
 		}

@@ -107,41 +107,26 @@ int pmuk_rec_nodes_add(struct pmuk_rec_nodes *n, int32_t pid, uint64_t addr, uin
 	return queue(n, id);
 }
 
-/* A query that failed for the whole batch: a process that exited (move_pages
- * says EINVAL for a zombie, whose memory is gone) or another reason. */
-static uint32_t failed_state(int32_t pid)
-{
-	char path[64], stat[512], *paren;
-	int len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((len = pmuk_read_text(path, stat, sizeof(stat))) < 0)
-		return PMU_PAGE_PROCESS_GONE;
-	paren = strrchr(stat, ')');
-	return paren && (paren[1] == ' ') && (paren[2] == 'Z' || paren[2] == 'X') ?
-	       PMU_PAGE_PROCESS_GONE : PMU_PAGE_UNKNOWN;
-}
-
 /* One move_pages batch of pages of one process; answers into their entries. */
 static void ask(struct pmuk_rec_nodes *n, int32_t pid, const uint32_t *ids, size_t k)
 {
 	struct pmu_page_node *out = n->qout;
 	uint64_t t0 = pmuk_rec_nodes_now(), t1;
-	uint32_t fail;
 	int err;
 
 	for (size_t i = 0; i < k; i++)
 		n->qaddr[i] = n->e[ids[i]].page;
 	err = pmu_memory_query(pid, n->qaddr, k, out);
 	t1 = pmuk_rec_nodes_now();
-	fail = err < 0 ? failed_state(pid) : 0;
+	if (err < 0) /* a gone or forbidden process is an answer: this is the OS failing */
+		pmuk_clear_detail();
 	n->h.batches++;
 	n->h.query_ns += t1 - t0;
 	for (size_t i = 0; i < k; i++) {
 		struct pmuk_node_feat_entry *e = &n->e[ids[i]];
 
 		e->time = t1;
-		e->state = err < 0 ? fail : out[i].state;
+		e->state = err < 0 ? PMU_PAGE_UNKNOWN : out[i].state;
 		e->node = err < 0 ? -1 : out[i].node;
 		if (e->state == PMU_PAGE_ON_NODE && e->node >= 0) {
 			e->source = PMUK_NODE_SRC_QUERY;

@@ -74,6 +74,7 @@ void hw_note(const char *fmt, ...)
 static int (*const numa_cases[])(void) = {
 	hw_numa_pmu,
 	hw_numa_place,
+	hw_numa_record,
 };
 
 static const char *find_pmukit(void)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -140,6 +141,39 @@ static void test_other_process(void **state)
 	assert_string_equal(pmu_page_state_name(PMU_PAGE_PROCESS_GONE), "process gone");
 }
 
+/* An exited child not yet reaped (a zombie) has no memory: process gone. */
+static void test_zombie(void **state)
+{
+	struct pmu_page_node out = { .node = 7 };
+	uint64_t a = (uint64_t)(uintptr_t)&out;
+	char path[64], buf[256] = "";
+	pid_t pid = fork();
+	int st;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 400 && !strstr(buf, ") Z"); i++) {
+		FILE *f = fopen(path, "r");
+
+		buf[0] = 0;
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+		}
+		usleep(5000);
+	}
+	assert_non_null(strstr(buf, ") Z"));
+	if (pmu_memory_query(pid, &a, 1, &out) != PMU_ENOTSUP) {
+		assert_int_equal(out.state, PMU_PAGE_PROCESS_GONE);
+		assert_int_equal(out.node, -1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+}
+
 /* Another user's process without CAP_SYS_NICE: every page says no permission. */
 static void test_no_permission(void **state)
 {
@@ -206,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_touched_and_untouched),
 		cmocka_unit_test(test_many_pages),
 		cmocka_unit_test(test_other_process),
+		cmocka_unit_test(test_zombie),
 		cmocka_unit_test(test_no_permission),
 		cmocka_unit_test(test_big_batch),
 		cmocka_unit_test(test_bad_arguments),
