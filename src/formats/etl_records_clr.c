@@ -88,7 +88,9 @@ static int cmp_module(const void *a, const void *b)
 	return (x->module_id > y->module_id) - (x->module_id < y->module_id);
 }
 
-/* By process and method, the loaded (during the trace) after the listed. */
+/* By process, method and code address (a method has one range per code
+ * version: tiered or re-JIT'ed code), the loaded (during the trace) after the
+ * listed. */
 static int cmp_method(const void *a, const void *b)
 {
 	const struct er_clr_method *x = a, *y = b;
@@ -97,6 +99,8 @@ static int cmp_method(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->method_id != y->method_id)
 		return x->method_id < y->method_id ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return (x->loaded > y->loaded) - (x->loaded < y->loaded);
 }
 
@@ -149,8 +153,11 @@ void pmuk_er_clr_announce(struct pmuk_etl_records *a)
 
 	for (size_t i = 0; i < c->n_m && !a->err; i++) {
 		const struct er_clr_method *m = &c->m[i];
-		int same = i + 1 < c->n_m && m[1].pid == m->pid && m[1].method_id == m->method_id;
-		if (m->loaded || same)	/* loaded later, or listed again */
+		/* the same code loaded later, or listed again; another code
+		 * version of the method (its tier-0 code) still runs */
+		int same = i + 1 < c->n_m && m[1].pid == m->pid && m[1].method_id == m->method_id &&
+			   m[1].start == m->start;
+		if (m->loaded || same)
 			continue;
 		push_symbol(a, m->pid, m->start, m->size, m->name,
 			    pmuk_er_clr_module(c, m->pid, m->module_id), NULL);

@@ -773,6 +773,81 @@ static void test_idle_system_names(void **state)
 	assert_int_equal(s.samples_named, 2);	/* named before their samples */
 }
 
+/* A CLR method event (EVENT_HEADER64, version 2) of the runtime (rundown 0)
+ * or rundown provider: id 143 load / DCStart, 144 unload / DCEnd. */
+static void clr_method(struct syn *s, int rundown, uint16_t id, uint32_t pid, uint64_t t,
+		       uint64_t method, uint64_t start, const char *name)
+{
+	static const uint8_t guid[2][16] = {
+		{ 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+		  0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 },
+		{ 0x1c, 0x02, 0x69, 0xa6, 0x50, 0xc4, 0x09, 0x46,
+		  0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
+	size_t at = s->n;
+
+	syn_u16(s, 0), syn_u8(s, 19), syn_u8(s, 0xC0);	/* size patched below */
+	syn_u16(s, 0x0040), syn_u16(s, 0), syn_u32(s, pid + 1), syn_u32(s, pid), syn_u64(s, t);
+	syn_put(s, guid[rundown != 0], 16);
+	syn_u16(s, id), syn_u8(s, 2), syn_u8(s, 0), syn_u8(s, 4), syn_u8(s, 0), syn_u16(s, 0);
+	syn_u64(s, 0x10), syn_u64(s, 0), syn_zero(s, 16);
+	syn_u64(s, method), syn_u64(s, 0x77000), syn_u64(s, start);
+	syn_u32(s, 0x100), syn_u32(s, 0x06000001), syn_u32(s, 0);
+	syn_wstr(s, "App.Type"), syn_wstr(s, name), syn_wstr(s, "void  (int32)");
+	syn_u16(s, 7), syn_u64(s, 0);
+	syn_set16(s, at, (uint16_t)(s->n - at));
+	syn_align(s);
+}
+
+struct jit_syms {
+	uint64_t start[8];
+	unsigned n;
+};
+
+static int on_jit_sym(const struct pmu_record *r, void *ctx)
+{
+	struct jit_syms *j = ctx;
+
+	if (r->kind == PMU_RECORD_SYMBOL && r->symbol.name && j->n < 8)
+		j->start[j->n++] = r->symbol.start;
+	return 0;
+}
+
+/* A method the rundown lists at the trace's start (its tier-0 code) and that
+ * tiered compilation loads again during the trace at another address: both
+ * ranges are named (the tier-0 code still runs, e.g. in frames below). A
+ * method listed by the start and the end rundowns is named once. */
+static void test_clr_rundown_tiers(void **state)
+{
+	struct syn syn;
+	struct jit_syms j = { { 0 }, 0 };
+	struct pmuk_etl_records *a;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 12, 16, T0 + 1, NULL);
+	clr_method(&syn, 1, 143, 12, T0 + 2, 0x1111, 0x7000, "Tier0");	/* DCStart */
+	clr_method(&syn, 1, 143, 12, T0 + 3, 0x2222, 0x8000, "Other");
+	clr_method(&syn, 0, 143, 12, T0 + 20, 0x1111, 0x9000, "Tier1");	/* tier-up */
+	clr_method(&syn, 1, 144, 12, T0 + 40, 0x1111, 0x7000, "Tier0");	/* DCEnd */
+	clr_method(&syn, 1, 144, 12, T0 + 41, 0x1111, 0x9000, "Tier1");
+	clr_method(&syn, 1, 144, 12, T0 + 42, 0x2222, 0x8000, "Other");
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "clrtier");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_jit_sym, &j), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	free(syn.d);
+	assert_int_equal(j.n, 3);
+	int seen[3] = { 0 };
+	for (unsigned i = 0; i < j.n; i++)
+		seen[(j.start[i] - 0x7000) / 0x1000]++;
+	assert_int_equal(seen[0], 1);	/* tier 0, from the start */
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[2], 1);	/* tier 1, from its load */
+}
+
 int main(void)
 {
 	(void)syn_u32_at;	/* etl_synth.h helpers this test does not need */
@@ -788,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_airbus_names),
 		cmocka_unit_test(test_utf8_names_cut),
 		cmocka_unit_test(test_idle_system_names),
+		cmocka_unit_test(test_clr_rundown_tiers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
