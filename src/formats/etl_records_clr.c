@@ -2,8 +2,9 @@
 /* .NET code of .etl recordings as SYMBOL records: the CLR's method events
  * name the JIT-compiled (and ready-to-run) code of each process. The rundown
  * provider lists, at the trace's start or end, the methods alive then: those
- * not loaded during the trace are named from the start; the runtime's
- * MethodLoad/UnloadVerbose events bound the others in time. */
+ * not loaded during the trace are named from the start, as are those a
+ * MethodUnloadVerbose ends without a load (a trace with the end rundown only);
+ * the runtime's MethodLoad/UnloadVerbose events bound the others in time. */
 #include "core/error.h"
 #include "core/grow.h"
 #include "formats/etl_int.h"
@@ -49,15 +50,18 @@ static int add_method(struct er_clr *c, uint32_t pid, const struct pmu_etl_clr_m
 {
 	char name[1400];
 
-	if (m->unload || !m->size)
+	int loaded = !m->rundown && !m->unload;
+
+	if (!m->size)
 		return 0;
 	if (pmuk_grow((void **)&c->m, &c->cap_m, c->n_m + 1, sizeof(*c->m)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu .NET methods", c->n_m + 1);
 	pmuk_er_clr_name(m, name, sizeof(name));
-	c->m[c->n_m] = (struct er_clr_method){ pid, !m->rundown, m->method_id, m->module_id,
+	c->m[c->n_m] = (struct er_clr_method){ pid, loaded, m->method_id, m->module_id,
 					       m->start, m->size, NULL };
-	/* the loaded ones are decoded again when their time comes */
-	if (m->rundown && !(c->m[c->n_m].name = strdup(name)))
+	/* the loaded ones are decoded again when their time comes; an unload
+	 * lists, as a rundown does, code that was alive before it */
+	if (!loaded && !(c->m[c->n_m].name = strdup(name)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a .NET method name");
 	c->n_m++;
 	return 0;

@@ -800,7 +800,7 @@ static void clr_method(struct syn *s, int rundown, uint16_t id, uint32_t pid, ui
 
 struct jit_syms {
 	uint64_t start[8];
-	unsigned n;
+	unsigned n, unloads;
 };
 
 static int on_jit_sym(const struct pmu_record *r, void *ctx)
@@ -809,17 +809,21 @@ static int on_jit_sym(const struct pmu_record *r, void *ctx)
 
 	if (r->kind == PMU_RECORD_SYMBOL && r->symbol.name && j->n < 8)
 		j->start[j->n++] = r->symbol.start;
+	else if (r->kind == PMU_RECORD_SYMBOL)	/* an unload after its range */
+		j->unloads += j->n && r->symbol.start == 0xA000;
 	return 0;
 }
 
 /* A method the rundown lists at the trace's start (its tier-0 code) and that
  * tiered compilation loads again during the trace at another address: both
  * ranges are named (the tier-0 code still runs, e.g. in frames below). A
- * method listed by the start and the end rundowns is named once. */
+ * method listed by the start and the end rundowns is named once. A method
+ * unloaded during a trace that neither loads nor lists it (an end rundown
+ * only) is named from the start until its unload. */
 static void test_clr_rundown_tiers(void **state)
 {
 	struct syn syn;
-	struct jit_syms j = { { 0 }, 0 };
+	struct jit_syms j = { { 0 }, 0, 0 };
 	struct pmuk_etl_records *a;
 	(void)state;
 
@@ -829,6 +833,7 @@ static void test_clr_rundown_tiers(void **state)
 	clr_method(&syn, 1, 143, 12, T0 + 2, 0x1111, 0x7000, "Tier0");	/* DCStart */
 	clr_method(&syn, 1, 143, 12, T0 + 3, 0x2222, 0x8000, "Other");
 	clr_method(&syn, 0, 143, 12, T0 + 20, 0x1111, 0x9000, "Tier1");	/* tier-up */
+	clr_method(&syn, 0, 144, 12, T0 + 30, 0x3333, 0xA000, "Gone");	/* unload only */
 	clr_method(&syn, 1, 144, 12, T0 + 40, 0x1111, 0x7000, "Tier0");	/* DCEnd */
 	clr_method(&syn, 1, 144, 12, T0 + 41, 0x1111, 0x9000, "Tier1");
 	clr_method(&syn, 1, 144, 12, T0 + 42, 0x2222, 0x8000, "Other");
@@ -839,13 +844,15 @@ static void test_clr_rundown_tiers(void **state)
 	pmuk_etl_records_close(a);
 	unlink(path);
 	free(syn.d);
-	assert_int_equal(j.n, 3);
-	int seen[3] = { 0 };
+	assert_int_equal(j.n, 4);
+	int seen[4] = { 0 };
 	for (unsigned i = 0; i < j.n; i++)
 		seen[(j.start[i] - 0x7000) / 0x1000]++;
 	assert_int_equal(seen[0], 1);	/* tier 0, from the start */
 	assert_int_equal(seen[1], 1);
 	assert_int_equal(seen[2], 1);	/* tier 1, from its load */
+	assert_int_equal(seen[3], 1);	/* from the start until its unload */
+	assert_int_equal(j.unloads, 1);
 }
 
 int main(void)
