@@ -202,12 +202,39 @@ static void merge_errors(void **state)
 	unlink(out);
 }
 
+static const char *mapped(const struct pmuk_etl_volume *v, size_t n, const char *in)
+{
+	static char out[300];
+
+	pmuk_etl_map_path(v, n, "C:", in, out, sizeof(out));
+	return out;
+}
+
+/* NT device prefixes replaced at a path component's end only: a volume mapped
+ * without its trailing backslash ("\Device\HarddiskVolume1" -> "D:") does
+ * not rename a path of volume 10, which has no drive letter. */
+static void map_path_components(void **state)
+{
+	const struct pmuk_etl_volume v[] = { { "\\Device\\HarddiskVolume1", "D:" },
+					     { "\\Device\\HarddiskVolume2\\", "C:\\" } };
+	(void)state;
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume10\\x.dll"),
+			    "\\Device\\HarddiskVolume10\\x.dll");
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume1\\x.dll"), "D:\\x.dll");
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume1"), "D:");
+	assert_string_equal(mapped(v, 2, "\\DEVICE\\harddiskvolume2\\Windows\\a.dll"),
+			    "C:\\Windows\\a.dll");
+	assert_string_equal(mapped(v, 2, "\\Windows\\b.dll"), "C:\\Windows\\b.dll");
+	assert_string_equal(mapped(v, 2, "\\??\\E:\\c.dll"), "E:\\c.dll");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(merge_kernel_trace),
 		cmocka_unit_test(merge_merged_trace),
 		cmocka_unit_test(merge_errors),
+		cmocka_unit_test(map_path_components),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
