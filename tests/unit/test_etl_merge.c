@@ -67,6 +67,18 @@ struct back {
 	uint64_t mmaps, on_c, device, with_k, with_d;
 };
 
+/* The log-file header's BuffersWritten. */
+static uint32_t buffers_written(const char *path)
+{
+	struct pmu_etl *r;
+	uint32_t n;
+
+	assert_int_equal(pmu_etl_open(path, NULL, &r), 0);
+	n = pmu_etl_header(r)->buffers_written;
+	pmu_etl_close(r);
+	return n;
+}
+
 static void read_events(const char *path, struct back *b)
 {
 	struct pmu_etl_event ev;
@@ -151,6 +163,10 @@ static void merge_kernel_trace(void **state)
 	assert_true(after.rsds_k >= 1 && after.rsds_d >= 1);
 	assert_int_equal(after.volumes, 1);
 	assert_int_equal(after.sysdirs, 1);
+	/* the header counts the buffers added (xperf's merged files do) */
+	assert_true(st.buffers >= 1);
+	assert_true(buffers_written(in) > 0);
+	assert_int_equal(buffers_written(out), buffers_written(in) + st.buffers);
 
 	/* the record source: drive letters and PDB identities on the modules */
 	assert_int_equal(pmu_trace_open(out, NULL, &t), 0);
