@@ -186,6 +186,24 @@ void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *e
 		    pmuk_er_clr_module(&a->tab.clr, ev->pid, m->module_id), ev);
 }
 
+/* A process's end ends its .NET code (no unload events come then): a process
+ * that reuses the pid later in the trace has none of it. */
+void pmuk_er_clr_exit(struct pmuk_etl_records *a, uint32_t pid, const struct pmu_etl_event *ev)
+{
+	const struct er_clr *c = &a->tab.clr;
+	size_t lo = 0, hi = c->n_m;
+
+	while (lo < hi) {	/* the first method of pid, by the sort of finish */
+		size_t mid = (lo + hi) / 2;
+		if (c->m[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n_m && c->m[lo].pid == pid)
+		push_symbol(a, pid, 0, UINT64_MAX, NULL, NULL, ev);
+}
+
 void pmuk_er_clr_free(struct er_clr *c)
 {
 	for (size_t i = 0; i < c->n_m; i++)

@@ -11,6 +11,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/report.h>
+#include <pmukit/symbols.h>
 #include <unistd.h>
 
 #include "etl_synth.h"
@@ -855,6 +856,69 @@ static void test_clr_rundown_tiers(void **state)
 	assert_int_equal(j.unloads, 1);
 }
 
+/* Process start (op 1) or end (2), version 3, without a SID. */
+static void process_v3(struct syn *s, unsigned op, uint32_t pid, uint64_t t, const char *image)
+{
+	size_t at = syn_kernel(s, 2, (uint16_t)(0x0300 | op), 3, 0, 0, t, NULL, 0);
+	syn_u64(s, 0xffff000000000000ull | pid), syn_u32(s, pid), syn_u32(s, 4);
+	syn_u32(s, 1), syn_u32(s, 0), syn_u64(s, 0x1000), syn_u32(s, 0);
+	syn_put(s, image, strlen(image) + 1), syn_wstr(s, "");
+	syn_end(s, at);
+}
+
+/* Samples of the report's row name, 0 when none. */
+static uint64_t row_samples(struct pmu_report *rp, const char *name)
+{
+	struct pmu_report_row w;
+
+	for (size_t i = 0; i < pmu_report_count(rp, PMU_REPORT_SYM); i++) {
+		assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, i, &w), 0);
+		if (strstr(w.name, name))
+			return w.samples;
+	}
+	return 0;
+}
+
+/* A process's .NET methods end with it: a process that reuses its pid later
+ * in the trace has none of them (its JIT code is [unknown] until its own
+ * methods load). */
+static void test_clr_pid_reuse(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	struct pmuk_etl_records *a;
+	struct syn syn;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	process_v3(&syn, 1, 12, T0 + 1, "old.exe");
+	thread_v3(&syn, 0x0501, 12, 16, T0 + 2, NULL);
+	clr_method(&syn, 1, 143, 12, T0 + 3, 0x1111, 0x7000, "Old");	/* DCStart */
+	profile(&syn, T0 + 10, 0x7010, 16);
+	thread_v3(&syn, 0x0502, 12, 16, T0 + 19, NULL);
+	process_v3(&syn, 2, 12, T0 + 20, "old.exe");
+	process_v3(&syn, 1, 12, T0 + 30, "new.exe");
+	thread_v3(&syn, 0x0501, 12, 20, T0 + 31, NULL);
+	profile(&syn, T0 + 40, 0x7010, 20);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "clrreuse");
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	PMU_OPTS(pmu_report_opts, ro, .symbolizer = sym);
+	pmuk_etl_records_report_opts(a, &ro);
+	assert_int_equal(pmu_report_new(&ro, &rp), 0);
+	assert_int_equal(pmuk_etl_records_read(a, pmu_report_record, rp), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	free(syn.d);
+	assert_int_equal(row_samples(rp, "App.Type.Old(int32)"), 1);
+	assert_int_equal(row_samples(rp, "0x7010"), 1);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
 int main(void)
 {
 	(void)syn_u32_at;	/* etl_synth.h helpers this test does not need */
@@ -871,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_names_cut),
 		cmocka_unit_test(test_idle_system_names),
 		cmocka_unit_test(test_clr_rundown_tiers),
+		cmocka_unit_test(test_clr_pid_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
