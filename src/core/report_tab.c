@@ -509,7 +509,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, int32_t pid, uint64_t addr, int ker
 
 	if (!m && (m = find_map(pmuk_rp_mapset(r, -1, 0), addr)))
 		kernel = 1;	/* maps of every process: the kernel's */
-	int jit = pid >= 0 && (!m || r->mods[m->module].anon);
+	int jit = pid >= 0 && !kernel && (!m || r->mods[m->module].anon);
 	struct frame_key k = { m ? m->module : RP_NONE, jit ? pid : -1,
 			       jit && ps ? ps->jit_gen : 0, addr };
 	uint64_t h = pmuk_hash_bytes(&k.addr, sizeof(k.addr), k.module ^ (uint64_t)k.gen << 32 ^
