@@ -428,6 +428,7 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 		add_switch(r, rec);
 		break;
 	case PMU_RECORD_SYMBOL:	/* JIT code the recording names */
+		pmuk_rp_jit_symbol(r, rec);	/* frames named there are named again */
 		if (r->o.symbolizer && pmu_symbolizer_add_symbol(r->o.symbolizer, rec) == PMU_ENOMEM)
 			return PMU_ENOMEM;
 		break;

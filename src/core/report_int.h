@@ -24,6 +24,7 @@ struct rp_module {
 	uint32_t path, base;     /* interned: full path, file name */
 	uint32_t debug;          /* interned debug path, 0 none */
 	uint8_t build_id[20], bid_size, bid_kind;
+	uint8_t anon;            /* anonymous memory: its code is named per process */
 	char bid_text[48];
 	uint64_t samples, period;
 };
@@ -37,6 +38,10 @@ struct rp_mapset {
 	int32_t pid;             /* -1: kernel / every process */
 	struct rp_map *v;
 	size_t n, cap;
+	uint32_t jit_gen;        /* generation of its JIT frames (report_jit.c) */
+	uint64_t *jit_line;      /* 64-byte lines of them named in this generation */
+	size_t cap_line;
+	struct pmuk_index line_ix;
 };
 
 /* A module offset the symbolizer named, and the first frame at it: another
@@ -48,12 +53,14 @@ struct rp_moff {
 
 struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
+	int32_t pid;             /* JIT code (no module, anonymous memory): its process, */
 	uint64_t addr;           /* absolute */
 	uint32_t func;           /* the resolver's name, 0 when none */
 	uint32_t sym;            /* its row in the symbol table: the function holding it */
 	uint32_t line;           /* interned "file:line" in sym (past inlined calls), 0 unknown */
 	uint32_t inl, n_inl;     /* r->inl[2*inl ..): n_inl (sym, line) pairs of the
 				    calls inlined at addr, innermost first */
+	uint32_t gen;            /* and its process's jit_gen; -1 and 0 for other code */
 };
 
 /* A symbol: one name ("module!function", "module!+0xoff" or "0xaddr") in one
@@ -178,6 +185,13 @@ int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
  * per sample by the caller. */
 uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel);
+/* JIT frames (report_jit.c): whether a mapped path is anonymous memory; addr
+ * of pid named in its current generation (0 or PMU_ENOMEM); a SYMBOL record
+ * that names again what was named ends the generation. */
+int pmuk_rp_anon_path(const char *path);
+int pmuk_rp_jit_seen(struct pmu_report *r, int32_t pid, uint64_t addr);
+void pmuk_rp_jit_symbol(struct pmu_report *r, const struct pmu_record *rec);
+void pmuk_rp_jit_free(struct rp_mapset *s);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
 struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);

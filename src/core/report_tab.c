@@ -73,8 +73,10 @@ void pmu_report_free(struct pmu_report *r)
 		free(r->str.s[i]);
 	free(r->str.s);
 	pmuk_index_free(&r->str.ix);
-	for (size_t i = 0; i < r->n_maps; i++)
+	for (size_t i = 0; i < r->n_maps; i++) {
 		free(r->maps[i].v);
+		pmuk_rp_jit_free(&r->maps[i]);
+	}
 	for (size_t i = 0; i < r->n_threads; i++)
 		free(r->threads[i].pmc);
 	for (size_t i = 0; i < r->n_procs; i++)
@@ -265,6 +267,7 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 	memcpy(m->build_id, mm->build_id, n);
 	m->bid_size = n;
 	m->bid_kind = mm->build_id_kind;
+	m->anon = (uint8_t)pmuk_rp_anon_path(path);
 	build_id_text(m);
 	return id;
 }
@@ -354,6 +357,8 @@ static const struct rp_map *find_map(const struct rp_mapset *s, uint64_t addr)
 
 struct frame_key {
 	uint32_t module;
+	int32_t pid;             /* JIT code: the process and its generation */
+	uint32_t gen;
 	uint64_t addr;
 };
 
@@ -362,7 +367,8 @@ static int frame_eq(const void *key, uint32_t id, const void *ctx)
 	const struct frame_key *k = key;
 	const struct rp_frame *f = &((const struct pmu_report *)ctx)->frames[id];
 
-	return f->addr == k->addr && f->module == k->module;
+	return f->addr == k->addr && f->module == k->module && f->pid == k->pid &&
+	       f->gen == k->gen;
 }
 
 struct sym_key {
@@ -555,8 +561,11 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 
 	if (!m && (m = find_map(all, addr)))
 		kernel = 1;	/* maps of every process: the kernel's */
-	struct frame_key k = { m ? m->module : RP_NONE, addr };
-	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47);
+	int jit = pid >= 0 && !kernel && (!m || r->mods[m->module].anon);
+	struct frame_key k = { m ? m->module : RP_NONE, jit ? pid : -1,
+			       jit && own ? own->jit_gen : 0, addr };
+	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47 ^ (uint64_t)k.gen << 32 ^
+				   (uint64_t)(uint32_t)k.pid * 0x9E3779B97F4A7C15ull);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
@@ -576,7 +585,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	const struct named *use = named ? &nm : &none;
 	char name[600], label[600];
 	name_of(r, m, use, fn, addr, name, label, sizeof(name));
-	struct rp_frame fr = { k.module, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0, 0, 0 };
+	struct rp_frame fr = { k.module, k.pid, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0,
+			       0, 0, k.gen };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
 	fr.func = func && *func ? pmuk_rp_intern(&r->str, func) : 0;
 	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */
@@ -585,6 +595,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	fr.sym = sym_of(r, name, label, smod, kernel);
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
+	    (jit && pmuk_rp_jit_seen(r, pid, addr)) ||
 	    (id = add_frame(r, &fr, h)) == RP_NONE)
 		return RP_NONE;
 	if (keyed && named && use->fr[use->n - 1].function)   /* not stale or missing */

@@ -3,6 +3,7 @@
  * any OS), copied up to the first bytes that are no buffer header (a
  * preallocated file's zeros), then the appended buffers. */
 #include "core/error.h"
+#include "core/file.h"
 #include "formats/etl_int.h"
 #include "formats/etl_merge.h"
 
@@ -81,7 +82,7 @@ int pmuk_etl_merge_write(const char *in, const char *out, struct pmuk_etl_mbuf *
 {
 	uint8_t first[ETL_BUF_HDR];
 	uint8_t *buf = malloc(ETL_MAX_BUFFER);
-	FILE *fi = fopen(in, "rb"), *fo = fi ? fopen(out, "wb") : NULL;
+	FILE *fi = pmuk_fopen(in, "rb"), *fo = fi ? pmuk_fopen(out, "wb") : NULL;
 	int err;
 
 	if (!buf)

@@ -2,8 +2,9 @@
 /* .NET code of .etl recordings as SYMBOL records: the CLR's method events
  * name the JIT-compiled (and ready-to-run) code of each process. The rundown
  * provider lists, at the trace's start or end, the methods alive then: those
- * not loaded during the trace are named from the start; the runtime's
- * MethodLoad/UnloadVerbose events bound the others in time. */
+ * not loaded during the trace are named from the start, as are those a
+ * MethodUnloadVerbose ends without a load (a trace with the end rundown only);
+ * the runtime's MethodLoad/UnloadVerbose events bound the others in time. */
 #include "core/error.h"
 #include "core/grow.h"
 #include "formats/etl_int.h"
@@ -49,15 +50,18 @@ static int add_method(struct er_clr *c, uint32_t pid, const struct pmu_etl_clr_m
 {
 	char name[1400];
 
-	if (m->unload || !m->size)
+	int loaded = !m->rundown && !m->unload;
+
+	if (!m->size)
 		return 0;
 	if (pmuk_grow((void **)&c->m, &c->cap_m, c->n_m + 1, sizeof(*c->m)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu .NET methods", c->n_m + 1);
 	pmuk_er_clr_name(m, name, sizeof(name));
-	c->m[c->n_m] = (struct er_clr_method){ pid, !m->rundown, m->method_id, m->module_id,
+	c->m[c->n_m] = (struct er_clr_method){ pid, loaded, m->method_id, m->module_id,
 					       m->start, m->size, NULL };
-	/* the loaded ones are decoded again when their time comes */
-	if (m->rundown && !(c->m[c->n_m].name = strdup(name)))
+	/* the loaded ones are decoded again when their time comes; an unload
+	 * lists, as a rundown does, code that was alive before it */
+	if (!loaded && !(c->m[c->n_m].name = strdup(name)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a .NET method name");
 	c->n_m++;
 	return 0;
@@ -88,7 +92,9 @@ static int cmp_module(const void *a, const void *b)
 	return (x->module_id > y->module_id) - (x->module_id < y->module_id);
 }
 
-/* By process and method, the loaded (during the trace) after the listed. */
+/* By process, method and code address (a method has one range per code
+ * version: tiered or re-JIT'ed code), the loaded (during the trace) after the
+ * listed. */
 static int cmp_method(const void *a, const void *b)
 {
 	const struct er_clr_method *x = a, *y = b;
@@ -97,6 +103,8 @@ static int cmp_method(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->method_id != y->method_id)
 		return x->method_id < y->method_id ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return (x->loaded > y->loaded) - (x->loaded < y->loaded);
 }
 
@@ -149,8 +157,11 @@ void pmuk_er_clr_announce(struct pmuk_etl_records *a)
 
 	for (size_t i = 0; i < c->n_m && !a->err; i++) {
 		const struct er_clr_method *m = &c->m[i];
-		int same = i + 1 < c->n_m && m[1].pid == m->pid && m[1].method_id == m->method_id;
-		if (m->loaded || same)	/* loaded later, or listed again */
+		/* the same code loaded later, or listed again; another code
+		 * version of the method (its tier-0 code) still runs */
+		int same = i + 1 < c->n_m && m[1].pid == m->pid && m[1].method_id == m->method_id &&
+			   m[1].start == m->start;
+		if (m->loaded || same)
 			continue;
 		push_symbol(a, m->pid, m->start, m->size, m->name,
 			    pmuk_er_clr_module(c, m->pid, m->module_id), NULL);
@@ -173,6 +184,24 @@ void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *e
 	pmuk_er_clr_name(m, name, sizeof(name));
 	push_symbol(a, ev->pid, m->start, m->size, name,
 		    pmuk_er_clr_module(&a->tab.clr, ev->pid, m->module_id), ev);
+}
+
+/* A process's end ends its .NET code (no unload events come then): a process
+ * that reuses the pid later in the trace has none of it. */
+void pmuk_er_clr_exit(struct pmuk_etl_records *a, uint32_t pid, const struct pmu_etl_event *ev)
+{
+	const struct er_clr *c = &a->tab.clr;
+	size_t lo = 0, hi = c->n_m;
+
+	while (lo < hi) {	/* the first method of pid, by the sort of finish */
+		size_t mid = (lo + hi) / 2;
+		if (c->m[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n_m && c->m[lo].pid == pid)
+		push_symbol(a, pid, 0, UINT64_MAX, NULL, NULL, ev);
 }
 
 void pmuk_er_clr_free(struct er_clr *c)

@@ -319,6 +319,8 @@ static void process_event(struct pmuk_etl_records *a, const struct pmu_etl_event
 		e->rec.task.ptid = pid;
 		mark(a, p->pid, 0, 2);
 	}
+	if (p->opcode == 2)
+		pmuk_er_clr_exit(a, p->pid, ev);
 }
 
 static void image_event(struct pmuk_etl_records *a, const struct pmu_etl_event *ev)

@@ -166,6 +166,7 @@ void pmuk_er_clr_finish(struct er_clr *c);
 const char *pmuk_er_clr_module(const struct er_clr *c, uint32_t pid, uint64_t module_id);
 void pmuk_er_clr_announce(struct pmuk_etl_records *a);
 void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *ev);
+void pmuk_er_clr_exit(struct pmuk_etl_records *a, uint32_t pid, const struct pmu_etl_event *ev);
 void pmuk_er_clr_free(struct er_clr *c);
 
 #endif

@@ -59,8 +59,10 @@ void pmuk_etl_map_path(const struct pmuk_etl_volume *v, size_t nv, const char *s
 	size_t best = 0, n;
 	const char *dos = NULL;
 
+	/* whole components only: "\Device\HarddiskVolume1" is no prefix of volume 10 */
 	for (size_t i = 0; i < nv; i++)
-		if ((n = prefix(in, v[i].nt)) > best)
+		if ((n = prefix(in, v[i].nt)) > best &&
+		    (v[i].nt[n - 1] == '\\' || in[n] == '\\' || !in[n]))
 			best = n, dos = v[i].dos;
 	if (dos)
 		snprintf(out, size, "%s%s", dos, in + best);

@@ -12,6 +12,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/etl.h>
+#include <pmukit/report.h>
 #include <pmukit/symbols.h>
 #include <pmukit/trace.h>
 #include <stdio.h>
@@ -194,6 +195,78 @@ static void symbolizer_symbols(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* One SAMPLE of pid at ip into the report, at time t. */
+static void sample_at(struct pmu_report *rp, int32_t pid, uint64_t ip, uint64_t t)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_SAMPLE, .pid = pid, .tid = pid, .cpu = -1,
+				.cpumode = PMU_CPUMODE_USER, .time = t };
+
+	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_TIME;
+	r.sample.ip = ip;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+static void report_sym(struct pmu_report *rp, int32_t pid, uint64_t start, const char *name)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_SYMBOL, .pid = pid, .tid = -1 };
+
+	r.symbol = (struct pmu_symbol){ start, 0x100, name, name ? "App.dll" : NULL };
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* Samples of the report's row name, 0 when no row has it. */
+static uint64_t row_samples(struct pmu_report *rp, const char *name)
+{
+	struct pmu_report_row row;
+
+	for (size_t i = 0; i < pmu_report_count(rp, PMU_REPORT_SYM); i++) {
+		assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, i, &row), 0);
+		if (!strcmp(row.name, name))
+			return row.samples;
+	}
+	return 0;
+}
+
+/* The report names each address once: JIT code at the same address in two
+ * processes, and an address another method took after an unload, are distinct
+ * names (the frame cache must not hand the first name to the others). */
+static void report_jit_frames(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *s;
+	struct pmu_report *rp;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(&so, &s), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = s);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	sample_at(rp, 10, 0x5010, 1);			/* before any load: unknown */
+	report_sym(rp, 10, 0x5000, "A.Foo()");
+	report_sym(rp, 20, 0x5000, "B.Bar()");
+	sample_at(rp, 10, 0x5010, 2);
+	sample_at(rp, 20, 0x5010, 3);
+	report_sym(rp, 10, 0x5000, NULL);		/* A.Foo unloaded */
+	report_sym(rp, 10, 0x5000, "A.Baz()");		/* the address reused */
+	sample_at(rp, 10, 0x5010, 4);
+	sample_at(rp, 10, 0x5010, 5);
+	assert_int_equal(row_samples(rp, "App.dll!A.Foo()"), 1);
+	assert_int_equal(row_samples(rp, "App.dll!B.Bar()"), 1);
+	assert_int_equal(row_samples(rp, "App.dll!A.Baz()"), 2);
+	assert_int_equal(row_samples(rp, "0x5010"), 1);
+	/* the same in anonymous memory (perf's "//anon" JIT mappings) */
+	for (int32_t pid = 30; pid <= 40; pid += 10) {
+		struct pmu_record mm = { .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
+		mm.mmap = (struct pmu_mmap){ .start = 0x40000, .len = 0x10000, .path = "//anon" };
+		assert_int_equal(pmu_report_record(&mm, rp), 0);
+		report_sym(rp, pid, 0x41000, pid == 30 ? "C.Anon()" : "D.Anon()");
+		sample_at(rp, pid, 0x41010, 6);
+	}
+	assert_int_equal(row_samples(rp, "anon!C.Anon()"), 1);
+	assert_int_equal(row_samples(rp, "anon!D.Anon()"), 1);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(s);
+}
+
 /* What the record stream of a fixture says of its JIT code. */
 #define MAXR 40000
 struct range { int32_t pid; uint64_t start, end; };
@@ -290,6 +363,7 @@ int main(void)
 		cmocka_unit_test(decode_method_versions),
 		cmocka_unit_test(decode_truncated),
 		cmocka_unit_test(symbolizer_symbols),
+		cmocka_unit_test(report_jit_frames),
 		cmocka_unit_test(fixture_x64),
 		cmocka_unit_test(fixture_x86),
 	};

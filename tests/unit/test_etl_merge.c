@@ -67,6 +67,18 @@ struct back {
 	uint64_t mmaps, on_c, device, with_k, with_d;
 };
 
+/* The log-file header's BuffersWritten. */
+static uint32_t buffers_written(const char *path)
+{
+	struct pmu_etl *r;
+	uint32_t n;
+
+	assert_int_equal(pmu_etl_open(path, NULL, &r), 0);
+	n = pmu_etl_header(r)->buffers_written;
+	pmu_etl_close(r);
+	return n;
+}
+
 static void read_events(const char *path, struct back *b)
 {
 	struct pmu_etl_event ev;
@@ -151,6 +163,10 @@ static void merge_kernel_trace(void **state)
 	assert_true(after.rsds_k >= 1 && after.rsds_d >= 1);
 	assert_int_equal(after.volumes, 1);
 	assert_int_equal(after.sysdirs, 1);
+	/* the header counts the buffers added (xperf's merged files do) */
+	assert_true(st.buffers >= 1);
+	assert_true(buffers_written(in) > 0);
+	assert_int_equal(buffers_written(out), buffers_written(in) + st.buffers);
 
 	/* the record source: drive letters and PDB identities on the modules */
 	assert_int_equal(pmu_trace_open(out, NULL, &t), 0);
@@ -202,12 +218,39 @@ static void merge_errors(void **state)
 	unlink(out);
 }
 
+static const char *mapped(const struct pmuk_etl_volume *v, size_t n, const char *in)
+{
+	static char out[300];
+
+	pmuk_etl_map_path(v, n, "C:", in, out, sizeof(out));
+	return out;
+}
+
+/* NT device prefixes replaced at a path component's end only: a volume mapped
+ * without its trailing backslash ("\Device\HarddiskVolume1" -> "D:") does
+ * not rename a path of volume 10, which has no drive letter. */
+static void map_path_components(void **state)
+{
+	const struct pmuk_etl_volume v[] = { { "\\Device\\HarddiskVolume1", "D:" },
+					     { "\\Device\\HarddiskVolume2\\", "C:\\" } };
+	(void)state;
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume10\\x.dll"),
+			    "\\Device\\HarddiskVolume10\\x.dll");
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume1\\x.dll"), "D:\\x.dll");
+	assert_string_equal(mapped(v, 2, "\\Device\\HarddiskVolume1"), "D:");
+	assert_string_equal(mapped(v, 2, "\\DEVICE\\harddiskvolume2\\Windows\\a.dll"),
+			    "C:\\Windows\\a.dll");
+	assert_string_equal(mapped(v, 2, "\\Windows\\b.dll"), "C:\\Windows\\b.dll");
+	assert_string_equal(mapped(v, 2, "\\??\\E:\\c.dll"), "E:\\c.dll");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(merge_kernel_trace),
 		cmocka_unit_test(merge_merged_trace),
 		cmocka_unit_test(merge_errors),
+		cmocka_unit_test(map_path_components),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/report.h>
+#include <pmukit/symbols.h>
 #include <unistd.h>
 
 #include "etl_synth.h"
@@ -773,6 +774,151 @@ static void test_idle_system_names(void **state)
 	assert_int_equal(s.samples_named, 2);	/* named before their samples */
 }
 
+/* A CLR method event (EVENT_HEADER64, version 2) of the runtime (rundown 0)
+ * or rundown provider: id 143 load / DCStart, 144 unload / DCEnd. */
+static void clr_method(struct syn *s, int rundown, uint16_t id, uint32_t pid, uint64_t t,
+		       uint64_t method, uint64_t start, const char *name)
+{
+	static const uint8_t guid[2][16] = {
+		{ 0x23, 0x0d, 0x3c, 0xe1, 0xbc, 0xcc, 0x12, 0x4e,
+		  0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 },
+		{ 0x1c, 0x02, 0x69, 0xa6, 0x50, 0xc4, 0x09, 0x46,
+		  0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
+	size_t at = s->n;
+
+	syn_u16(s, 0), syn_u8(s, 19), syn_u8(s, 0xC0);	/* size patched below */
+	syn_u16(s, 0x0040), syn_u16(s, 0), syn_u32(s, pid + 1), syn_u32(s, pid), syn_u64(s, t);
+	syn_put(s, guid[rundown != 0], 16);
+	syn_u16(s, id), syn_u8(s, 2), syn_u8(s, 0), syn_u8(s, 4), syn_u8(s, 0), syn_u16(s, 0);
+	syn_u64(s, 0x10), syn_u64(s, 0), syn_zero(s, 16);
+	syn_u64(s, method), syn_u64(s, 0x77000), syn_u64(s, start);
+	syn_u32(s, 0x100), syn_u32(s, 0x06000001), syn_u32(s, 0);
+	syn_wstr(s, "App.Type"), syn_wstr(s, name), syn_wstr(s, "void  (int32)");
+	syn_u16(s, 7), syn_u64(s, 0);
+	syn_set16(s, at, (uint16_t)(s->n - at));
+	syn_align(s);
+}
+
+struct jit_syms {
+	uint64_t start[8];
+	unsigned n, unloads;
+};
+
+static int on_jit_sym(const struct pmu_record *r, void *ctx)
+{
+	struct jit_syms *j = ctx;
+
+	if (r->kind == PMU_RECORD_SYMBOL && r->symbol.name && j->n < 8)
+		j->start[j->n++] = r->symbol.start;
+	else if (r->kind == PMU_RECORD_SYMBOL)	/* an unload after its range */
+		j->unloads += j->n && r->symbol.start == 0xA000;
+	return 0;
+}
+
+/* A method the rundown lists at the trace's start (its tier-0 code) and that
+ * tiered compilation loads again during the trace at another address: both
+ * ranges are named (the tier-0 code still runs, e.g. in frames below). A
+ * method listed by the start and the end rundowns is named once. A method
+ * unloaded during a trace that neither loads nor lists it (an end rundown
+ * only) is named from the start until its unload. */
+static void test_clr_rundown_tiers(void **state)
+{
+	struct syn syn;
+	struct jit_syms j = { { 0 }, 0, 0 };
+	struct pmuk_etl_records *a;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	thread_v3(&syn, 0x0503, 12, 16, T0 + 1, NULL);
+	clr_method(&syn, 1, 143, 12, T0 + 2, 0x1111, 0x7000, "Tier0");	/* DCStart */
+	clr_method(&syn, 1, 143, 12, T0 + 3, 0x2222, 0x8000, "Other");
+	clr_method(&syn, 0, 143, 12, T0 + 20, 0x1111, 0x9000, "Tier1");	/* tier-up */
+	clr_method(&syn, 0, 144, 12, T0 + 30, 0x3333, 0xA000, "Gone");	/* unload only */
+	clr_method(&syn, 1, 144, 12, T0 + 40, 0x1111, 0x7000, "Tier0");	/* DCEnd */
+	clr_method(&syn, 1, 144, 12, T0 + 41, 0x1111, 0x9000, "Tier1");
+	clr_method(&syn, 1, 144, 12, T0 + 42, 0x2222, 0x8000, "Other");
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "clrtier");
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	assert_int_equal(pmuk_etl_records_read(a, on_jit_sym, &j), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	free(syn.d);
+	assert_int_equal(j.n, 4);
+	int seen[4] = { 0 };
+	for (unsigned i = 0; i < j.n; i++)
+		seen[(j.start[i] - 0x7000) / 0x1000]++;
+	assert_int_equal(seen[0], 1);	/* tier 0, from the start */
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[2], 1);	/* tier 1, from its load */
+	assert_int_equal(seen[3], 1);	/* from the start until its unload */
+	assert_int_equal(j.unloads, 1);
+}
+
+/* Process start (op 1) or end (2), version 3, without a SID. */
+static void process_v3(struct syn *s, unsigned op, uint32_t pid, uint64_t t, const char *image)
+{
+	size_t at = syn_kernel(s, 2, (uint16_t)(0x0300 | op), 3, 0, 0, t, NULL, 0);
+	syn_u64(s, 0xffff000000000000ull | pid), syn_u32(s, pid), syn_u32(s, 4);
+	syn_u32(s, 1), syn_u32(s, 0), syn_u64(s, 0x1000), syn_u32(s, 0);
+	syn_put(s, image, strlen(image) + 1), syn_wstr(s, "");
+	syn_end(s, at);
+}
+
+/* Samples of the report's row name, 0 when none. */
+static uint64_t row_samples(struct pmu_report *rp, const char *name)
+{
+	struct pmu_report_row w;
+
+	for (size_t i = 0; i < pmu_report_count(rp, PMU_REPORT_SYM); i++) {
+		assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, i, &w), 0);
+		if (strstr(w.name, name))
+			return w.samples;
+	}
+	return 0;
+}
+
+/* A process's .NET methods end with it: a process that reuses its pid later
+ * in the trace has none of them (its JIT code is [unknown] until its own
+ * methods load). */
+static void test_clr_pid_reuse(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	struct pmuk_etl_records *a;
+	struct syn syn;
+	(void)state;
+
+	syn_begin(&syn, 8192, 8, 1);
+	syn_buffer_begin(&syn, 0, 0);
+	process_v3(&syn, 1, 12, T0 + 1, "old.exe");
+	thread_v3(&syn, 0x0501, 12, 16, T0 + 2, NULL);
+	clr_method(&syn, 1, 143, 12, T0 + 3, 0x1111, 0x7000, "Old");	/* DCStart */
+	profile(&syn, T0 + 10, 0x7010, 16);
+	thread_v3(&syn, 0x0502, 12, 16, T0 + 19, NULL);
+	process_v3(&syn, 2, 12, T0 + 20, "old.exe");
+	process_v3(&syn, 1, 12, T0 + 30, "new.exe");
+	thread_v3(&syn, 0x0501, 12, 20, T0 + 31, NULL);
+	profile(&syn, T0 + 40, 0x7010, 20);
+	syn_buffer_end(&syn);
+	char *path = syn_write(&syn, "clrreuse");
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	assert_int_equal(pmuk_etl_records_open(path, NULL, &a), 0);
+	PMU_OPTS(pmu_report_opts, ro, .symbolizer = sym);
+	pmuk_etl_records_report_opts(a, &ro);
+	assert_int_equal(pmu_report_new(&ro, &rp), 0);
+	assert_int_equal(pmuk_etl_records_read(a, pmu_report_record, rp), 0);
+	pmuk_etl_records_close(a);
+	unlink(path);
+	free(syn.d);
+	assert_int_equal(row_samples(rp, "App.Type.Old(int32)"), 1);
+	assert_int_equal(row_samples(rp, "0x7010"), 1);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
 int main(void)
 {
 	(void)syn_u32_at;	/* etl_synth.h helpers this test does not need */
@@ -788,6 +934,8 @@ int main(void)
 		cmocka_unit_test(test_airbus_names),
 		cmocka_unit_test(test_utf8_names_cut),
 		cmocka_unit_test(test_idle_system_names),
+		cmocka_unit_test(test_clr_rundown_tiers),
+		cmocka_unit_test(test_clr_pid_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
