@@ -35,3 +35,13 @@ FILE *pmuk_fopen(const char *path, const char *mode)
 	return fopen(path, mode);
 #endif
 }
+
+const char *pmuk_path_base(const char *path)
+{
+	const char *b = path;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
+}

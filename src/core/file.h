@@ -9,5 +9,8 @@
  * pmuk_utf8_to_utf16. A path that is not UTF-8 fails with errno EILSEQ; otherwise
  * errno is fopen's. Elsewhere plain fopen. */
 FILE *pmuk_fopen(const char *path, const char *mode);
+/* The last component of a path with / or \ separators (a recording made on
+ * Windows is read on Linux and the other way round). */
+const char *pmuk_path_base(const char *path);
 
 #endif

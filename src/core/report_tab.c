@@ -2,6 +2,7 @@
 /* Tables of the record report: hashing, interned strings, threads and
  * processes (an id reused after EXIT starts a new entry), modules with their
  * address maps per process, and distinct code addresses with their names. */
+#include "core/file.h"
 #include "core/error.h"
 #include "core/opts.h"
 #include "core/grow.h"
@@ -197,16 +198,6 @@ static int mod_eq(const void *key, uint32_t id, const void *ctx)
 	       !memcmp(m->build_id, k->m->build_id, m->bid_size);
 }
 
-static const char *base_name(const char *p)
-{
-	const char *b = p;
-
-	for (; *p; p++)
-		if (*p == '/' || *p == '\\')
-			b = p + 1;
-	return b;
-}
-
 static void build_id_text(struct rp_module *m)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -250,7 +241,7 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 	char buf[64];
 	const char *path = module_path(mm->path ? mm->path : "", buf, sizeof(buf));
 	uint8_t n = mm->build_id_size > 20 ? 20 : mm->build_id_size;
-	struct mod_key k = { pmuk_rp_intern(&r->str, n ? base_name(path) : path), n, mm };
+	struct mod_key k = { pmuk_rp_intern(&r->str, n ? pmuk_path_base(path) : path), n, mm };
 	uint64_t h = pmuk_hash_bytes(&k.name, sizeof(k.name), 4);
 
 	h = pmuk_hash_bytes(mm->build_id, n, h);
@@ -262,7 +253,7 @@ static uint32_t module_of(struct pmu_report *r, const struct pmu_mmap *mm)
 		return RP_NONE;
 	struct rp_module *m = &r->mods[r->n_mods++];
 	m->path = pmuk_rp_intern(&r->str, path);
-	m->base = pmuk_rp_intern(&r->str, base_name(path));
+	m->base = pmuk_rp_intern(&r->str, pmuk_path_base(path));
 	m->debug = mm->debug_path ? pmuk_rp_intern(&r->str, mm->debug_path) : 0;
 	memcpy(m->build_id, mm->build_id, n);
 	m->bid_size = n;
@@ -427,7 +418,7 @@ static uint32_t line_of(struct pmu_report *r, const struct pmu_frame *f)
 
 	if (!f->file || !f->line)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s:%u", base_name(f->file), f->line);
+	snprintf(buf, sizeof(buf), "%s:%u", pmuk_path_base(f->file), f->line);
 	return pmuk_rp_intern(&r->str, buf);
 }
 
@@ -464,7 +455,7 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 	if (o && !o->function) {	/* the symbolizer found the module stale or gone */
 		const char *why = o->flags & PMU_FRAME_STALE ? "[stale]" : "[missing]";
 		if (!*mod)
-			mod = base_name(o->module ? o->module : "");
+			mod = pmuk_path_base(o->module ? o->module : "");
 		snprintf(label, size, "0x%016" PRIx64 " %s", o->module_offset, why);
 		snprintf(name, size, "%s!+0x%" PRIx64 " %s", mod, o->module_offset, why);
 		return;
@@ -472,7 +463,7 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 	if (o)
 		fn = o->function;
 	if (!*mod && o && o->module)
-		mod = base_name(o->module);
+		mod = pmuk_path_base(o->module);
 	if (fn && *fn)
 		snprintf(label, size, "%s", fn);
 	else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* _NT_SYMBOL_PATH parsing and the places a PDB is looked for (core/sympath.h). */
+#include "core/file.h"
 #include "core/sympath.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -102,16 +103,6 @@ void pmuk_sympath_free(struct pmuk_sympath *sp)
 	*sp = (struct pmuk_sympath){ 0 };
 }
 
-const char *pmuk_sympath_basename(const char *path)
-{
-	const char *b = path;
-
-	for (const char *p = path; *p; p++)
-		if (*p == '/' || *p == '\\')
-			b = p + 1;
-	return b;
-}
-
 static int put(size_t size, int n)
 {
 	return n < 0 || (size_t)n >= size ? PMU_ERANGE : 0;
@@ -120,7 +111,7 @@ static int put(size_t size, int n)
 int pmuk_sympath_candidate(const struct pmuk_sympath *sp, const struct pmu_module_id *id,
 			   const char *image, size_t i, char *buf, size_t size)
 {
-	const char *name = pmuk_sympath_basename(id->pdb);
+	const char *name = pmuk_path_base(id->pdb);
 	char key[48];
 
 	if (!*name)
@@ -137,7 +128,7 @@ int pmuk_sympath_candidate(const struct pmuk_sympath *sp, const struct pmu_modul
 	if (i == 0)
 		return put(size, snprintf(buf, size, "%s", id->pdb));
 	if (i == 1 && image) {
-		const char *b = pmuk_sympath_basename(image);
+		const char *b = pmuk_path_base(image);
 
 		return put(size, snprintf(buf, size, "%.*s%s", (int)(b - image), image,
 					       name));

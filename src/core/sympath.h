@@ -8,6 +8,8 @@
  * scope and only counted. A directory is searched as a symbol store
  * (DIR/name.pdb/GUIDAGE/name.pdb) and flat (DIR/name.pdb). */
 
+#include "core/file.h"
+
 #include <pmukit/symbols.h>
 #include <stddef.h>
 
@@ -27,8 +29,5 @@ void pmuk_sympath_free(struct pmuk_sympath *sp);
  * PMU_ERANGE when it does not fit size (skip it). */
 int pmuk_sympath_candidate(const struct pmuk_sympath *sp, const struct pmu_module_id *id,
 			   const char *image, size_t i, char *buf, size_t size);
-
-/* The file name of a PDB path written on Windows or POSIX (after the last / or \). */
-const char *pmuk_sympath_basename(const char *path);
 
 #endif

@@ -2,6 +2,7 @@
 /* The merge step of a Windows recording (etl_merge.h): the input's buffers
  * copied as they are (zero padding of a preallocated file left out), then
  * buffers of ImageID, DbgID_RSDS and SysConfigEx events. */
+#include "core/file.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/guid.h"
@@ -78,16 +79,6 @@ static int collect(struct merge *m, const char *in)
 	return err ? err : rc;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = path;
-
-	for (const char *p = path; *p; p++)
-		if (*p == '\\' || *p == '/')
-			b = p + 1;
-	return b;
-}
-
 /* ImageID always (as xperf writes it); DbgID_RSDS when the file here has one. */
 static void identify(struct merge *m, const struct mimage *im)
 {
@@ -98,7 +89,7 @@ static void identify(struct merge *m, const struct mimage *im)
 	pmuk_etl_mbuf_event(&m->b, &imageid_task, 0, 2, im->pid, im->raw);
 	pmuk_etl_mbuf_ptr(&m->b, im->base), pmuk_etl_mbuf_ptr(&m->b, im->size);
 	pmuk_etl_mbuf_u32(&m->b, im->pid), pmuk_etl_mbuf_u32(&m->b, im->time_date_stamp);
-	pmuk_etl_mbuf_wstr(&m->b, base_name(im->name));
+	pmuk_etl_mbuf_wstr(&m->b, pmuk_path_base(im->name));
 	pmuk_etl_mbuf_end(&m->b);
 	m->st.image_ids++;
 	if (im->has_rsds) {

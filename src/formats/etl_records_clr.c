@@ -5,6 +5,7 @@
  * not loaded during the trace are named from the start, as are those a
  * MethodUnloadVerbose ends without a load (a trace with the end rundown only);
  * the runtime's MethodLoad/UnloadVerbose events bound the others in time. */
+#include "core/file.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "formats/etl_int.h"
@@ -24,23 +25,13 @@ void pmuk_er_clr_name(const struct pmu_etl_clr_method_ev *m, char *buf, size_t s
 	snprintf(buf, size, "%s%s%s%s", ns ? m->ns : "", ns ? "." : "", m->name, args ? args : "");
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = path;
-
-	for (const char *p = path; *p; p++)
-		if (*p == '\\' || *p == '/')
-			b = p + 1;
-	return b;
-}
-
 static int add_module(struct er_clr *c, uint32_t pid, const struct pmu_etl_clr_module_ev *mod)
 {
 	const char *path = mod->il_path[0] ? mod->il_path : mod->native_path;
 
 	if (pmuk_grow((void **)&c->mod, &c->cap_mod, c->n_mod + 1, sizeof(*c->mod)))
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu .NET modules", c->n_mod + 1);
-	c->mod[c->n_mod] = (struct er_clr_module){ pid, mod->module_id, strdup(base_name(path)) };
+	c->mod[c->n_mod] = (struct er_clr_module){ pid, mod->module_id, strdup(pmuk_path_base(path)) };
 	if (!c->mod[c->n_mod++].name)
 		return pmuk_fail(PMU_ENOMEM, "no memory for a .NET module name");
 	return 0;

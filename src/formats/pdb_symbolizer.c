@@ -98,11 +98,11 @@ int pmuk_sym_pe_find_pdb(struct pmu_symbolizer *s, const struct pmu_module_id *i
 	}
 	err = stale[0] ? pmuk_fail(PMU_EFORMAT, "stale PDB: %s but %s needs %s %s; its names "
 				   "would be wrong, so its addresses resolve to module + offset "
-				   "only", stale, image, pmuk_sympath_basename(id->pdb), want)
+				   "only", stale, image, pmuk_path_base(id->pdb), want)
 		: pmuk_fail(PMU_ENOENT, "no PDB for %s: %s %s is in none of the %zu symbol path "
 			    "directories%s, at its recorded path nor next to the image; fetch it "
 			    "(symchk /r %s) into a directory of --symbol-path", image,
-			    pmuk_sympath_basename(id->pdb), want, sp.n, sp.remote ?
+			    pmuk_path_base(id->pdb), want, sp.n, sp.remote ?
 			    " (network symbol servers are not contacted)" : "", image);
 	pmuk_sympath_free(&sp);
 	return err;
@@ -131,7 +131,7 @@ static int pe_open(struct pmu_symbolizer *s, const struct pmu_symbolizer_module 
 void pmuk_sym_pe_recorded_id(const char *image, const uint8_t *build_id, const char *pdb,
 			     struct pmu_module_id *id)
 {
-	const char *b = pmuk_sympath_basename(image), *dot = strrchr(b, '.');
+	const char *b = pmuk_path_base(image), *dot = strrchr(b, '.');
 
 	memset(id, 0, sizeof(*id));
 	pmuk_guid_load(&id->guid, build_id);

@@ -68,8 +68,8 @@ static void test_candidates(void **state)
 	/* too small a buffer: that place is skipped, not truncated */
 	assert_int_equal(pmuk_sympath_candidate(&sp, &id, "/img/x.exe", 0, buf, 10), PMU_ERANGE);
 	pmuk_sympath_free(&sp);
-	assert_string_equal(pmuk_sympath_basename("C:\\a/b\\c.pdb"), "c.pdb");
-	assert_string_equal(pmuk_sympath_basename("plain.pdb"), "plain.pdb");
+	assert_string_equal(pmuk_path_base("C:\\a/b\\c.pdb"), "c.pdb");
+	assert_string_equal(pmuk_path_base("plain.pdb"), "plain.pdb");
 }
 
 int main(void)
