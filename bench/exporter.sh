@@ -50,7 +50,8 @@ for _ in range(n):
 lat.sort()
 if r.getheader("Content-Encoding") == "gzip":
     body = gzip.decompress(body)
-series = sum(1 for l in body.decode().splitlines() if l and not l.startswith("#"))
+series = sum(1 for l in body.decode().splitlines()
+             if l and not l.startswith("#") and "_created" not in l.split(" ")[0])
 print("%.3f %.3f %d" % (lat[n // 2] * 1e3, lat[min(n - 1, int(n * 0.99))] * 1e3, series))
 EOP
 	t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static atomic_long kept;
@@ -137,11 +138,25 @@ static long slurp(int fd, char **buf, size_t *cap)
 	return (long)n;
 }
 
+/* Under a sysroot the files are a test's or a copy's regular files, which may
+ * be replaced by a new one (mv, sed -i) where procfs never is: one stat per
+ * read notices it. */
+static int replaced(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (!*pmu_sysroot())
+		return 0;
+	return stat(path, &a) || fstat(fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
+
 long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path)
 {
 	long n = -1;
 	int err, e;
 
+	if (*fd >= 0 && replaced(*fd, path))
+		pmuk_kfile_close(fd);
 	if (*fd >= 0 && (n = slurp(*fd, buf, cap)) == -1)
 		pmuk_kfile_close(fd);
 	if (n == -1) {

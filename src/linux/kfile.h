@@ -24,7 +24,10 @@ int pmuk_kfile_text(int *fd, char *buf, size_t size, const char *fmt, ...) PMUK_
 int pmuk_kfile_u64(int *fd, uint64_t *v, const char *fmt, ...) PMUK_PRINTF(3, 4);
 /* Reads the whole file from its start into *buf (grown as needed with
  * pmuk_grow, NUL-terminated, kept by the caller for the next read); returns
- * the length or a negative PMU_E* code (PMU_ENOMEM). */
+ * the length or a negative PMU_E* code (PMU_ENOMEM). Under a sysroot, a file
+ * replaced by another (mv, sed -i) is noticed and reopened; the small files
+ * of pmuk_kfile_text are re-read in place only (fixture trees rewrite them
+ * in place, as sysfs does; a removed sysfs node answers ENODEV). */
 long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path);
 /* Closes a kept descriptor and sets it to -1 (no-op for -1). */
 void pmuk_kfile_close(int *fd);
