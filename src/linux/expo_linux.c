@@ -7,6 +7,7 @@
 #include "core/exporter_int.h"
 #include "core/grow.h"
 #include "core/sysroot.h"
+#include "linux/expo_holders.h"
 #include "linux/kfile.h"
 
 #include <pmukit/error.h>
@@ -34,6 +35,7 @@ struct pmuk_expo_os {
 	size_t ncol, cap, sum_cap;
 	struct freq_files *freq;     /* by CPU id */
 	size_t nfreq;
+	struct pmuk_holders holders;
 };
 
 int pmuk_expo_os_open(struct pmuk_expo_os **out)
@@ -221,9 +223,40 @@ int pmuk_expo_collect_cpufreq_os(struct pmu_exporter *e)
 	return 0;  /* Linux has it all in cpufreq sysfs */
 }
 
-/* The NMI watchdog keeps one hardware counter per CPU (cycles) busy for good.
- * Other perf_event holders are not listed: finding them means walking every
- * process's fds, too dear per scrape. */
+/* Other processes holding perf_event fds: each may keep counters busy, so
+ * ours get multiplexed. Scanned every HOLDERS_TTL_S seconds. */
+static int holders(struct pmu_exporter *e)
+{
+	struct pmuk_holders *h = &e->os->holders;
+	struct pmu_mfamily *f;
+	int err;
+
+	pmuk_holders_update(h);
+	if (!h->n)
+		return 0;
+	if ((err = pmuk_expo_family(e, "pmukit_pmu_perf_event_holder_fds", PMU_MTYPE_GAUGE,
+				    "perf_event file descriptors another process holds (its "
+				    "counters compete with ours); /proc/PID/fd scanned every "
+				    "30 s, the 32 processes with most.", NULL, &f)))
+		return err;
+	for (size_t i = 0; i < h->n && !err; i++) {
+		char pid[16];
+		const char *l[] = { "pid", pid, "comm", h->h[i].comm, NULL };
+
+		snprintf(pid, sizeof(pid), "%d", h->h[i].pid);
+		err = pmuk_expo_gauge(e, f, l, h->h[i].fds);
+	}
+	if (!err && h->omitted &&
+	    !(err = pmuk_expo_family(e, "pmukit_pmu_perf_event_holders_omitted", PMU_MTYPE_GAUGE,
+				     "Processes holding perf_event fds left out of "
+				     "pmukit_pmu_perf_event_holder_fds (past the 32 with most).",
+				     NULL, &f)))
+		err = pmuk_expo_gauge(e, f, NULL, (double)h->omitted);
+	return err;
+}
+
+/* The NMI watchdog keeps one hardware counter per CPU (cycles) busy for good;
+ * other processes' perf_event fds may hold more. */
 int pmuk_expo_collect_contention(struct pmu_exporter *e)
 {
 	struct pmu_mfamily *f;
@@ -231,12 +264,12 @@ int pmuk_expo_collect_contention(struct pmu_exporter *e)
 	int err;
 
 	if (pmuk_kfile_u64(&e->os->nmi_fd, &on, "/proc/sys/kernel/nmi_watchdog")) {
-		pmuk_clear_detail();
-		return 0;  /* no watchdog knob: nothing to say */
-	}
-	if ((err = pmuk_expo_family(e, "pmukit_pmu_nmi_watchdog", PMU_MTYPE_GAUGE,
-				    "1 when the NMI watchdog holds a hardware counter on every "
-				    "CPU (/proc/sys/kernel/nmi_watchdog).", NULL, &f)))
+		pmuk_clear_detail();  /* no watchdog knob: nothing to say about it */
+	} else if ((err = pmuk_expo_family(e, "pmukit_pmu_nmi_watchdog", PMU_MTYPE_GAUGE,
+					   "1 when the NMI watchdog holds a hardware counter on "
+					   "every CPU (/proc/sys/kernel/nmi_watchdog).", NULL, &f)) ||
+		   (err = pmuk_expo_gauge(e, f, NULL, on != 0))) {
 		return err;
-	return pmuk_expo_gauge(e, f, NULL, on != 0);
+	}
+	return holders(e);
 }
