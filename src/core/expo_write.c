@@ -179,6 +179,23 @@ static int put_family(struct pmu_mset *s, const struct pmu_mfamily *f, int om)
 	return err;
 }
 
+/* The buffer doubles while it grows, leaving up to as much again resident
+ * (memset by pmuk_grow): once rendered, it keeps an eighth of headroom over
+ * the longest rendering, so that the next scrapes fit without a realloc. */
+static void trim(struct pmu_mset *s)
+{
+	size_t want;
+	char *p;
+
+	if (s->out_len > s->out_peak)
+		s->out_peak = s->out_len;
+	want = s->out_peak + s->out_peak / 8 + 4096;
+	if (s->out_cap > want + want / 4 && (p = realloc(s->out, want))) {
+		s->out = p;
+		s->out_cap = want;
+	}
+}
+
 int pmu_mset_render(struct pmu_mset *s, enum pmu_expo_format fmt, const char **buf,
 		    size_t *len)
 {
@@ -195,6 +212,7 @@ int pmu_mset_render(struct pmu_mset *s, enum pmu_expo_format fmt, const char **b
 		err = put_str(s, "# EOF\n");
 	if (err)
 		return pmuk_fail(PMU_ENOMEM, "out of memory rendering %zu metric families", s->n);
+	trim(s);
 	*buf = s->out;
 	*len = s->out_len;
 	return 0;
