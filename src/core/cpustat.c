@@ -139,7 +139,12 @@ static int take(struct pmu_cpustat *s)
 			s->nsamples = 1;
 		return err;
 	}
-	qsort(s->cur.cpu, s->cur.n, sizeof(*s->cur.cpu), by_cpu);
+	/* /proc/stat comes sorted; glibc's qsort would malloc a copy of the array */
+	for (size_t i = 1; i < s->cur.n; i++)
+		if (s->cur.cpu[i - 1].cpu >= s->cur.cpu[i].cpu) {
+			qsort(s->cur.cpu, s->cur.n, sizeof(*s->cur.cpu), by_cpu);
+			break;
+		}
 	for (size_t i = 0; s->nsamples && i < s->cur.n; i++) {
 		struct pmuk_cpustat_raw *c = &s->cur.cpu[i];
 		const struct pmuk_cpustat_raw *p = find(&s->prev, c->cpu);
@@ -159,6 +164,12 @@ static int take(struct pmu_cpustat *s)
 
 int pmu_cpustat_open(const struct pmu_cpustat_opts *opts, struct pmu_cpustat **out)
 {
+	return pmuk_cpustat_open_want(opts, PMUK_CPUSTAT_ALL, out);
+}
+
+int pmuk_cpustat_open_want(const struct pmu_cpustat_opts *opts, unsigned want,
+			   struct pmu_cpustat **out)
+{
 	struct pmu_cpustat_opts o;
 	struct pmu_cpustat *s;
 	int err;
@@ -170,6 +181,7 @@ int pmu_cpustat_open(const struct pmu_cpustat_opts *opts, struct pmu_cpustat **o
 		return err;
 	if (!(s = calloc(1, sizeof(*s))))
 		return pmuk_fail(PMU_ENOMEM, "out of memory opening the CPU-time counters");
+	s->be.want = want;
 	if ((err = pmuk_cpustat_backend_open(&o, &s->be))) {
 		free(s);
 		return err;

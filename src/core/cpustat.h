@@ -38,8 +38,19 @@ struct pmuk_cpustat_snap {
 /* Appends a zeroed CPU (parked -1) to the snapshot; NULL when out of memory. */
 struct pmuk_cpustat_raw *pmuk_cpustat_add(struct pmuk_cpustat_snap *s, int cpu);
 
+/* What a sample reads beyond the CPU times (which are always read): a caller
+ * that shows no idle states or frequencies need not pay for them. */
+enum {
+	PMUK_CPUSTAT_FREQ = 1u << 0,     /* freq_mhz, perf_percent, parked */
+	PMUK_CPUSTAT_IDLE = 1u << 1,     /* idle[] */
+	PMUK_CPUSTAT_IDLE_KNOBS = 1u << 2, /* idle[].disabled (Linux: one file more per state) */
+	PMUK_CPUSTAT_ALL = 7u,
+};
+
 /* One OS source. read fills snap (n = 0 on entry, wall_ns to set). */
 struct pmuk_cpustat_backend {
+	unsigned want;                   /* PMUK_CPUSTAT_* bits, set before the backend
+					  * opens; a backend may read more */
 	const char *source;
 	void *state;
 	int (*read)(void *state, struct pmuk_cpustat_snap *snap);
@@ -50,6 +61,11 @@ struct pmuk_cpustat_backend {
  * NULL. */
 int pmuk_cpustat_backend_open(const struct pmu_cpustat_opts *opts,
 			      struct pmuk_cpustat_backend *b);
+
+/* pmu_cpustat_open reading only what want (PMUK_CPUSTAT_* bits) asks for; the
+ * values left out read as unknown (0, parked -1, no idle states). */
+int pmuk_cpustat_open_want(const struct pmu_cpustat_opts *opts, unsigned want,
+			   struct pmu_cpustat **out);
 
 /* Parses one line of /proc/stat into snap when it is a "cpuN" line (the "cpu"
  * total is skipped): fields user nice system idle iowait irq softirq steal in

@@ -28,6 +28,7 @@ struct pmu_mset {
 	size_t n, cap, made;
 	char *out;                   /* the last rendering */
 	size_t out_len, out_cap;
+	size_t out_peak;             /* the longest rendering yet */
 };
 
 /* Appends to the set's output buffer; PMU_ENOMEM. */

@@ -2,6 +2,7 @@
 /* pmu_exporter: opens the collectors, and on each scrape refills the metrics
  * set from them and renders it. Counter samples go through one clamp so that
  * no series goes backwards between scrapes. */
+#include "core/cpustat.h"
 #include "core/error.h"
 #include "core/exporter_int.h"
 #include "core/grow.h"
@@ -44,6 +45,14 @@ static int parse_collectors(const char *list, unsigned *mask)
 	return 0;
 }
 
+/* Only what the collectors show is read per scrape: idle states and
+ * frequencies are most of the files on a big host. */
+static unsigned cpustat_want(unsigned mask)
+{
+	return (mask & (1u << PMUK_COLL_CPUIDLE) ? PMUK_CPUSTAT_IDLE : 0) |
+	       (mask & (1u << PMUK_COLL_CPUFREQ) ? PMUK_CPUSTAT_FREQ : 0);
+}
+
 int pmu_exporter_open(const struct pmu_exporter_opts *opts, struct pmu_exporter **out)
 {
 	struct pmu_exporter *e;
@@ -70,7 +79,8 @@ int pmu_exporter_open(const struct pmu_exporter_opts *opts, struct pmu_exporter 
 		goto fail;
 	e->boot = pmuk_expo_boot_time(e->os);
 	if ((e->mask & ((1u << PMUK_COLL_CPU) | (1u << PMUK_COLL_CPUIDLE) |
-			(1u << PMUK_COLL_CPUFREQ))) && (err = pmu_cpustat_open(NULL, &e->cs)))
+			(1u << PMUK_COLL_CPUFREQ))) &&
+	    (err = pmuk_cpustat_open_want(NULL, cpustat_want(e->mask), &e->cs)))
 		goto fail;
 	if ((e->mask & (1u << PMUK_COLL_PMU)) && (err = pmuk_expo_pmu_open(e)))
 		goto fail;

@@ -266,6 +266,72 @@ static void test_idle_states(void **state)
 	pmu_cpustat_close(s);
 }
 
+/* Files are kept open between samples: a CPU that goes offline (out of
+ * /proc/stat; sysfs removes its cpuidle nodes) and comes back with new files
+ * and restarted counters shows the new values, not the old files' ones. */
+static void test_offline_online(void **state)
+{
+	const char *both = "cpu0 10 0 10 80 0 0 0 0 0 0\ncpu1 10 0 10 80 0 0 0 0 0 0\n";
+	char dir[256];
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c;
+	struct pmu_idle_state st;
+
+	(void)state;
+	proc_stat(both);
+	idle_state(1, 0, "C1", 1, 100, 1000, 0);
+	idle_state(1, 1, "C2", 50, 50, 5000, 0);
+	fixture_writeln(root, "sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "2000000");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_int_equal(pmu_cpustat_idle_count(s, 1), 2);
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_idle_read(s, 1, 0, &st), 0);
+	assert_int_equal(st.entries, 100);
+
+	proc_stat("cpu0 11 0 10 80 0 0 0 0 0 0\n");	/* cpu1 offline */
+	snprintf(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpu1", root);
+	assert_int_equal(fixture_remove(dir), 0);
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_cpu_count(s), 1);
+
+	proc_stat(both);				/* back, one state, counters restarted */
+	idle_state(1, 0, "C1", 1, 3, 30, 0);
+	fixture_writeln(root, "sys/devices/system/cpu/cpu1/cpufreq/scaling_cur_freq", "1500000");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_cpu_count(s), 2);
+	assert_int_equal(pmu_cpustat_idle_count(s, 1), 1);
+	assert_int_equal(pmu_cpustat_idle_read(s, 1, 0, &st), 0);
+	assert_int_equal(st.entries, 3);
+	assert_int_equal(st.ns, 30000);
+	assert_int_equal(pmu_cpustat_read(s, 1, &c), 0);
+	assert_true(c.freq_mhz > 1499.9 && c.freq_mhz < 1500.1);
+	pmu_cpustat_close(s);
+}
+
+/* Asked for times only, a sample reads neither idle states nor frequencies. */
+static void test_times_only(void **state)
+{
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c;
+
+	(void)state;
+	proc_stat("cpu0 10 0 10 80 0 0 0 0 0 0\n");
+	idle_state(0, 0, "C1", 1, 100, 1000, 0);
+	fixture_writeln(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000");
+	assert_int_equal(pmuk_cpustat_open_want(NULL, 0, &s), 0);
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_idle_count(s, 0), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_true(c.freq_mhz == 0);
+	assert_int_equal(c.ns[PMU_CPUTIME_USER], ns(10));
+	pmu_cpustat_close(s);
+	assert_int_equal(pmuk_cpustat_open_want(NULL, PMUK_CPUSTAT_IDLE, &s), 0);
+	assert_int_equal(pmu_cpustat_idle_count(s, 0), 1);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_true(c.freq_mhz == 0);
+	pmu_cpustat_close(s);
+}
+
 /* The live host: every CPU of /proc/stat, percentages summing to 100. */
 static void test_live(void **state)
 {
@@ -299,6 +365,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpus_and_freq, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_states, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offline_online, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_times_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 	};
 

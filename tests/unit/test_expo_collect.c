@@ -3,8 +3,8 @@
  * ticks to seconds in the three naming modes, cpuidle, cpufreq, interrupts
  * summed per CPU, the NMI watchdog, the monotonic clamp (a step back held, a
  * reset counted and carried over), a CPU going offline and back, an unknown
- * collector, a synthetic 256-CPU host, and the pmu collector on this host's
- * software events. */
+ * collector, a synthetic 256-CPU host, the pmu collector on this host's
+ * software events, and a child's perf_event fd seen by the contention collector. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,10 @@
 #include <cmocka.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <pmukit/error.h>
 #include <pmukit/exporter.h>
@@ -324,6 +328,52 @@ static void test_pmu_host(void **state)
 	pmu_sysroot_set(root);
 }
 
+/* A child holding a real perf_event fd (a software event) is listed, with its
+ * pid and name, by the contention collector on the live /proc. */
+static void test_perf_event_holder(void **state)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1 };
+	int ready[2], done[2];
+	struct pmu_exporter *e;
+	const char *t;
+	char ok = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	if ((pid = fork()) == 0) {
+		long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+
+		close(done[1]);  /* the parent's close is the signal to go */
+		prctl(PR_SET_NAME, "pmuk-holder");
+		ok = fd >= 0 ? 'y' : 'n';
+		if (write(ready[1], &ok, 1) != 1 || read(done[0], &ok, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(ready[0], &ok, 1), 1);
+	if (ok != 'y') {
+		close(done[1]);
+		waitpid(pid, NULL, 0);
+		skip();  /* perf_event_open refused here (perf_event_paranoid) */
+	}
+	pmu_sysroot_set("");
+	e = open_with("contention", PMU_EXPORTER_NATIVE);
+	t = scrape(e, PMU_EXPO_TEXT);
+	has(t, "pmukit_pmu_perf_event_holder_fds{pid=\"%d\",comm=\"pmuk-holder\"} 1\n",
+	    (int)pid);
+	pmu_exporter_close(e);
+	pmu_sysroot_set(root);
+	close(done[1]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_256_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pmu_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_perf_event_holder, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * 0.0.4 and OpenMetrics 1.0.0 (counter _total/_created, # UNIT, # EOF, unknown
  * vs untyped), escaping of label values and help, NaN and +-Inf, and the
  * model's refusals (bad names, a counter named _total, a unit the name does
- * not end in, a negative counter). */
+ * not end in, a negative counter); numbers spelled exactly as "%.15g" (else
+ * "%.17g") spells them, whether or not they take the integer fast path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include <pmukit/error.h>
 #include <pmukit/exporter.h>
+#include "core/expo.h"
 
 static struct pmu_mset *small_set(void)
 {
@@ -166,6 +168,52 @@ static void test_refusals(void **state)
 	pmu_mset_free(s);
 }
 
+/* The reference: the shortest of 15 or 17 digits that reads back. */
+static void reference(char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, size, "%.17g", v);
+}
+
+static void same_as_printf(double v)
+{
+	char got[40], want[40];
+
+	pmuk_expo_number(got, sizeof(got), v);
+	reference(want, sizeof(want), v);
+	if (strcmp(got, want))
+		fail_msg("%.17g: got \"%s\", printf spells \"%s\"", v, got, want);
+	assert_true(strtod(got, NULL) == v);
+}
+
+static void test_numbers(void **state)
+{
+	static const double edge[] = {
+		0, 1, -1, 0.5, 0.001, -0.001, 0.0005, 0.01, 0.1, 0.3, 1.1, 98.89, 1e13 + 0.5,
+		99999999999999.9, 1e14, -1e14, 1e15, 123456789012.345, 1700000000, 3.5e9,
+		1e-5, 2.5e-4, 4294967296.001, 9007199254740993.0, 1.0 / 3, -2.675,
+	};
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edge) / sizeof(*edge); i++)
+		same_as_printf(edge[i]);
+	/* USER_HZ ticks as seconds, cpuidle microseconds, kHz as Hz */
+	for (uint64_t t = 0; t < 200000; t += 7) {
+		same_as_printf((double)(t * 10000000ull) / 1e9);
+		same_as_printf((double)t * 1000 / 1e9 * 1000);
+		same_as_printf((double)t / 1000.0);
+	}
+	for (int i = 0; i < 100000; i++) {  /* xorshift: any double, any scale */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		same_as_printf((double)(x >> 11) / (double)(1ull << (x % 60)));
+		same_as_printf(-(double)(x % 100000000000ull) / 1000.0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_write_and_clear),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

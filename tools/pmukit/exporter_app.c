@@ -30,6 +30,10 @@ struct exp_app {
 	unsigned long max_requests, requests;
 	unsigned char *gz;
 	size_t gz_cap;
+#ifdef PMUKIT_HAVE_ZLIB
+	z_stream z;
+	int z_ready;
+#endif
 	char *kinds[MAX_KINDS];  /* the failure kinds already logged */
 	size_t nkinds;
 };
@@ -77,6 +81,10 @@ void exp_app_free(struct exp_app *a)
 	for (size_t i = 0; i < a->nkinds; i++)
 		free(a->kinds[i]);
 	free(a->gz);
+#ifdef PMUKIT_HAVE_ZLIB
+	if (a->z_ready)
+		deflateEnd(&a->z);
+#endif
 #ifndef _WIN32
 	pthread_mutex_destroy(&a->lock);
 #endif
@@ -160,45 +168,70 @@ static const char home[] =
 	"<!DOCTYPE html>\n<html><head><title>pmukit exporter</title></head><body>\n"
 	"<h1>pmukit exporter</h1>\n<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
 
+#ifdef PMUKIT_HAVE_ZLIB
+/* The gzip stream, made once and reset per scrape: deflateInit's ~100 KiB of
+ * tables are not allocated and zeroed again each time. windowBits 13 + 16 (the
+ * gzip wrapper) and memLevel 7: exposition text repeats within a few lines,
+ * so a small window compresses it about as well at less than half the memory.
+ * Level 1: the fastest level keeps most of the gain at a fraction of the CPU. */
+static int gz_start(struct exp_app *a)
+{
+	if (a->z_ready)
+		return deflateReset(&a->z) == Z_OK ? 0 : -1;
+	memset(&a->z, 0, sizeof(a->z));
+	if (deflateInit2(&a->z, Z_BEST_SPEED, Z_DEFLATED, 13 + 16, 7, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	a->z_ready = 1;
+	return 0;
+}
+
+/* Room for more output: the buffer grows as the stream needs, not to
+ * deflateBound (compressed text is a tenth of it or less). */
+static int gz_room(struct exp_app *a)
+{
+	size_t used = a->z.total_out, cap = a->gz_cap ? 2 * a->gz_cap : 16384;
+	unsigned char *p = realloc(a->gz, cap);
+
+	if (!p)
+		return -1;
+	a->gz = p;
+	a->gz_cap = cap;
+	a->z.next_out = a->gz + used;
+	a->z.avail_out = (uInt)(cap - used);
+	return 0;
+}
+#endif
+
 /* The scrape gzipped into a->gz when the scraper accepts it; else as it is. */
 static void maybe_gzip(struct exp_app *a, const char *accept_encoding, struct exp_reply *r)
 {
 #ifdef PMUKIT_HAVE_ZLIB
-	z_stream z;
+	int rc = Z_OK;
 
 	if (!accept_encoding || !(accepts(accept_encoding, "gzip") ||
 				  accepts(accept_encoding, "*")))
 		return;
-	memset(&z, 0, sizeof(z));
-	/* windowBits 15 + 16: the gzip wrapper (header and CRC-32 trailer). Level 1:
-	 * exposition text is repetitive enough that the fastest level keeps most of the
-	 * gain at a fraction of the CPU per scrape. */
-	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (gz_start(a))
 		return log_once_locked(a, "gzip", "zlib could not start (no memory); sent "
 				       "uncompressed");
-	size_t bound = deflateBound(&z, (uLong)r->len);
-	if (bound > a->gz_cap) {
-		unsigned char *p = realloc(a->gz, bound);
-		if (!p) {
-			deflateEnd(&z);
+	a->z.next_in = (unsigned char *)r->body;  /* zlib's API is not const */
+	a->z.avail_in = (uInt)r->len;
+	a->z.next_out = a->gz;
+	a->z.avail_out = (uInt)a->gz_cap;
+	while (rc == Z_OK || rc == Z_BUF_ERROR) {
+		if (!a->z.avail_out && gz_room(a))
 			return log_once_locked(a, "gzip", "no memory; sent uncompressed");
-		}
-		a->gz = p;
-		a->gz_cap = bound;
+		rc = deflate(&a->z, Z_FINISH);
+		if (rc == Z_BUF_ERROR && a->z.avail_out)
+			break;  /* no progress possible: not for want of room */
 	}
-	z.next_in = (unsigned char *)r->body;  /* zlib's API is not const */
-	z.avail_in = (uInt)r->len;
-	z.next_out = a->gz;
-	z.avail_out = (uInt)a->gz_cap;
-	int rc = deflate(&z, Z_FINISH);
 	if (rc == Z_STREAM_END) {
 		r->body = a->gz;
-		r->len = z.total_out;
+		r->len = a->z.total_out;
 		r->encoding = "gzip";
 	} else {
 		log_once_locked(a, "gzip", "deflate did not finish; sent uncompressed");
 	}
-	deflateEnd(&z);
 #else
 	(void)a;
 	(void)accept_encoding;
