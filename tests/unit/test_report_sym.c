@@ -202,11 +202,86 @@ static void test_same_offset_two_processes(void **state)
 	pmu_symbolizer_close(sym);
 }
 
+static void anon_map(struct pmu_report *rp, int32_t pid, uint64_t start, uint64_t len)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_MMAP;
+	r.has = PMU_HAS_TID;
+	r.pid = r.tid = pid;
+	r.cpu = r.event = -1;
+	r.mmap = (struct pmu_mmap){ .start = start, .len = len, .path = "//anon" };
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+static void jit_symbol(struct pmu_report *rp, int32_t pid, uint64_t start, const char *name)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SYMBOL;
+	r.pid = r.tid = pid;
+	r.cpu = r.event = -1;
+	r.symbol = (struct pmu_symbol){ start, 0x100, name, NULL };
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* JIT code has no build-id: two processes' code at one address is not the
+ * same code (each has its own /tmp/perf-PID.map), and a method unloaded and
+ * another loaded at its address is another function. Every sample must get
+ * the name its own process gave that address at that time. */
+static void test_jit_same_address(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	const int32_t a = 0x3ffe0001, b = 0x3ffe0002, c = 0x3ffe0003;
+	const uint64_t at = 0x7f0000001000ull;
+	char path[2][64];
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof(path[i]), "/tmp/perf-%d.map", (int)(i ? b : a));
+		FILE *m = fopen(path[i], "w");
+		assert_non_null(m);
+		fprintf(m, "%" PRIx64 " 100 %s\n", at, i ? "jit_of_b" : "jit_of_a");
+		fclose(m);
+	}
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	anon_map(rp, a, at - 0x1000, 0x10000);
+	anon_map(rp, b, at - 0x1000, 0x10000);
+	sample_at(rp, a, at + 0x10);
+	sample_at(rp, b, at + 0x10);
+	/* process c: the recording's own JIT records, a reload at one address */
+	anon_map(rp, c, at - 0x1000, 0x10000);
+	jit_symbol(rp, c, at, "jit_first");
+	sample_at(rp, c, at + 0x10);
+	jit_symbol(rp, c, at, NULL);	/* unloaded */
+	jit_symbol(rp, c, at, "jit_second");
+	sample_at(rp, c, at + 0x10);
+	sample_at(rp, c, at + 0x10);
+
+	char *out = text(rp, "sym");
+	assert_non_null(strstr(out, "  [.] jit_of_a\n"));
+	assert_non_null(strstr(out, "  [.] jit_of_b\n"));
+	assert_non_null(strstr(out, "    20.00%  [.] jit_first\n"));
+	assert_non_null(strstr(out, "    40.00%  [.] jit_second\n"));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+	unlink(path[0]);
+	unlink(path[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_same_offset_two_processes),
+		cmocka_unit_test(test_jit_same_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
