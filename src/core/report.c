@@ -396,6 +396,7 @@ static void task(struct pmu_report *r, const struct pmu_record *rec)
 int pmu_report_record(const struct pmu_record *rec, void *report)
 {
 	struct pmu_report *r = report;
+	struct rp_mapset *ms;
 
 	r->sum.records++;
 	r->gen++;
@@ -430,6 +431,10 @@ int pmu_report_record(const struct pmu_record *rec, void *report)
 	case PMU_RECORD_SYMBOL:	/* JIT code the recording names */
 		if (r->o.symbolizer && pmu_symbolizer_add_symbol(r->o.symbolizer, rec) == PMU_ENOMEM)
 			return PMU_ENOMEM;
+		/* the process's code may be named otherwise from now on */
+		if (!(ms = pmuk_rp_mapset(r, rec->pid < 0 ? -1 : rec->pid, 1)))
+			return pmuk_fail(PMU_ENOMEM, "no memory for the report's module maps");
+		ms->jit_gen++;
 		break;
 	case PMU_RECORD_LOST:
 		r->sum.lost += rec->lost.count;

@@ -35,6 +35,7 @@ struct rp_map {
 
 struct rp_mapset {
 	int32_t pid;             /* -1: kernel / every process */
+	uint32_t jit_gen;        /* JIT (SYMBOL) records of the process so far */
 	struct rp_map *v;
 	size_t n, cap;
 };
@@ -49,6 +50,10 @@ struct rp_moff {
 struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	uint64_t addr;           /* absolute */
+	uint64_t bias;           /* its map's start - pgoff: addr's offset in the module */
+	int32_t owner;           /* the process when the names may be its own (code
+				    without build-id: JIT, anonymous), else -2 */
+	uint32_t gen;            /* the owner's jit_gen when named */
 	uint32_t func;           /* the resolver's name, 0 when none */
 	uint32_t sym;            /* its row in the symbol table: the function holding it */
 	uint32_t line;           /* interned "file:line" in sym (past inlined calls), 0 unknown */

@@ -352,9 +352,16 @@ static const struct rp_map *find_map(const struct rp_mapset *s, uint64_t addr)
 
 /* ---- code addresses ---- */
 
+/* An address names the same frame again only in the same module at the same
+ * offset (two processes may map a module at overlapping ranges), and code
+ * without build-id (JIT, anonymous memory, no module) only in the same process
+ * with no JIT record of it since: perf-PID.map and JIT records are per process
+ * and an address may be reused by another method. */
 struct frame_key {
 	uint32_t module;
-	uint64_t addr;
+	uint64_t addr, bias;
+	int32_t owner;
+	uint32_t gen;
 };
 
 static int frame_eq(const void *key, uint32_t id, const void *ctx)
@@ -362,7 +369,27 @@ static int frame_eq(const void *key, uint32_t id, const void *ctx)
 	const struct frame_key *k = key;
 	const struct rp_frame *f = &((const struct pmu_report *)ctx)->frames[id];
 
-	return f->addr == k->addr && f->module == k->module;
+	return f->addr == k->addr && f->module == k->module && f->bias == k->bias &&
+	       f->owner == k->owner && f->gen == k->gen;
+}
+
+static struct frame_key frame_key_of(const struct pmu_report *r, const struct rp_map *m,
+				     const struct rp_mapset *own, int shared, int32_t pid,
+				     uint64_t addr)
+{
+	struct frame_key k = { m ? m->module : RP_NONE, addr, m ? m->start - m->pgoff : 0, -2, 0 };
+
+	if (!shared && (!m || !r->mods[m->module].bid_size)) {
+		k.owner = pid;
+		k.gen = own ? own->jit_gen : 0;
+	}
+	return k;
+}
+
+static uint64_t frame_hash(const struct frame_key *k)
+{
+	return pmuk_hash_u64(k->addr ^ (uint64_t)k->module << 47 ^ k->bias * 0x9e3779b97f4a7c15ull ^
+			     (uint64_t)(uint32_t)k->owner << 13 ^ (uint64_t)k->gen << 29);
 }
 
 struct sym_key {
@@ -552,11 +579,12 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel)
 {
 	const struct rp_map *m = find_map(own, addr);
+	int shared = 0;
 
 	if (!m && (m = find_map(all, addr)))
-		kernel = 1;	/* maps of every process: the kernel's */
-	struct frame_key k = { m ? m->module : RP_NONE, addr };
-	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47);
+		kernel = shared = 1;	/* maps of every process: the kernel's */
+	struct frame_key k = frame_key_of(r, m, own, shared, pid, addr);
+	uint64_t h = frame_hash(&k);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
@@ -567,6 +595,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	if (seen != RP_NONE) {	/* named already: the same names at this address */
 		struct rp_frame fr = r->frames[r->moffs[seen].frame];
 		fr.addr = addr;
+		fr.bias = k.bias;
 		return add_frame(r, &fr, h);
 	}
 	static struct named none;
@@ -576,7 +605,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	const struct named *use = named ? &nm : &none;
 	char name[600], label[600];
 	name_of(r, m, use, fn, addr, name, label, sizeof(name));
-	struct rp_frame fr = { k.module, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0, 0, 0 };
+	struct rp_frame fr = { k.module, addr, k.bias, k.owner, k.gen, 0, 0,
+			       use->n ? line_of(r, &use->fr[use->n - 1]) : 0, 0, 0 };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
 	fr.func = func && *func ? pmuk_rp_intern(&r->str, func) : 0;
 	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */
