@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The leaf is part of the key: a function inlined at one call and called out
+ * of line at another on the same line gives the same entries, but another
+ * function holds the sampled code. */
 struct group_key {
 	int32_t event;
 	uint32_t thread;
 	int32_t cpu;
 	const uint32_t *e;
 	size_t n;
+	uint32_t leaf;
 };
 
 static int group_eq(const void *key, uint32_t id, const void *ctx)
@@ -24,7 +28,7 @@ static int group_eq(const void *key, uint32_t id, const void *ctx)
 	const struct rp_group *g = &((const struct pmu_report *)ctx)->groups[id];
 
 	return g->event == k->event && g->thread == k->thread && g->cpu == k->cpu && g->n == k->n &&
-	       !memcmp(g->e, k->e, 2 * k->n * sizeof(*k->e));
+	       g->leaf == k->leaf && !memcmp(g->e, k->e, 2 * k->n * sizeof(*k->e));
 }
 
 /* Frames r->scratch[0..k) as (sym, line) pairs in r->escratch: their number,
@@ -57,9 +61,10 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 	if (n == SIZE_MAX)
 		return PMU_ENOMEM;
 	struct group_key key = { rec->event < 0 ? -1 : rec->event, (uint32_t)(t - r->threads),
-				 rec->has & PMU_HAS_CPU ? rec->cpu : -1, r->escratch, n };
+				 rec->has & PMU_HAS_CPU ? rec->cpu : -1, r->escratch, n,
+				 k ? r->frames[r->scratch[0]].n_inl : 0 };
 	uint64_t h = pmuk_hash_u64((uint64_t)(uint32_t)key.event << 32 | key.thread) ^
-		     (uint32_t)key.cpu;
+		     (uint32_t)key.cpu ^ (uint64_t)key.leaf << 40;
 	h = pmuk_hash_words(key.e, 2 * n, h);
 	uint32_t id = pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
 	if (id == RP_NONE) {
@@ -72,7 +77,7 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 		}
 		memcpy(copy, key.e, 2 * n * sizeof(*copy));
 		r->groups[r->n_groups++] = (struct rp_group){ key.event, key.thread, key.cpu,
-			(uint32_t)n, k ? r->frames[r->scratch[0]].n_inl : 0, copy, 0, 0 };
+			(uint32_t)n, key.leaf, copy, 0, 0 };
 	}
 	r->groups[id].count++;
 	r->groups[id].period += period;

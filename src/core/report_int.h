@@ -55,6 +55,8 @@ struct rp_frame {                /* a distinct code address */
 	uint32_t module;         /* RP_NONE: no module maps it */
 	int32_t pid;             /* JIT code (no module, anonymous memory): its process, */
 	uint64_t addr;           /* absolute */
+	uint64_t bias;           /* its map's start - pgoff: a module mapped at another
+				    base in another process is another frame */
 	uint32_t func;           /* the resolver's name, 0 when none */
 	uint32_t sym;            /* its row in the symbol table: the function holding it */
 	uint32_t line;           /* interned "file:line" in sym (past inlined calls), 0 unknown */

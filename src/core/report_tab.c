@@ -350,7 +350,7 @@ struct frame_key {
 	uint32_t module;
 	int32_t pid;             /* JIT code: the process and its generation */
 	uint32_t gen;
-	uint64_t addr;
+	uint64_t addr, bias;
 };
 
 static int frame_eq(const void *key, uint32_t id, const void *ctx)
@@ -359,7 +359,7 @@ static int frame_eq(const void *key, uint32_t id, const void *ctx)
 	const struct rp_frame *f = &((const struct pmu_report *)ctx)->frames[id];
 
 	return f->addr == k->addr && f->module == k->module && f->pid == k->pid &&
-	       f->gen == k->gen;
+	       f->gen == k->gen && f->bias == k->bias;
 }
 
 struct sym_key {
@@ -554,9 +554,10 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 		kernel = 1;	/* maps of every process: the kernel's */
 	int jit = pid >= 0 && !kernel && (!m || r->mods[m->module].anon);
 	struct frame_key k = { m ? m->module : RP_NONE, jit ? pid : -1,
-			       jit && own ? own->jit_gen : 0, addr };
+			       jit && own ? own->jit_gen : 0, addr, m ? m->start - m->pgoff : 0 };
 	uint64_t h = pmuk_hash_u64(k.addr ^ (uint64_t)k.module << 47 ^ (uint64_t)k.gen << 32 ^
-				   (uint64_t)(uint32_t)k.pid * 0x9E3779B97F4A7C15ull);
+				   (uint64_t)(uint32_t)k.pid * 0x9E3779B97F4A7C15ull ^
+				   k.bias * 0xC2B2AE3D27D4EB4Full);
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
@@ -567,6 +568,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	if (seen != RP_NONE) {	/* named already: the same names at this address */
 		struct rp_frame fr = r->frames[r->moffs[seen].frame];
 		fr.addr = addr;
+		fr.bias = k.bias;
 		return add_frame(r, &fr, h);
 	}
 	static struct named none;
@@ -576,8 +578,8 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	const struct named *use = named ? &nm : &none;
 	char name[600], label[600];
 	name_of(r, m, use, fn, addr, name, label, sizeof(name));
-	struct rp_frame fr = { k.module, k.pid, addr, 0, 0, use->n ? line_of(r, &use->fr[use->n - 1]) : 0,
-			       0, 0, k.gen };
+	struct rp_frame fr = { .module = k.module, .pid = k.pid, .addr = addr, .bias = k.bias,
+			       .line = use->n ? line_of(r, &use->fr[use->n - 1]) : 0, .gen = k.gen };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
 	fr.func = func && *func ? pmuk_rp_intern(&r->str, func) : 0;
 	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */

@@ -202,11 +202,151 @@ static void test_same_offset_two_processes(void **state)
 	pmu_symbolizer_close(sym);
 }
 
+static void anon_map(struct pmu_report *rp, int32_t pid, uint64_t start, uint64_t len)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_MMAP;
+	r.has = PMU_HAS_TID;
+	r.pid = r.tid = pid;
+	r.cpu = r.event = -1;
+	r.mmap = (struct pmu_mmap){ .start = start, .len = len, .path = "//anon" };
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+static void jit_symbol(struct pmu_report *rp, int32_t pid, uint64_t start, const char *name)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SYMBOL;
+	r.pid = r.tid = pid;
+	r.cpu = r.event = -1;
+	r.symbol = (struct pmu_symbol){ start, 0x100, name, NULL };
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* JIT code has no build-id: two processes' code at one address is not the
+ * same code (each has its own /tmp/perf-PID.map), and a method unloaded and
+ * another loaded at its address is another function. Every sample must get
+ * the name its own process gave that address at that time. */
+static void test_jit_same_address(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	const int32_t a = 0x3ffe0001, b = 0x3ffe0002, c = 0x3ffe0003;
+	const uint64_t at = 0x7f0000001000ull;
+	char path[2][64];
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof(path[i]), "/tmp/perf-%d.map", (int)(i ? b : a));
+		FILE *m = fopen(path[i], "w");
+		assert_non_null(m);
+		fprintf(m, "%" PRIx64 " 100 %s\n", at, i ? "jit_of_b" : "jit_of_a");
+		fclose(m);
+	}
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	anon_map(rp, a, at - 0x1000, 0x10000);
+	anon_map(rp, b, at - 0x1000, 0x10000);
+	sample_at(rp, a, at + 0x10);
+	sample_at(rp, b, at + 0x10);
+	/* process c: the recording's own JIT records, a reload at one address */
+	anon_map(rp, c, at - 0x1000, 0x10000);
+	jit_symbol(rp, c, at, "jit_first");
+	sample_at(rp, c, at + 0x10);
+	jit_symbol(rp, c, at, NULL);	/* unloaded */
+	jit_symbol(rp, c, at, "jit_second");
+	sample_at(rp, c, at + 0x10);
+	sample_at(rp, c, at + 0x10);
+
+	char *out = text(rp, "sym");
+	assert_non_null(strstr(out, "  [.] jit_of_a\n"));
+	assert_non_null(strstr(out, "  [.] jit_of_b\n"));
+	assert_non_null(strstr(out, "    20.00%  [.] jit_first\n"));
+	assert_non_null(strstr(out, "    40.00%  [.] jit_second\n"));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+	unlink(path[0]);
+	unlink(path[1]);
+}
+
+/* sym_twice is inlined into sym_leafy once and called out of line once, from
+ * one line: a sample in each copy has the same (symbol, line) entries, but the
+ * function holding the sampled code (the leaf) is sym_leafy in one and
+ * sym_twice in the other. Each body sits on one line so the lines agree. */
+static volatile uintptr_t twice_ra[2], twice_caller[2];
+static volatile int twice_n;
+
+__attribute__((noinline)) void twice_probe(uintptr_t caller)
+{
+	twice_caller[twice_n & 1] = caller;
+	twice_ra[twice_n++ & 1] = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* clang-format off */
+static inline __attribute__((always_inline)) int sym_twice(int x) { twice_probe((uintptr_t)__builtin_return_address(0)); return x + 1; }
+static int (*volatile twice_ptr)(int) = sym_twice;
+__attribute__((noinline)) int sym_leafy(int x) { int a = sym_twice(x); a += twice_ptr(a); return a; }
+/* clang-format on */
+
+static void test_same_entries_other_leaf(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	struct pmu_record r;
+	int32_t pid = (int32_t)getpid();
+	(void)state;
+
+	twice_n = 0;
+	assert_int_equal(sym_leafy(1), 5);
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	feed_maps(rp, pid);
+	uint64_t chains[2][2] = { { twice_ra[0] - 1, 0 }, { twice_ra[1] - 1, twice_caller[1] } };
+	for (int i = 0; i < 2; i++) {
+		memset(&r, 0, sizeof(r));
+		r.kind = PMU_RECORD_SAMPLE;
+		r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
+		r.pid = r.tid = pid;
+		r.cpu = -1;
+		r.cpumode = PMU_CPUMODE_USER;
+		r.sample.ip = chains[i][0];
+		r.sample.callchain = chains[i];
+		r.sample.nr_callchain = (uint64_t)i + 1;
+		assert_int_equal(pmu_report_record(&r, rp), 0);
+	}
+	char *out = text(rp, NULL);	/* one stack: leafy calling twice, inlined or not */
+	int one_stack = strstr(out, "!sym_leafy;test_report_sym!sym_twice 2\n") != NULL;
+	free(out);
+	if (!one_stack) {
+		pmu_report_free(rp);
+		pmu_symbolizer_close(sym);
+		skip();	/* the compiler placed the copies' lines apart: no collision */
+	}
+	out = text(rp, "sym");
+	assert_non_null(strstr(out, "    50.00%  [.] sym_leafy\n"));
+	assert_non_null(strstr(out, "    50.00%  [.] sym_twice\n"));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_same_offset_two_processes),
+		cmocka_unit_test(test_jit_same_address),
+		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
