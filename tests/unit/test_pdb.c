@@ -113,6 +113,87 @@ static void test_lookup(void **state)
 	pmuk_pdb_close(p);
 }
 
+/* The Age an image's RSDS record matches is the DBI stream's (offset 8): the info
+ * stream's Age goes up when a PDB is rewritten in place (MSVC /INCREMENTAL) while
+ * the DBI's stays that of the image's link. */
+static void test_age_from_dbi(void **state)
+{
+	struct pmu_module_id id;
+	struct pmuk_pdb *p;
+	struct pmu_guid g;
+	uint8_t *b = malloc(pdb_len);
+	size_t info, dbi;
+	char exe[256];
+	uint32_t age;
+
+	(void)state;
+	snprintf(exe, sizeof(exe), "%s/s.exe", dir);
+	assert_int_equal(pmu_module_id_from_pe_file(exe, &id), 0);
+	assert_int_equal(pmuk_pdb_open_mem(pdb, pdb_len, &p), 0);
+	info = (size_t)pmuk_le32((const uint8_t *)p->sblocks[PDB_STREAM_INFO]) * p->bsize + 8;
+	dbi = (size_t)pmuk_le32((const uint8_t *)p->sblocks[PDB_STREAM_DBI]) * p->bsize + 8;
+	pmuk_pdb_close(p);
+	assert_int_equal(pmuk_le32(pdb + info), id.age);
+	assert_int_equal(pmuk_le32(pdb + dbi), id.age);
+	memcpy(b, pdb, pdb_len);
+	b[info] += 1;
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	pmuk_pdb_identity(p, &g, &age);
+	assert_int_equal(age, id.age);
+	pmuk_pdb_close(p);
+	memcpy(b, pdb, pdb_len);
+	b[dbi] += 1;
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	pmuk_pdb_identity(p, &g, &age);
+	assert_int_equal(age, id.age + 1);
+	pmuk_pdb_close(p);
+	free(b);
+}
+
+/* Code in no procedure record (assembly with .cv_loc lines, as CRT and hand-written
+ * routines are) takes its line from the module whose DBI section contribution holds
+ * it, as llvm-symbolizer does: asmfn's rows are lines 7, 9 and 11 of a.s. */
+static const char asm_src[] =
+	"\t.text\n\t.globl asmfn\n\t.p2align 4\nasmfn:\n\t.cv_file 1 \"a.s\"\n"
+	"\t.cv_func_id 0\n\t.cv_loc 0 1 7 0\n\tnop\n\tnop\n\t.cv_loc 0 1 9 0\n"
+	"\tmovl $42, %eax\n\t.cv_loc 0 1 11 0\n\tret\n.Lend:\n"
+	"\t.section .debug$S,\"dr\"\n\t.p2align 2\n\t.long 4\n"
+	"\t.cv_linetable 0, asmfn, .Lend\n\t.cv_filechecksums\n\t.cv_stringtable\n";
+
+static void test_contribution_lines(void **state)
+{
+	static const uint32_t off[] = { 0, 1, 2, 6, 7 }, line[] = { 7, 7, 9, 9, 11 };
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	char cmd[1024], path[256];
+	uint64_t rva = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/a.s", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(asm_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && clang --target=x86_64-w64-mingw32 -g "
+		 "-fuse-ld=lld -nostdlib -Wl,--entry=asmfn -Wl,--pdb=a.pdb a.s -o a.exe", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/a.pdb", dir);
+	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	assert_int_equal(p->nprocs, 0);
+	for (size_t i = 0; i < p->npubs; i++)
+		if (!strcmp(p->pubs[i].name, "asmfn"))
+			rva = p->pubs[i].rva;
+	assert_true(rva != 0);
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		assert_int_equal(pmuk_pdb_lookup(p, (uint32_t)rva + off[i], fr, 8), 1);
+		assert_string_equal(fr[0].function, "asmfn");
+		assert_int_equal(fr[0].line, line[i]);
+		assert_non_null(fr[0].file);
+		assert_non_null(strstr(fr[0].file, "a.s"));
+	}
+	pmuk_pdb_close(p);
+}
+
 /* Opens a corrupted copy: its error, and the detail must contain each of want. */
 static void expect_corrupt(const uint8_t *b, size_t n, const char *want1, const char *want2)
 {
@@ -263,6 +344,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_recording),
+		cmocka_unit_test(test_age_from_dbi),
+		cmocka_unit_test(test_contribution_lines),
 		cmocka_unit_test(test_corrupt_headers),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
