@@ -131,6 +131,9 @@ int pmuk_pdb_dbi(struct pmuk_pdb *p)
 		free(s.p);
 		return bad(0, "no DBI header (signature -1, 64 bytes)");
 	}
+	/* The Age an image's RSDS record carries is the DBI's: the info stream's goes
+	 * up when a PDB is rewritten in place, this one stays the link's. */
+	p->age = pmuk_le32(s.p + 8);
 	if ((err = substreams(p, &s, &symrec)))
 		goto out;
 	for (uint32_t i = 0; i < p->nmods && !err; i++)
