@@ -84,6 +84,7 @@ void pmuk_pdb_close(struct pmuk_pdb *p)
 		free(p->mods[i].inl);
 	}
 	free(p->mods);
+	free(p->contribs);
 	free(p->procs);
 	free(p->pubs);
 	free(p->sec);
@@ -112,16 +113,35 @@ static int section_of(const struct pmuk_pdb *p, uint64_t rva)
 	return -1;
 }
 
-/* An address in no procedure: the public symbol before it in its section. */
+/* The line of rva in module m's table, no row before start counting. */
+static void line_at(const struct pmuk_pdb *p, const struct pdb_module *m, uint32_t rva,
+		    uint64_t start, struct pmuk_pdb_frame *f)
+{
+	size_t i = PMUK_BSEARCH_UPPER(m->lines, m->nlines, rva, rva);
+
+	if (i && m->lines[i - 1].rva >= start) {
+		f->line = m->lines[i - 1].line;
+		f->file = pmuk_pdb_file(p, m, m->lines[i - 1].file);
+	}
+}
+
+/* An address in no procedure: the public symbol before it in its section, and the
+ * line of the module whose section contribution holds it (assembly, CRT code). */
 static int public_at(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f)
 {
 	size_t i = PMUK_BSEARCH_UPPER(p->pubs, p->npubs, rva, rva);
-	int sec = section_of(p, rva);
+	int sec = section_of(p, rva), err;
+	struct pdb_module *m;
 
 	if (!i || sec < 0 || section_of(p, p->pubs[i - 1].rva) != sec)
 		return 0;
 	*f = (struct pmuk_pdb_frame){ .function = p->pubs[i - 1].name,
 				      .start = (uint32_t)p->pubs[i - 1].rva };
+	if (!(m = pmuk_pdb_contrib_mod(p, rva)))
+		return 1;
+	if ((err = pmuk_pdb_mod_lines(p, m)))
+		return err;
+	line_at(p, m, rva, p->pubs[i - 1].rva, f);
 	return 1;
 }
 
@@ -151,10 +171,6 @@ int pmuk_pdb_lookup(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f, 
 	if ((k = pmuk_pdb_inlines(p, pr, rva, f, max - 1)) < 0)
 		return k;
 	f[k] = (struct pmuk_pdb_frame){ .function = proc_name(p, pr), .start = (uint32_t)pr->rva };
-	i = PMUK_BSEARCH_UPPER(m->lines, m->nlines, rva, rva);
-	if (i && m->lines[i - 1].rva >= pr->rva) {
-		f[k].line = m->lines[i - 1].line;
-		f[k].file = pmuk_pdb_file(p, m, m->lines[i - 1].file);
-	}
+	line_at(p, m, rva, pr->rva, &f[k]);
 	return k + 1;
 }
