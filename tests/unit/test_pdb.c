@@ -194,6 +194,57 @@ static void test_contribution_lines(void **state)
 	pmuk_pdb_close(p);
 }
 
+/* The file offset of byte off of stream i. */
+static size_t file_off(const struct pmuk_pdb *p, uint32_t i, uint32_t off)
+{
+	const uint8_t *list = (const uint8_t *)p->sblocks[i];
+
+	return (size_t)pmuk_le32(list + 4 * (off / p->bsize)) * p->bsize + off % p->bsize;
+}
+
+/* A procedure's end (pEnd) and an inline site's end near 4 GiB: stepping over the
+ * site that does not cover an address must not wrap the offset into a read far past
+ * the module stream (it did: at + 4 <= symbytes held for at = 0xfffffffe). */
+static void test_inline_site_end_wraps(void **state)
+{
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	uint8_t *b = malloc(pdb_len);
+	size_t proc_end = 0, site_end = 0;
+	uint32_t lo = 0, hi = 0;
+
+	(void)state;
+	assert_int_equal(pmuk_pdb_open_mem(pdb, pdb_len, &p), 0);
+	for (size_t i = 0; i < p->nprocs && !site_end; i++) {
+		const struct pdb_proc *pr = &p->procs[i];
+		const struct pdb_module *m = &p->mods[pr->mod];
+
+		for (uint32_t at = pr->sym; at < pr->end; at += 2 + pmuk_le16(m->s.p + at))
+			if (pmuk_le16(m->s.p + at + 2) == 0x114d) {	/* S_INLINESITE */
+				proc_end = file_off(p, m->stream, pr->sym + 8);
+				site_end = file_off(p, m->stream, at + 8);
+				lo = (uint32_t)pr->rva;
+				hi = lo + pr->len;
+				break;
+			}
+	}
+	assert_true(site_end != 0);
+	memcpy(b, pdb, pdb_len);
+	memcpy(b + proc_end, "\xff\xff\xff\xff", 4);
+	memcpy(b + site_end, "\xfe\xff\xff\xff", 4);
+	pmuk_pdb_close(p);
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	for (uint32_t rva = lo; rva < hi; rva++) {
+		int n = pmuk_pdb_lookup(p, rva, fr, 8);
+
+		assert_true(n == PMU_EFORMAT || (n >= 1 && n <= 8));
+		if (n == PMU_EFORMAT)
+			assert_non_null(strstr(pmu_error_detail(), "inline site"));
+	}
+	pmuk_pdb_close(p);
+	free(b);
+}
+
 /* Opens a corrupted copy: its error, and the detail must contain each of want. */
 static void expect_corrupt(const uint8_t *b, size_t n, const char *want1, const char *want2)
 {
@@ -346,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_recording),
 		cmocka_unit_test(test_age_from_dbi),
 		cmocka_unit_test(test_contribution_lines),
+		cmocka_unit_test(test_inline_site_end_wraps),
 		cmocka_unit_test(test_corrupt_headers),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
