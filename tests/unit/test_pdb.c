@@ -245,6 +245,47 @@ static void test_inline_site_end_wraps(void **state)
 	free(b);
 }
 
+/* MSVC-decorated linkage names (the publics of a C++ build for the MSVC ABI) have no
+ * demangler here: a procedure is named by its own record (ns::K::get, what DbgHelp's
+ * SymFromAddr gives; llvm-symbolizer adds the parameters), never ?get@K@ns@@QEAAHH@Z. */
+static const char cpp_src[] =
+	"namespace ns { struct K { int v; int __attribute__((noinline)) get(int x) "
+	"{ return v * x; } }; }\n"
+	"ns::K k{2};\nextern \"C\" int start() { return k.get(3); }\n";
+
+static void test_msvc_decorated(void **state)
+{
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	char cmd[1024], path[256];
+	int found = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/c.cpp", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(cpp_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && clang++ --target=x86_64-pc-windows-msvc -O2 -g "
+		 "-gcodeview -fno-exceptions -c c.cpp -o c.obj && lld-link /entry:start "
+		 "/subsystem:console /nodefaultlib /debug /pdb:c.pdb c.obj /out:c.exe "
+		 ">/dev/null", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/c.pdb", dir);
+	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	for (size_t i = 0; i < p->npubs; i++)
+		found += !strcmp(p->pubs[i].name, "?get@K@ns@@QEAAHH@Z");
+	assert_int_equal(found, 1);	/* the decorated public exists */
+	found = 0;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		assert_true(pmuk_pdb_lookup(p, (uint32_t)p->procs[i].rva, fr, 8) >= 1);
+		assert_true(fr[0].function[0] != '?');
+		found += !strcmp(fr[0].function, "ns::K::get");
+	}
+	assert_int_equal(found, 1);
+	pmuk_pdb_close(p);
+}
+
 /* Opens a corrupted copy: its error, and the detail must contain each of want. */
 static void expect_corrupt(const uint8_t *b, size_t n, const char *want1, const char *want2)
 {
@@ -398,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_age_from_dbi),
 		cmocka_unit_test(test_contribution_lines),
 		cmocka_unit_test(test_inline_site_end_wraps),
+		cmocka_unit_test(test_msvc_decorated),
 		cmocka_unit_test(test_corrupt_headers),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
