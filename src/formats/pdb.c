@@ -145,12 +145,16 @@ static int public_at(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f)
 	return 1;
 }
 
-/* The public name at the procedure's address (the linkage name), else its own. */
+/* The public name at the procedure's address (the linkage name: Itanium names are
+ * demangled by the symbolizer), else its own. MSVC-decorated names ('?') have no
+ * demangler here: the record's own name (ns::K::get) is what DbgHelp gives too. */
 static const char *proc_name(const struct pmuk_pdb *p, const struct pdb_proc *pr)
 {
 	size_t i = PMUK_BSEARCH_UPPER(p->pubs, p->npubs, rva, pr->rva);
 
-	return i && p->pubs[i - 1].rva == pr->rva ? p->pubs[i - 1].name : pr->name;
+	if (!i || p->pubs[i - 1].rva != pr->rva || p->pubs[i - 1].name[0] == '?')
+		return pr->name;
+	return p->pubs[i - 1].name;
 }
 
 int pmuk_pdb_lookup(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f, int max)
