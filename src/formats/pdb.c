@@ -4,8 +4,10 @@
 #include "formats/pdb_int.h"
 #include "core/bsearch.h"
 #include "core/error.h"
+#include "core/file.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,23 +49,37 @@ int pmuk_pdb_open_mem(const void *buf, size_t len, struct pmuk_pdb **out)
 	return finish(p, out);
 }
 
+/* The size of f, or -1: 64 bits on Windows too, whose long (ftell) has 32. */
+static long long file_size(FILE *f)
+{
+#ifdef _WIN32
+	long long n = _fseeki64(f, 0, SEEK_END) ? -1 : _ftelli64(f);
+
+	return n < 0 || _fseeki64(f, 0, SEEK_SET) ? -1 : n;
+#else
+	long long n = fseeko(f, 0, SEEK_END) ? -1 : (long long)ftello(f);
+
+	return n < 0 || fseeko(f, 0, SEEK_SET) ? -1 : n;
+#endif
+}
+
 int pmuk_pdb_open(const char *path, struct pmuk_pdb **out)
 {
 	struct pmuk_pdb *p;
-	FILE *fp = fopen(path, "rb");
-	long n;
+	FILE *fp = pmuk_fopen(path, "rb");	/* UTF-8 paths on Windows too */
+	long long n;
 
 	*out = NULL;
 	if (!fp)
 		return pmuk_fail(PMU_ENOENT, "cannot open %s: %s", path, strerror(errno));
-	if (fseek(fp, 0, SEEK_END) || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
+	if ((n = file_size(fp)) < 0 || (unsigned long long)n >= SIZE_MAX) {
 		fclose(fp);
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path, strerror(errno));
 	}
 	if (!(p = calloc(1, sizeof(*p))) || !(p->file = malloc((size_t)n + 1))) {
 		fclose(fp);
 		free(p);
-		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s (%ld bytes)", path, n);
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s (%lld bytes)", path, n);
 	}
 	p->size = fread(p->file, 1, (size_t)n, fp);
 	fclose(fp);
