@@ -190,8 +190,11 @@ int pmuk_pdb_dbi(struct pmuk_pdb *p)
 	if (!err && symrec != PDB_NIL && !(err = pmuk_pdb_stream(p, symrec, &p->symrec)))
 		err = pmuk_pdb_publics(p, &p->symrec);
 	if (!err) {
-		qsort(p->procs, p->nprocs, sizeof(*p->procs), by_rva);
-		qsort(p->pubs, p->npubs, sizeof(*p->pubs), pub_by_rva);
+		/* qsort of a NULL array (none found) is undefined even for 0 items */
+		if (p->nprocs)
+			qsort(p->procs, p->nprocs, sizeof(*p->procs), by_rva);
+		if (p->npubs)
+			qsort(p->pubs, p->npubs, sizeof(*p->pubs), pub_by_rva);
 	}
 out:
 	free(s.p);
