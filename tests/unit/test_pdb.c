@@ -326,6 +326,29 @@ static void test_corrupt_headers(void **state)
 	free(b);
 }
 
+/* A 3 KiB MSF whose stream 1 lists one block 125 times: 64,000 bytes copied from a
+ * file that has 6 blocks. Block lists longer than the file (stream 0, the previous
+ * directory, aside) are refused in the directory, before any stream is copied, so a
+ * small file cannot make the reader allocate bsize/4 times its size per block. */
+static void test_blocks_reused(void **state)
+{
+	uint8_t b[6 * 512] = { 0 };
+	uint8_t *d = b + 2 * 512;
+
+	(void)state;
+	memcpy(b, "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0", 32);
+	memcpy(b + 32, &(uint32_t){ 512 }, 4);	/* little-endian host */
+	memcpy(b + 40, &(uint32_t){ 6 }, 4);	/* blocks */
+	memcpy(b + 44, &(uint32_t){ 512 }, 4);	/* directory bytes */
+	memcpy(b + 52, &(uint32_t){ 1 }, 4);	/* the block listing the directory's */
+	memcpy(b + 512, &(uint32_t){ 2 }, 4);	/* the directory is block 2 */
+	memcpy(d, &(uint32_t){ 2 }, 4);		/* 2 streams */
+	memcpy(d + 8, &(uint32_t){ 125 * 512 }, 4);
+	for (int i = 0; i < 125; i++)
+		memcpy(d + 12 + 4 * i, &(uint32_t){ 5 }, 4);
+	expect_corrupt(b, sizeof(b), "stream directory", "125 blocks");
+}
+
 /* The first symbol record of the first module with symbols gets length 0xfff0. */
 static void test_corrupt_record(void **state)
 {
@@ -441,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_inline_site_end_wraps),
 		cmocka_unit_test(test_msvc_decorated),
 		cmocka_unit_test(test_corrupt_headers),
+		cmocka_unit_test(test_blocks_reused),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
 	};
