@@ -346,7 +346,7 @@ static void test_blocks_reused(void **state)
 	memcpy(d + 8, &(uint32_t){ 125 * 512 }, 4);
 	for (int i = 0; i < 125; i++)
 		memcpy(d + 12 + 4 * i, &(uint32_t){ 5 }, 4);
-	expect_corrupt(b, sizeof(b), "stream directory", "125 blocks");
+	expect_corrupt(b, sizeof(b), "stream directory", "list to 125, but the file has 6");
 }
 
 /* The first symbol record of the first module with symbols gets length 0xfff0. */
