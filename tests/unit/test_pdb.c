@@ -4,7 +4,10 @@
  * size, directory, stream size, symbol record length and truncations at every
  * block must give PMU_EFORMAT naming the stream and the offset, and thousands of
  * flipped bytes must never crash. Recording mode finds a PDB by the GUID+Age an
- * image load recorded, and says when it is stale or missing. Skips (77) without clang, lld and mingw-w64. */
+ * image load recorded, and says when it is stale or missing. Also: the DBI Age is
+ * the one matched, lines of code in no procedure (assembly) through the section
+ * contributions, MSVC-decorated C++ names, an inline site's end near 4 GiB and a
+ * block listed over and over. Skips (77) without clang, lld and mingw-w64. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
