@@ -4,8 +4,10 @@
 #include "formats/pdb_int.h"
 #include "core/bsearch.h"
 #include "core/error.h"
+#include "core/file.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,23 +49,37 @@ int pmuk_pdb_open_mem(const void *buf, size_t len, struct pmuk_pdb **out)
 	return finish(p, out);
 }
 
+/* The size of f, or -1: 64 bits on Windows too, whose long (ftell) has 32. */
+static long long file_size(FILE *f)
+{
+#ifdef _WIN32
+	long long n = _fseeki64(f, 0, SEEK_END) ? -1 : _ftelli64(f);
+
+	return n < 0 || _fseeki64(f, 0, SEEK_SET) ? -1 : n;
+#else
+	long long n = fseeko(f, 0, SEEK_END) ? -1 : (long long)ftello(f);
+
+	return n < 0 || fseeko(f, 0, SEEK_SET) ? -1 : n;
+#endif
+}
+
 int pmuk_pdb_open(const char *path, struct pmuk_pdb **out)
 {
 	struct pmuk_pdb *p;
-	FILE *fp = fopen(path, "rb");
-	long n;
+	FILE *fp = pmuk_fopen(path, "rb");	/* UTF-8 paths on Windows too */
+	long long n;
 
 	*out = NULL;
 	if (!fp)
 		return pmuk_fail(PMU_ENOENT, "cannot open %s: %s", path, strerror(errno));
-	if (fseek(fp, 0, SEEK_END) || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET)) {
+	if ((n = file_size(fp)) < 0 || (unsigned long long)n >= SIZE_MAX) {
 		fclose(fp);
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path, strerror(errno));
 	}
 	if (!(p = calloc(1, sizeof(*p))) || !(p->file = malloc((size_t)n + 1))) {
 		fclose(fp);
 		free(p);
-		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s (%ld bytes)", path, n);
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s (%lld bytes)", path, n);
 	}
 	p->size = fread(p->file, 1, (size_t)n, fp);
 	fclose(fp);
@@ -84,6 +100,7 @@ void pmuk_pdb_close(struct pmuk_pdb *p)
 		free(p->mods[i].inl);
 	}
 	free(p->mods);
+	free(p->contribs);
 	free(p->procs);
 	free(p->pubs);
 	free(p->sec);
@@ -112,25 +129,48 @@ static int section_of(const struct pmuk_pdb *p, uint64_t rva)
 	return -1;
 }
 
-/* An address in no procedure: the public symbol before it in its section. */
+/* The line of rva in module m's table, no row before start counting. */
+static void line_at(const struct pmuk_pdb *p, const struct pdb_module *m, uint32_t rva,
+		    uint64_t start, struct pmuk_pdb_frame *f)
+{
+	size_t i = PMUK_BSEARCH_UPPER(m->lines, m->nlines, rva, rva);
+
+	if (i && m->lines[i - 1].rva >= start) {
+		f->line = m->lines[i - 1].line;
+		f->file = pmuk_pdb_file(p, m, m->lines[i - 1].file);
+	}
+}
+
+/* An address in no procedure: the public symbol before it in its section, and the
+ * line of the module whose section contribution holds it (assembly, CRT code). */
 static int public_at(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f)
 {
 	size_t i = PMUK_BSEARCH_UPPER(p->pubs, p->npubs, rva, rva);
-	int sec = section_of(p, rva);
+	int sec = section_of(p, rva), err;
+	struct pdb_module *m;
 
 	if (!i || sec < 0 || section_of(p, p->pubs[i - 1].rva) != sec)
 		return 0;
 	*f = (struct pmuk_pdb_frame){ .function = p->pubs[i - 1].name,
 				      .start = (uint32_t)p->pubs[i - 1].rva };
+	if (!(m = pmuk_pdb_contrib_mod(p, rva)))
+		return 1;
+	if ((err = pmuk_pdb_mod_lines(p, m)))
+		return err;
+	line_at(p, m, rva, p->pubs[i - 1].rva, f);
 	return 1;
 }
 
-/* The public name at the procedure's address (the linkage name), else its own. */
+/* The public name at the procedure's address (the linkage name: Itanium names are
+ * demangled by the symbolizer), else its own. MSVC-decorated names ('?') have no
+ * demangler here: the record's own name (ns::K::get) is what DbgHelp gives too. */
 static const char *proc_name(const struct pmuk_pdb *p, const struct pdb_proc *pr)
 {
 	size_t i = PMUK_BSEARCH_UPPER(p->pubs, p->npubs, rva, pr->rva);
 
-	return i && p->pubs[i - 1].rva == pr->rva ? p->pubs[i - 1].name : pr->name;
+	if (!i || p->pubs[i - 1].rva != pr->rva || p->pubs[i - 1].name[0] == '?')
+		return pr->name;
+	return p->pubs[i - 1].name;
 }
 
 int pmuk_pdb_lookup(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f, int max)
@@ -151,10 +191,6 @@ int pmuk_pdb_lookup(struct pmuk_pdb *p, uint32_t rva, struct pmuk_pdb_frame *f, 
 	if ((k = pmuk_pdb_inlines(p, pr, rva, f, max - 1)) < 0)
 		return k;
 	f[k] = (struct pmuk_pdb_frame){ .function = proc_name(p, pr), .start = (uint32_t)pr->rva };
-	i = PMUK_BSEARCH_UPPER(m->lines, m->nlines, rva, rva);
-	if (i && m->lines[i - 1].rva >= pr->rva) {
-		f[k].line = m->lines[i - 1].line;
-		f[k].file = pmuk_pdb_file(p, m, m->lines[i - 1].file);
-	}
+	line_at(p, m, rva, pr->rva, &f[k]);
 	return k + 1;
 }

@@ -5,6 +5,7 @@
  * headers (RVA of each section, to turn seg:off into an RVA). Each module names its
  * symbol stream and the sizes of its symbols and C13 lines. */
 #include "formats/pdb_int.h"
+#include "core/bsearch.h"
 #include "core/cursor.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -17,6 +18,8 @@
 #define MODI_FIXED 64
 #define DBG_SECTION_HEADERS 5
 #define SECTION_HEADER 40
+#define SC_VER60 0xf12eba2du   /* 0xeffe0000 + 19970605: 28-byte entries */
+#define SC_V2 0xf13151e4u      /* 0xeffe0000 + 20140516: 32 bytes (+ COFF section) */
 
 static int bad(uint32_t off, const char *what)
 {
@@ -80,6 +83,49 @@ uint32_t pmuk_pdb_rva(const struct pmuk_pdb *p, uint16_t seg, uint32_t off)
 	return p->sec[seg - 1].rva + off;
 }
 
+static int contrib_by_rva(const void *a, const void *b)
+{
+	const struct pdb_contrib *x = a, *y = b;
+
+	return x->rva < y->rva ? -1 : x->rva > y->rva;
+}
+
+/* The section contributions (u32 version, then entries: section u16, pad u16,
+ * offset i32, size i32, characteristics u32, module u16, ...): run after the
+ * section headers are known, since they place seg:off. */
+static int contributions(struct pmuk_pdb *p, const uint8_t *b, uint32_t n, uint32_t base)
+{
+	uint32_t ver = n >= 4 ? pmuk_le32(b) : 0, esz = ver == SC_V2 ? 32 : 28;
+
+	if (ver != SC_VER60 && ver != SC_V2)
+		return 0;	/* none, or a version we do not know: no lines outside procs */
+	if ((n - 4) % esz)
+		return bad(base, "the section contributions are not a whole number of entries");
+	p->ncontribs = 0;
+	if (!(p->contribs = malloc(((n - 4) / esz + 1) * sizeof(*p->contribs))))
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading PDB section contributions");
+	for (uint32_t at = 4; at < n; at += esz) {
+		const uint8_t *e = b + at;
+		uint32_t rva = pmuk_pdb_rva(p, pmuk_le16(e), pmuk_le32(e + 4));
+		uint32_t size = pmuk_le32(e + 8), mod = pmuk_le16(e + 16);
+
+		if (rva == UINT32_MAX || !size || (int32_t)size < 0 || mod >= p->nmods)
+			continue;	/* nothing to place, or no such module: no lines */
+		p->contribs[p->ncontribs++] = (struct pdb_contrib){ rva, size, mod };
+	}
+	qsort(p->contribs, p->ncontribs, sizeof(*p->contribs), contrib_by_rva);
+	return 0;
+}
+
+struct pdb_module *pmuk_pdb_contrib_mod(const struct pmuk_pdb *p, uint32_t rva)
+{
+	size_t i = PMUK_BSEARCH_UPPER(p->contribs, p->ncontribs, rva, rva);
+
+	if (!i || rva - p->contribs[i - 1].rva >= p->contribs[i - 1].size)
+		return NULL;
+	return &p->mods[p->contribs[i - 1].mod];
+}
+
 static int by_rva(const void *a, const void *b)
 {
 	const struct pdb_proc *x = a, *y = b;
@@ -116,7 +162,10 @@ static int substreams(struct pmuk_pdb *p, const struct pdb_stream *s, uint16_t *
 	*symrec = pmuk_le16(h + 20);
 	if ((err = modules(p, s->p + off[0], (uint32_t)(off[1] - off[0]), DBI_HEADER)))
 		return err;
-	return sections(p, s->p + off[6], (uint32_t)(at - off[6]));
+	if ((err = sections(p, s->p + off[6], (uint32_t)(at - off[6]))))
+		return err;
+	return contributions(p, s->p + off[1], (uint32_t)(off[2] - off[1]),
+			     (uint32_t)off[1]);
 }
 
 int pmuk_pdb_dbi(struct pmuk_pdb *p)
@@ -131,6 +180,9 @@ int pmuk_pdb_dbi(struct pmuk_pdb *p)
 		free(s.p);
 		return bad(0, "no DBI header (signature -1, 64 bytes)");
 	}
+	/* The Age an image's RSDS record carries is the DBI's: the info stream's goes
+	 * up when a PDB is rewritten in place, this one stays the link's. */
+	p->age = pmuk_le32(s.p + 8);
 	if ((err = substreams(p, &s, &symrec)))
 		goto out;
 	for (uint32_t i = 0; i < p->nmods && !err; i++)
@@ -138,8 +190,11 @@ int pmuk_pdb_dbi(struct pmuk_pdb *p)
 	if (!err && symrec != PDB_NIL && !(err = pmuk_pdb_stream(p, symrec, &p->symrec)))
 		err = pmuk_pdb_publics(p, &p->symrec);
 	if (!err) {
-		qsort(p->procs, p->nprocs, sizeof(*p->procs), by_rva);
-		qsort(p->pubs, p->npubs, sizeof(*p->pubs), pub_by_rva);
+		/* qsort of a NULL array (none found) is undefined even for 0 items */
+		if (p->nprocs)
+			qsort(p->procs, p->nprocs, sizeof(*p->procs), by_rva);
+		if (p->npubs)
+			qsort(p->pubs, p->npubs, sizeof(*p->pubs), pub_by_rva);
 	}
 out:
 	free(s.p);

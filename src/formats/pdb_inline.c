@@ -263,7 +263,8 @@ int pmuk_pdb_inlines(struct pmuk_pdb *p, const struct pdb_proc *pr, uint32_t rva
 	uint32_t at = pr->sym + 2 + pmuk_le16(m->s.p + pr->sym);
 	int ns = 0;
 
-	while (at + 4 <= m->symbytes && at < pr->end) {
+	/* at <= symbytes - 4, not at + 4 <= symbytes: a site's end near 4 GiB wraps */
+	while (at <= m->symbytes - 4 && at < pr->end) {
 		uint32_t end = at + 2 + pmuk_le16(m->s.p + at), kind, id = 0, next = 0;
 		struct ba_walk w = { .target = rva - (uint32_t)pr->rva };
 		int r;

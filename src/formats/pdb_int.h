@@ -64,6 +64,11 @@ struct pdb_pub {
 	const char *name;
 };
 
+struct pdb_contrib {            /* a DBI section contribution: whose code lies there */
+	uint64_t rva;           /* 64 bits: core/bsearch.h's key */
+	uint32_t size, mod;
+};
+
 struct pdb_section {
 	uint32_t rva, size;
 };
@@ -89,6 +94,8 @@ struct pmuk_pdb {
 	uint32_t nsec;
 	struct pdb_module *mods;
 	uint32_t nmods;
+	struct pdb_contrib *contribs;   /* sorted by rva */
+	size_t ncontribs;
 	struct pdb_proc *procs;     /* sorted by rva */
 	size_t nprocs, capprocs;
 	struct pdb_pub *pubs;       /* sorted by rva */
@@ -104,6 +111,8 @@ int pmuk_pdb_info(struct pmuk_pdb *p);
 const char *pmuk_pdb_name(const struct pmuk_pdb *p, uint32_t off);
 /* DBI (pdb_dbi.c): modules, section headers; publics of the symbol record stream. */
 int pmuk_pdb_dbi(struct pmuk_pdb *p);
+/* The module whose section contribution holds rva, or NULL. */
+struct pdb_module *pmuk_pdb_contrib_mod(const struct pmuk_pdb *p, uint32_t rva);
 /* Symbols (pdb_sym.c): the procedures of module m; S_PUB32 of stream s. */
 int pmuk_pdb_mod_procs(struct pmuk_pdb *p, uint32_t m);
 int pmuk_pdb_publics(struct pmuk_pdb *p, const struct pdb_stream *s);

@@ -148,8 +148,10 @@ int pmuk_pdb_mod_lines(struct pmuk_pdb *p, struct pdb_module *m)
 		m->loaded = -1;
 		return err;
 	}
-	qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
-	qsort(m->inl, m->ninl, sizeof(*m->inl), inl_cmp);
+	if (m->nlines)	/* qsort(NULL, 0) is undefined */
+		qsort(m->lines, m->nlines, sizeof(*m->lines), line_cmp);
+	if (m->ninl)
+		qsort(m->inl, m->ninl, sizeof(*m->inl), inl_cmp);
 	m->loaded = 1;
 	return 0;
 }

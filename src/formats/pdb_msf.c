@@ -65,7 +65,7 @@ static int superblock(struct pmuk_pdb *p, uint32_t *dirbytes, uint32_t *mapblock
 /* Splits the directory into sizes and block lists. */
 static int directory(struct pmuk_pdb *p, uint32_t n)
 {
-	uint64_t at;
+	uint64_t at, used = 0;
 
 	if (n < 4)
 		return pmuk_fail(PMU_EFORMAT, "PDB stream directory: %u bytes hold no stream "
@@ -84,6 +84,16 @@ static int directory(struct pmuk_pdb *p, uint32_t n)
 		p->ssize[i] = sz == 0xffffffffu ? 0 : sz;
 		p->sblocks[i] = (uint32_t *)(p->dir + at);
 		at += 4 * blocks_of(p->ssize[i], p->bsize);
+		/* Streams own distinct blocks, so together they list no more than the file
+		 * has; stream 0 (the previous directory) may list freed ones again. A
+		 * block listed over and over would make a small file copy gigabytes. */
+		used += i ? blocks_of(p->ssize[i], p->bsize) : 0;
+		if (used > p->nblocks)
+			return pmuk_fail(PMU_EFORMAT, "PDB stream directory (offset %llu): "
+					 "stream %u (%u bytes) brings the blocks streams 1 to %u "
+					 "list to %llu, but the file has %u: the file is corrupt",
+					 (unsigned long long)(4 + 4 * (uint64_t)i), i, p->ssize[i],
+					 i, (unsigned long long)used, p->nblocks);
 		if (at > n)
 			return pmuk_fail(PMU_EFORMAT, "PDB stream directory (offset %llu): the "
 					 "block list of stream %u (%u bytes) runs past its end: the "

@@ -5,6 +5,7 @@
  * carry the RVA as module offset. */
 #include "core/symbols_int.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/guid.h"
 #include "core/le.h"
 #include "core/sympath.h"
@@ -20,7 +21,7 @@
 static int pe_layout(const char *path, uint64_t *base, uint64_t *size)
 {
 	uint8_t h[0x400];
-	FILE *f = fopen(path, "rb");
+	FILE *f = pmuk_fopen(path, "rb");	/* UTF-8 paths on Windows too */
 	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
 	uint32_t pe;
 
@@ -183,7 +184,7 @@ int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module
 
 	if (pe_layout(m->path, &base, &size)) {
 		if (m->build_id_kind != PMU_BUILD_ID_PDB || m->build_id_size != 20 || !m->start ||
-		    (f = fopen(m->path, "rb")) != NULL) {
+		    (f = pmuk_fopen(m->path, "rb")) != NULL) {
 			if (f)
 				fclose(f);
 			return PMUK_SYM_NOT_PE;

@@ -208,6 +208,33 @@ static int has_pdb(struct win *w, uint64_t base)
 	return mi.SymType == SymPdb;
 }
 
+/* SymEnumSymbolsW callback: the first function's or public's address, then stop. */
+static BOOL CALLBACK first_function(PSYMBOL_INFOW sym, ULONG size, PVOID ctx)
+{
+	(void)size;
+	if ((sym->Tag != 5 && sym->Tag != 10) /* SymTagFunction, SymTagPublicSymbol */ ||
+	    !sym->Address)
+		return TRUE;
+	*(DWORD64 *)ctx = sym->Address;
+	return FALSE;
+}
+
+/* Whether DbgHelp names an address inside a function of the module at base (one
+ * byte past its start): Wine's dbghelp loads a GNU ld PDB (SymType PDB, SymFromName
+ * works) yet SymFromAddr names nothing but exact starts, so holding a PDB is not
+ * enough to leave the portable reader out. */
+static int names_by_address(struct win *w, uint64_t base)
+{
+	DWORD64 addr = 0, disp = 0;
+
+	SymEnumSymbolsW(w->h, base, L"*", first_function, &addr);
+	if (!addr)
+		return 1;	/* cannot tell: DbgHelp keeps the module */
+	w->u.sym = (SYMBOL_INFOW){ .SizeOfStruct = sizeof(SYMBOL_INFOW),
+				   .MaxNameLen = NAME_MAX_W };
+	return SymFromAddrW(w->h, addr + 1, &disp, &w->u.sym);
+}
+
 /* An image not on disk: the PDB its recorded GUID+Age names (the linker's
  * default name, image.pdb) found along DbgHelp's symbol path; 0 or PMU_ENOENT. */
 static int load_by_id(struct win *w, const struct pmu_symbolizer_module *m, uint64_t base,
@@ -279,8 +306,9 @@ int pmuk_sym_backend_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_m
 				"%s; its addresses resolve to module + offset only", m->path,
 				(unsigned long long)base, pmuk_win_strerror(GetLastError()));
 	mod = pmuk_sym_module_at(s, base);
-	/* DbgHelp without a PDB (exports only): the portable reader's turn. */
-	if (!err && !has_pdb(w, base))
+	/* DbgHelp without a PDB (exports only), or one it cannot name addresses in:
+	 * the portable reader's turn. */
+	if (!err && (!has_pdb(w, base) || !names_by_address(w, base)))
 		pmuk_sym_pe_attach(s, m, mod);
 	mod->state = err;
 	return err;

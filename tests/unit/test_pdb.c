@@ -4,7 +4,10 @@
  * size, directory, stream size, symbol record length and truncations at every
  * block must give PMU_EFORMAT naming the stream and the offset, and thousands of
  * flipped bytes must never crash. Recording mode finds a PDB by the GUID+Age an
- * image load recorded, and says when it is stale or missing. Skips (77) without clang, lld and mingw-w64. */
+ * image load recorded, and says when it is stale or missing. Also: the DBI Age is
+ * the one matched, lines of code in no procedure (assembly) through the section
+ * contributions, MSVC-decorated C++ names, an inline site's end near 4 GiB and a
+ * block listed over and over. Skips (77) without clang, lld and mingw-w64. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +116,179 @@ static void test_lookup(void **state)
 	pmuk_pdb_close(p);
 }
 
+/* The Age an image's RSDS record matches is the DBI stream's (offset 8): the info
+ * stream's Age goes up when a PDB is rewritten in place (MSVC /INCREMENTAL) while
+ * the DBI's stays that of the image's link. */
+static void test_age_from_dbi(void **state)
+{
+	struct pmu_module_id id;
+	struct pmuk_pdb *p;
+	struct pmu_guid g;
+	uint8_t *b = malloc(pdb_len);
+	size_t info, dbi;
+	char exe[256];
+	uint32_t age;
+
+	(void)state;
+	snprintf(exe, sizeof(exe), "%s/s.exe", dir);
+	assert_int_equal(pmu_module_id_from_pe_file(exe, &id), 0);
+	assert_int_equal(pmuk_pdb_open_mem(pdb, pdb_len, &p), 0);
+	info = (size_t)pmuk_le32((const uint8_t *)p->sblocks[PDB_STREAM_INFO]) * p->bsize + 8;
+	dbi = (size_t)pmuk_le32((const uint8_t *)p->sblocks[PDB_STREAM_DBI]) * p->bsize + 8;
+	pmuk_pdb_close(p);
+	assert_int_equal(pmuk_le32(pdb + info), id.age);
+	assert_int_equal(pmuk_le32(pdb + dbi), id.age);
+	memcpy(b, pdb, pdb_len);
+	b[info] += 1;
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	pmuk_pdb_identity(p, &g, &age);
+	assert_int_equal(age, id.age);
+	pmuk_pdb_close(p);
+	memcpy(b, pdb, pdb_len);
+	b[dbi] += 1;
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	pmuk_pdb_identity(p, &g, &age);
+	assert_int_equal(age, id.age + 1);
+	pmuk_pdb_close(p);
+	free(b);
+}
+
+/* Code in no procedure record (assembly with .cv_loc lines, as CRT and hand-written
+ * routines are) takes its line from the module whose DBI section contribution holds
+ * it, as llvm-symbolizer does: asmfn's rows are lines 7, 9 and 11 of a.s. */
+static const char asm_src[] =
+	"\t.text\n\t.globl asmfn\n\t.p2align 4\nasmfn:\n\t.cv_file 1 \"a.s\"\n"
+	"\t.cv_func_id 0\n\t.cv_loc 0 1 7 0\n\tnop\n\tnop\n\t.cv_loc 0 1 9 0\n"
+	"\tmovl $42, %eax\n\t.cv_loc 0 1 11 0\n\tret\n.Lend:\n"
+	"\t.section .debug$S,\"dr\"\n\t.p2align 2\n\t.long 4\n"
+	"\t.cv_linetable 0, asmfn, .Lend\n\t.cv_filechecksums\n\t.cv_stringtable\n";
+
+static void test_contribution_lines(void **state)
+{
+	static const uint32_t off[] = { 0, 1, 2, 6, 7 }, line[] = { 7, 7, 9, 9, 11 };
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	char cmd[1024], path[256];
+	uint64_t rva = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/a.s", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(asm_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && clang --target=x86_64-w64-mingw32 -g "
+		 "-fuse-ld=lld -nostdlib -Wl,--entry=asmfn -Wl,--pdb=a.pdb a.s -o a.exe", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/a.pdb", dir);
+	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	assert_int_equal(p->nprocs, 0);
+	for (size_t i = 0; i < p->npubs; i++)
+		if (!strcmp(p->pubs[i].name, "asmfn"))
+			rva = p->pubs[i].rva;
+	assert_true(rva != 0);
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		assert_int_equal(pmuk_pdb_lookup(p, (uint32_t)rva + off[i], fr, 8), 1);
+		assert_string_equal(fr[0].function, "asmfn");
+		assert_int_equal(fr[0].line, line[i]);
+		assert_non_null(fr[0].file);
+		assert_non_null(strstr(fr[0].file, "a.s"));
+	}
+	pmuk_pdb_close(p);
+}
+
+/* The file offset of byte off of stream i. */
+static size_t file_off(const struct pmuk_pdb *p, uint32_t i, uint32_t off)
+{
+	const uint8_t *list = (const uint8_t *)p->sblocks[i];
+
+	return (size_t)pmuk_le32(list + 4 * (off / p->bsize)) * p->bsize + off % p->bsize;
+}
+
+/* A procedure's end (pEnd) and an inline site's end near 4 GiB: stepping over the
+ * site that does not cover an address must not wrap the offset into a read far past
+ * the module stream (it did: at + 4 <= symbytes held for at = 0xfffffffe). */
+static void test_inline_site_end_wraps(void **state)
+{
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	uint8_t *b = malloc(pdb_len);
+	size_t proc_end = 0, site_end = 0;
+	uint32_t lo = 0, hi = 0;
+
+	(void)state;
+	assert_int_equal(pmuk_pdb_open_mem(pdb, pdb_len, &p), 0);
+	for (size_t i = 0; i < p->nprocs && !site_end; i++) {
+		const struct pdb_proc *pr = &p->procs[i];
+		const struct pdb_module *m = &p->mods[pr->mod];
+
+		for (uint32_t at = pr->sym; at < pr->end; at += 2 + pmuk_le16(m->s.p + at))
+			if (pmuk_le16(m->s.p + at + 2) == 0x114d) {	/* S_INLINESITE */
+				proc_end = file_off(p, m->stream, pr->sym + 8);
+				site_end = file_off(p, m->stream, at + 8);
+				lo = (uint32_t)pr->rva;
+				hi = lo + pr->len;
+				break;
+			}
+	}
+	assert_true(site_end != 0);
+	memcpy(b, pdb, pdb_len);
+	memcpy(b + proc_end, "\xff\xff\xff\xff", 4);
+	memcpy(b + site_end, "\xfe\xff\xff\xff", 4);
+	pmuk_pdb_close(p);
+	assert_int_equal(pmuk_pdb_open_mem(b, pdb_len, &p), 0);
+	for (uint32_t rva = lo; rva < hi; rva++) {
+		int n = pmuk_pdb_lookup(p, rva, fr, 8);
+
+		assert_true(n == PMU_EFORMAT || (n >= 1 && n <= 8));
+		if (n == PMU_EFORMAT)
+			assert_non_null(strstr(pmu_error_detail(), "inline site"));
+	}
+	pmuk_pdb_close(p);
+	free(b);
+}
+
+/* MSVC-decorated linkage names (the publics of a C++ build for the MSVC ABI) have no
+ * demangler here: a procedure is named by its own record (ns::K::get, what DbgHelp's
+ * SymFromAddr gives; llvm-symbolizer adds the parameters), never ?get@K@ns@@QEAAHH@Z. */
+static const char cpp_src[] =
+	"namespace ns { struct K { int v; int __attribute__((noinline)) get(int x) "
+	"{ return v * x; } }; }\n"
+	"ns::K k{2};\nextern \"C\" int start() { return k.get(3); }\n";
+
+static void test_msvc_decorated(void **state)
+{
+	struct pmuk_pdb_frame fr[8];
+	struct pmuk_pdb *p;
+	char cmd[1024], path[256];
+	int found = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/c.cpp", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(cpp_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && clang++ --target=x86_64-pc-windows-msvc -O2 -g "
+		 "-gcodeview -fno-exceptions -c c.cpp -o c.obj && lld-link /entry:start "
+		 "/subsystem:console /nodefaultlib /debug /pdb:c.pdb c.obj /out:c.exe "
+		 ">/dev/null", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/c.pdb", dir);
+	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	for (size_t i = 0; i < p->npubs; i++)
+		found += !strcmp(p->pubs[i].name, "?get@K@ns@@QEAAHH@Z");
+	assert_int_equal(found, 1);	/* the decorated public exists */
+	found = 0;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		assert_true(pmuk_pdb_lookup(p, (uint32_t)p->procs[i].rva, fr, 8) >= 1);
+		assert_true(fr[0].function[0] != '?');
+		found += !strcmp(fr[0].function, "ns::K::get");
+	}
+	assert_int_equal(found, 1);
+	pmuk_pdb_close(p);
+}
+
 /* Opens a corrupted copy: its error, and the detail must contain each of want. */
 static void expect_corrupt(const uint8_t *b, size_t n, const char *want1, const char *want2)
 {
@@ -151,6 +327,29 @@ static void test_corrupt_headers(void **state)
 	b[(size_t)dir0 * bs + 4 + 4 * 3 + 3] = 0x40;
 	expect_corrupt(b, pdb_len, "stream directory", "stream 3");
 	free(b);
+}
+
+/* A 3 KiB MSF whose stream 1 lists one block 125 times: 64,000 bytes copied from a
+ * file that has 6 blocks. Block lists longer than the file (stream 0, the previous
+ * directory, aside) are refused in the directory, before any stream is copied, so a
+ * small file cannot make the reader allocate bsize/4 times its size per block. */
+static void test_blocks_reused(void **state)
+{
+	uint8_t b[6 * 512] = { 0 };
+	uint8_t *d = b + 2 * 512;
+
+	(void)state;
+	memcpy(b, "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0", 32);
+	memcpy(b + 32, &(uint32_t){ 512 }, 4);	/* little-endian host */
+	memcpy(b + 40, &(uint32_t){ 6 }, 4);	/* blocks */
+	memcpy(b + 44, &(uint32_t){ 512 }, 4);	/* directory bytes */
+	memcpy(b + 52, &(uint32_t){ 1 }, 4);	/* the block listing the directory's */
+	memcpy(b + 512, &(uint32_t){ 2 }, 4);	/* the directory is block 2 */
+	memcpy(d, &(uint32_t){ 2 }, 4);		/* 2 streams */
+	memcpy(d + 8, &(uint32_t){ 125 * 512 }, 4);
+	for (int i = 0; i < 125; i++)
+		memcpy(d + 12 + 4 * i, &(uint32_t){ 5 }, 4);
+	expect_corrupt(b, sizeof(b), "stream directory", "list to 125, but the file has 6");
 }
 
 /* The first symbol record of the first module with symbols gets length 0xfff0. */
@@ -263,7 +462,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_recording),
+		cmocka_unit_test(test_age_from_dbi),
+		cmocka_unit_test(test_contribution_lines),
+		cmocka_unit_test(test_inline_site_end_wraps),
+		cmocka_unit_test(test_msvc_decorated),
 		cmocka_unit_test(test_corrupt_headers),
+		cmocka_unit_test(test_blocks_reused),
 		cmocka_unit_test(test_corrupt_record),
 		cmocka_unit_test(test_truncated_and_flipped),
 	};
