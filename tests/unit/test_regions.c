@@ -79,6 +79,7 @@ static const char *check_py =
 static void test_two_threads(void **state)
 {
 	char path[] = "/tmp/pmukit-regions-XXXXXX", cmd[512], *text = NULL;
+	char script[] = "/tmp/pmukit-regions-check-XXXXXX"; /* unique: tests run side by side */
 	pthread_t th[2];
 	size_t len = 0;
 	void *failures;
@@ -114,13 +115,15 @@ static void test_two_threads(void **state)
 		fprintf(stderr, "skip: python3 is needed to check the JSON\n");
 		skip();
 	}
-	f = fopen("/tmp/pmukit-regions-check.py", "w");
+	fd = mkstemp(script);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
 	assert_non_null(f);
 	fprintf(f, check_py, CALLS, PAGES, PAGES + PAGES / 2);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "python3 /tmp/pmukit-regions-check.py %s", path);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s", script, path);
 	assert_int_equal(system(cmd), 0);
-	unlink("/tmp/pmukit-regions-check.py");
+	unlink(script);
 	unlink(path);
 	pmu_regions_fini();
 }
