@@ -120,11 +120,26 @@ static const struct pmuk_dobj_sym *find_sym(struct dmod *m, uint64_t off)
 		else
 			hi = mid;
 	}
-	/* that one, or an earlier one up to 16 MiB back: a big array around off */
-	for (size_t i = lo; i-- > 0 && m->syms[i].addr + (1u << 24) > off;)
+	/* that one, or an earlier one still reaching off (a big array around it) */
+	for (size_t i = lo; i-- > 0 && m->syms[i].reach > off;)
 		if (off < m->syms[i].addr + m->syms[i].size)
 			return &m->syms[i];
 	return NULL;
+}
+
+/* The variables of mod's file, sorted, each with its reach (find_sym). */
+static void load_syms(struct dmod *mod)
+{
+	mod->loaded = 1;
+	if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0)
+		mod->nsyms = 0;
+	for (size_t k = 0; k < mod->nsyms; k++) {
+		struct pmuk_dobj_sym *s = &mod->syms[k];
+
+		s->reach = s->addr + s->size;
+		if (k && mod->syms[k - 1].reach > s->reach)
+			s->reach = mod->syms[k - 1].reach;
+	}
 }
 
 /* A variable of a file mapped (from offset 0) in pid holding addr. */
@@ -137,11 +152,8 @@ static const char *variable(struct pmuk_dobj *d, int32_t pid, uint64_t addr, con
 
 		if (m->pid != pid || m->pgoff || mod->path[0] != '/')
 			continue;
-		if (!mod->loaded) {
-			mod->loaded = 1;
-			if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0)
-				mod->nsyms = 0;
-		}
+		if (!mod->loaded)
+			load_syms(mod);
 		if (mod->nsyms && addr >= m->start - mod->load &&
 		    (s = find_sym(mod, addr - (m->start - mod->load)))) {
 			*module = mod->path;
