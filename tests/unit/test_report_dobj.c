@@ -78,6 +78,12 @@ static void test_variable(void **state)
 			    "dobj_big");
 	assert_string_equal(pmuk_dobj_name(d, 10, (uintptr_t)&dobj_big[(48 << 20) - 1], &mod),
 			    "dobj_big");
+	/* the program's range mapped again with another file (dlclose, then dlopen at the
+	 * same address): the newer file's, not the program's variable */
+	mmap_rec(d, 12, start, len, 0, exe);
+	mmap_rec(d, 12, start, (uintptr_t)&dobj_big[48 << 20] - start, 0, "/nonexistent/new.so");
+	assert_string_equal(pmuk_dobj_name(d, 12, (uintptr_t)&dobj_probe[0], &mod),
+			    "/nonexistent/new.so");
 	/* another process has no such mapping */
 	assert_string_equal(pmuk_dobj_name(d, 11, (uintptr_t)&dobj_probe[0], &mod), "[unknown]");
 	pmuk_dobj_free(d);
