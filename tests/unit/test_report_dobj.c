@@ -61,7 +61,7 @@ static void test_variable(void **state)
 {
 	struct pmuk_dobj *d;
 	char exe[1024];
-	uint64_t start = 0, len = 0;
+	uint64_t start = 0, len = 0, end;
 	const char *mod;
 
 	(void)state;
@@ -81,7 +81,10 @@ static void test_variable(void **state)
 	/* the program's range mapped again with another file (dlclose, then dlopen at the
 	 * same address): the newer file's, not the program's variable */
 	mmap_rec(d, 12, start, len, 0, exe);
-	mmap_rec(d, 12, start, (uintptr_t)&dobj_big[48 << 20] - start, 0, "/nonexistent/new.so");
+	end = (uintptr_t)&dobj_big[48 << 20];
+	if (end < (uintptr_t)&dobj_probe[8192])
+		end = (uintptr_t)&dobj_probe[8192];
+	mmap_rec(d, 12, start, end - start, 0, "/nonexistent/new.so");
 	assert_string_equal(pmuk_dobj_name(d, 12, (uintptr_t)&dobj_probe[0], &mod),
 			    "/nonexistent/new.so");
 	/* another process has no such mapping */
