@@ -142,15 +142,35 @@ static void load_syms(struct dmod *mod)
 	}
 }
 
-/* A variable of a file mapped (from offset 0) in pid holding addr. */
+static int is_file(const char *path)
+{
+	return path[0] == '/' && path[1] != '/';   /* not "//anon" */
+}
+
+/* The latest mapping of pid holding addr, NULL when none does. */
+static const struct dmap *covering(const struct pmuk_dobj *d, int32_t pid, uint64_t addr)
+{
+	for (size_t i = d->n; i-- > 0;)
+		if (d->maps[i].pid == pid && addr >= d->maps[i].start && addr < d->maps[i].end)
+			return &d->maps[i];
+	return NULL;
+}
+
+/* A variable of a file mapped (from offset 0) in pid holding addr: of the file
+ * mapped there if one is (the latest mapping wins), else of any file (.bss past
+ * the file's pages is anonymous memory). */
 static const char *variable(struct pmuk_dobj *d, int32_t pid, uint64_t addr, const char **module)
 {
-	for (size_t i = 0; i < d->n; i++) {
+	const struct dmap *cov = covering(d, pid, addr);
+	int only = cov && is_file(d->mods[cov->mod].path) ? (int)cov->mod : -1;
+
+	for (size_t i = d->n; i-- > 0;) {
 		struct dmap *m = &d->maps[i];
 		struct dmod *mod = &d->mods[m->mod];
 		const struct pmuk_dobj_sym *s;
 
-		if (m->pid != pid || m->pgoff || mod->path[0] != '/')
+		if (m->pid != pid || m->pgoff || mod->path[0] != '/' ||
+		    (only >= 0 && m->mod != (uint32_t)only))
 			continue;
 		if (!mod->loaded)
 			load_syms(mod);
