@@ -120,28 +120,60 @@ static const struct pmuk_dobj_sym *find_sym(struct dmod *m, uint64_t off)
 		else
 			hi = mid;
 	}
-	/* that one, or an earlier one up to 16 MiB back: a big array around off */
-	for (size_t i = lo; i-- > 0 && m->syms[i].addr + (1u << 24) > off;)
+	/* that one, or an earlier one still reaching off (a big array around it) */
+	for (size_t i = lo; i-- > 0 && m->syms[i].reach > off;)
 		if (off < m->syms[i].addr + m->syms[i].size)
 			return &m->syms[i];
 	return NULL;
 }
 
-/* A variable of a file mapped (from offset 0) in pid holding addr. */
+/* The variables of mod's file, sorted, each with its reach (find_sym). */
+static void load_syms(struct dmod *mod)
+{
+	mod->loaded = 1;
+	if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0)
+		mod->nsyms = 0;
+	for (size_t k = 0; k < mod->nsyms; k++) {
+		struct pmuk_dobj_sym *s = &mod->syms[k];
+
+		s->reach = s->addr + s->size;
+		if (k && mod->syms[k - 1].reach > s->reach)
+			s->reach = mod->syms[k - 1].reach;
+	}
+}
+
+static int is_file(const char *path)
+{
+	return path[0] == '/' && path[1] != '/';   /* not "//anon" */
+}
+
+/* The latest mapping of pid holding addr, NULL when none does. */
+static const struct dmap *covering(const struct pmuk_dobj *d, int32_t pid, uint64_t addr)
+{
+	for (size_t i = d->n; i-- > 0;)
+		if (d->maps[i].pid == pid && addr >= d->maps[i].start && addr < d->maps[i].end)
+			return &d->maps[i];
+	return NULL;
+}
+
+/* A variable of a file mapped (from offset 0) in pid holding addr: of the file
+ * mapped there if one is (the latest mapping wins), else of any file (.bss past
+ * the file's pages is anonymous memory). */
 static const char *variable(struct pmuk_dobj *d, int32_t pid, uint64_t addr, const char **module)
 {
-	for (size_t i = 0; i < d->n; i++) {
+	const struct dmap *cov = covering(d, pid, addr);
+	int only = cov && is_file(d->mods[cov->mod].path) ? (int)cov->mod : -1;
+
+	for (size_t i = d->n; i-- > 0;) {
 		struct dmap *m = &d->maps[i];
 		struct dmod *mod = &d->mods[m->mod];
 		const struct pmuk_dobj_sym *s;
 
-		if (m->pid != pid || m->pgoff || mod->path[0] != '/')
+		if (m->pid != pid || m->pgoff || mod->path[0] != '/' ||
+		    (only >= 0 && m->mod != (uint32_t)only))
 			continue;
-		if (!mod->loaded) {
-			mod->loaded = 1;
-			if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0)
-				mod->nsyms = 0;
-		}
+		if (!mod->loaded)
+			load_syms(mod);
 		if (mod->nsyms && addr >= m->start - mod->load &&
 		    (s = find_sym(mod, addr - (m->start - mod->load)))) {
 			*module = mod->path;

@@ -102,9 +102,11 @@ static int count_in(struct nr_report *r, struct nr_table *t, unsigned keys,
 
 	if (keys & NR_SYM && !(sym = function_of(r, rec)))
 		return pmuk_fail(PMU_ENOMEM, "out of memory naming functions");
-	snprintf(key, sizeof(key), "%d:%u\x1f%s\x1f%s\x1f%s\x1f%d",
+	/* the module too: same-named variables of two modules are two objects */
+	snprintf(key, sizeof(key), "%d:%u\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d",
 		 keys & NR_NODE ? h->page_node : 0,
 		 keys & NR_NODE && e ? e->state : 0, keys & NR_OBJ ? obj : "",
+		 keys & NR_OBJ ? module : "",
 		 keys & NR_SYM ? sym : "", keys & NR_COMM ? comm_of(r, rec->tid) : "",
 		 keys & NR_TID ? rec->tid : 0);
 	if (!(row = pmuk_nr_row(t, key, &created))) {

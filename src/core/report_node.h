@@ -55,6 +55,7 @@ void pmuk_dobj_free(struct pmuk_dobj *d);
  * *load: the link-time address of the first loadable segment, page-aligned. */
 struct pmuk_dobj_sym {
 	uint64_t addr, size;
+	uint64_t reach;   /* the furthest end of this and every earlier symbol (sorted) */
 	char *name;
 };
 int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, uint64_t *load);

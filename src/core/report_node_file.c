@@ -121,15 +121,22 @@ static int read_at(FILE *f, uint64_t off, void *p, size_t n)
 static int section(struct pmuk_nodefile *nf, FILE *f, int feat, const struct perf_file_section *s)
 {
 	uint8_t *p;
+	long end;
 	int err;
 
+	/* the file's size first: a damaged size is a damaged file, not a lack of memory */
+	if (fseek(f, 0, SEEK_END) || (end = ftell(f)) < 0 || s->offset > (uint64_t)end ||
+	    s->size > (uint64_t)end - s->offset)
+		return pmuk_fail(PMU_EFORMAT, "header feature %d says %llu bytes at offset %llu, "
+				 "past the end of the file", feat, (unsigned long long)s->size,
+				 (unsigned long long)s->offset);
 	if (s->size > MAX_BODY || !(p = malloc(s->size ? s->size : 1)))
 		return pmuk_fail(PMU_ENOMEM, "header feature %d of %llu bytes does not fit in "
 				 "memory", feat, (unsigned long long)s->size);
 	if (read_at(f, s->offset, p, s->size)) {
 		free(p);
-		return pmuk_fail(PMU_EFORMAT, "header feature %d says %llu bytes at offset %llu, "
-				 "past the end of the file", feat, (unsigned long long)s->size,
+		return pmuk_fail(PMU_EIO, "cannot read header feature %d (%llu bytes at offset "
+				 "%llu)", feat, (unsigned long long)s->size,
 				 (unsigned long long)s->offset);
 	}
 	err = feat == PMUK_FEAT_NODES ? pmuk_nodefile_parse_nodes(nf, p, s->size) :

@@ -76,6 +76,17 @@ static void node_cell(const struct nr_row *row, char *buf, size_t n)
 			 pmu_page_state_name((enum pmu_page_state)row->state) : "no answer");
 }
 
+/* A variable with its module's file name: two modules may use one name. */
+static void obj_cell(const struct nr_row *w, FILE *f)
+{
+	const char *base = strrchr(w->module, '/');
+
+	if (w->module[0] && strcmp(w->obj, w->module))
+		fprintf(f, "%s (%s)", w->obj, base ? base + 1 : w->module);
+	else
+		fputs(w->obj, f);
+}
+
 static void text_rows(const struct nr_report *r, FILE *f)
 {
 	size_t lim = r->a->limit && r->a->limit < r->rows.n ? r->a->limit : r->rows.n;
@@ -95,7 +106,7 @@ static void text_rows(const struct nr_report *r, FILE *f)
 		if (r->keys & NR_NODE)
 			fprintf(f, "  %s", node);
 		if (r->keys & NR_OBJ)
-			fprintf(f, "  %s", w->obj);
+			fputs("  ", f), obj_cell(w, f);
 		if (r->keys & NR_SYM)
 			fprintf(f, "  %s", w->sym ? w->sym : "");
 		if (r->keys & NR_COMM)
@@ -118,7 +129,7 @@ static void text_locality(const struct nr_table *t, const char *title, int threa
 		if (thread)
 			fprintf(f, "%s %d/%d\n", w->comm, w->pid, w->tid);
 		else
-			fprintf(f, "%s\n", w->obj);
+			obj_cell(w, f), fputc('\n', f);
 	}
 }
 

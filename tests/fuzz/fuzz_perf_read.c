@@ -5,8 +5,10 @@
  * tests/fuzz/seeds/fuzz_perf_read/ (small files of perf record: file mode,
  * pipe mode, -z; and the crafted files of test_perf_read and
  * test_perf_read_damage, written there when
- * PMUKIT_PERF_SEED_DIR is set). */
+ * PMUKIT_PERF_SEED_DIR is set; pmukit_record_d.data: record -d's node answers and
+ * NUMA_TOPOLOGY). */
 #include <pmukit/trace.h>
+#include "core/report_node.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -82,6 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size && fwrite(data, 1, size, f) != size)
 		abort();
 	fclose(f);
+	/* report --sort node's reader of pmukit's node answers and NUMA_TOPOLOGY */
+	struct pmuk_nodefile nf;
+	if (pmuk_nodefile_load(path, &nf) == 0)
+		pmuk_nodefile_free(&nf);
 	PMU_OPTS(pmu_trace_opts, o, .reorder_window_ns = size & 1 ? 1000 : 0);
 	if (pmu_trace_open(path, &o, &t))
 		return 0;

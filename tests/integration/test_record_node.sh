@@ -57,7 +57,7 @@ check_eq "local vs remote per thread: the main and the pinned thread, nothing re
 check "text: says the method and the pages without an answer" \
 	grep -q "^# node answers (method .*pages without an answer" "$out/t"
 check "text: numa_global_a touched in touch()" \
-	grep -Eq "^ +[0-9.]+% +64 .* $node +numa_global_a +touch$" "$out/t"
+	grep -Eq "^ +[0-9.]+% +64 .* $node +numa_global_a \(numa_touch\) +touch$" "$out/t"
 check "text: local vs remote sections" \
 	test "$(grep -c '^# Local vs remote per' "$out/t")" -eq 2
 

@@ -173,6 +173,24 @@ static void test_numa_topology(void **state)
 }
 
 /* A perf.data with features below and between: the section walk finds both. */
+/* Sets the size of feature feat's section in the file at path. */
+static void damage_size(const char *path, int feat, uint64_t size)
+{
+	struct perf_file_header h;
+	FILE *f = fopen(path, "r+b");
+	long at;
+	int k = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fread(&h, sizeof(h), 1, f), 1);
+	for (int i = 0; i < feat; i++)
+		k += (h.adds_features[i / 64] >> (i % 64)) & 1;
+	at = (long)(h.data.offset + h.data.size) + k * 16 + 8;
+	assert_int_equal(fseek(f, at, SEEK_SET), 0);
+	assert_int_equal(fwrite(&size, 8, 1, f), 1);
+	fclose(f);
+}
+
 static void test_file_features(void **state)
 {
 	char path[256];
@@ -203,6 +221,11 @@ static void test_file_features(void **state)
 	assert_int_equal(nf.h.by_phys, 2);
 	assert_int_equal(pmuk_nodefile_cpu_node(&nf, 3), 1);
 	pmuk_nodefile_free(&nf);
+	/* a section size past the end of the file is a damaged file, not a lack of memory */
+	damage_size(path, HEADER_NUMA_TOPOLOGY, UINT64_MAX);
+	assert_int_equal(pmuk_nodefile_load(path, &nf), PMU_EFORMAT);
+	damage_size(path, HEADER_NUMA_TOPOLOGY, 1ull << 29);
+	assert_int_equal(pmuk_nodefile_load(path, &nf), PMU_EFORMAT);
 	assert_int_equal(pmuk_nodefile_load("/nonexistent/perf.data", &nf), PMU_ENOENT);
 	pmuk_rec_nodes_free(&n);
 	pmuk_pw_buf_free(&b);

@@ -17,6 +17,7 @@
 #include "core/report_node.h"
 
 char dobj_probe[8192];
+char dobj_big[48 << 20];   /* bss: costs nothing untouched; STREAM-sized arrays */
 
 static void mmap_rec(struct pmuk_dobj *d, int32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, const char *path)
@@ -60,7 +61,7 @@ static void test_variable(void **state)
 {
 	struct pmuk_dobj *d;
 	char exe[1024];
-	uint64_t start = 0, len = 0;
+	uint64_t start = 0, len = 0, end;
 	const char *mod;
 
 	(void)state;
@@ -72,6 +73,20 @@ static void test_variable(void **state)
 	assert_string_equal(mod, exe);
 	assert_string_equal(pmuk_dobj_name(d, 10, (uintptr_t)&dobj_probe[8191], &mod),
 			    "dobj_probe");
+	/* deep inside a large array: still that array */
+	assert_string_equal(pmuk_dobj_name(d, 10, (uintptr_t)&dobj_big[40 << 20], &mod),
+			    "dobj_big");
+	assert_string_equal(pmuk_dobj_name(d, 10, (uintptr_t)&dobj_big[(48 << 20) - 1], &mod),
+			    "dobj_big");
+	/* the program's range mapped again with another file (dlclose, then dlopen at the
+	 * same address): the newer file's, not the program's variable */
+	mmap_rec(d, 12, start, len, 0, exe);
+	end = (uintptr_t)&dobj_big[48 << 20];
+	if (end < (uintptr_t)&dobj_probe[8192])
+		end = (uintptr_t)&dobj_probe[8192];
+	mmap_rec(d, 12, start, end - start, 0, "/nonexistent/new.so");
+	assert_string_equal(pmuk_dobj_name(d, 12, (uintptr_t)&dobj_probe[0], &mod),
+			    "/nonexistent/new.so");
 	/* another process has no such mapping */
 	assert_string_equal(pmuk_dobj_name(d, 11, (uintptr_t)&dobj_probe[0], &mod), "[unknown]");
 	pmuk_dobj_free(d);
