@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The exporter's sample helpers and its monotonic clamp. A series is keyed by
- * family name and rendered label set; the table only grows with distinct
+ * its family's index and rendered label set; the table only grows with distinct
  * series ever seen (CPUs x modes), never per scrape. */
 #include "core/error.h"
 #include "core/exporter_int.h"
@@ -34,6 +34,7 @@ int pmuk_expo_gauge(struct pmu_exporter *e, struct pmu_mfamily *f,
 struct series_key {
 	const char *p;
 	size_t n;
+	uint32_t fam;
 };
 
 static int series_eq(const void *key, uint32_t id, const void *ctx)
@@ -41,7 +42,10 @@ static int series_eq(const void *key, uint32_t id, const void *ctx)
 	const struct series_key *k = key;
 	const struct pmu_exporter *e = ctx;
 
-	return e->ser[id].key_len == k->n && !memcmp(e->keys + e->ser[id].key_off, k->p, k->n);
+	const struct pmuk_expo_series *s = &e->ser[id];
+
+	return s->reset_id == k->fam && s->key_len == k->n &&
+	       !memcmp(e->keys + s->key_off, k->p, k->n);
 }
 
 static size_t reset_id(struct pmu_exporter *e, const char *family)
@@ -58,24 +62,25 @@ static size_t reset_id(struct pmu_exporter *e, const char *family)
 	return i;
 }
 
-/* The series of sample (family f, key k), made when new; NULL out of memory. */
-static struct pmuk_expo_series *series_get(struct pmu_exporter *e, const struct pmu_mfamily *f,
-					   const struct series_key *k, int *fresh)
+/* The series of key k, made when new; NULL out of memory. */
+static struct pmuk_expo_series *series_get(struct pmu_exporter *e, const struct series_key *k,
+					   int *fresh)
 {
-	uint64_t h = pmuk_hash_bytes(k->p, k->n, 0x6578706fu);
+	uint64_t h = pmuk_hash_bytes(k->p, k->n, 0x6578706fu + k->fam);
 	uint32_t id = pmuk_index_find(&e->ix, h, series_eq, k, e);
 	struct pmuk_expo_series *s;
 
 	*fresh = id == PMUK_INDEX_NONE;
 	if (!*fresh)
 		return &e->ser[id];
-	if (pmuk_grow((void **)&e->ser, &e->ser_cap, e->nser + 1, sizeof(*e->ser)) ||
+	if (e->keys_len + k->n > UINT32_MAX ||
+	    pmuk_grow((void **)&e->ser, &e->ser_cap, e->nser + 1, sizeof(*e->ser)) ||
 	    pmuk_grow((void **)&e->keys, &e->keys_cap, e->keys_len + k->n, 1))
 		return NULL;
 	s = &e->ser[e->nser];
-	*s = (struct pmuk_expo_series){ .key_off = e->keys_len, .key_len = k->n };
-	if ((s->reset_id = reset_id(e, f->name)) == SIZE_MAX ||
-	    pmuk_index_add(&e->ix, h) == PMUK_INDEX_NONE)
+	*s = (struct pmuk_expo_series){ .key_off = (uint32_t)e->keys_len,
+					.key_len = (uint32_t)k->n, .reset_id = k->fam };
+	if (pmuk_index_add(&e->ix, h) == PMUK_INDEX_NONE)
 		return NULL;
 	memcpy(e->keys + e->keys_len, k->p, k->n);
 	e->keys_len += k->n;
@@ -87,7 +92,7 @@ static double clamp(struct pmu_exporter *e, struct pmuk_expo_series *s, double v
 {
 	double out;
 
-	if (fresh || s->gen + 1 != e->gen) {
+	if (fresh || (uint32_t)(s->gen + 1) != (uint32_t)e->gen) {
 		/* new, or back after missing a scrape (CPU offline): start afresh */
 		s->offset = 0;
 		out = v;
@@ -100,7 +105,7 @@ static double clamp(struct pmu_exporter *e, struct pmuk_expo_series *s, double v
 	}
 	s->raw = v;
 	s->out = out;
-	s->gen = e->gen;
+	s->gen = (uint32_t)e->gen;
 	return out;
 }
 
@@ -110,18 +115,16 @@ int pmuk_expo_counter(struct pmu_exporter *e, struct pmu_mfamily *f,
 	struct pmuk_expo_series *s;
 	struct pmuk_msample *m;
 	struct series_key k;
-	char key[512];
+	size_t fam;
 	int err, fresh;
 
 	if ((err = pmu_mfamily_add(f, labels, value > 0 ? value : 0, created)))
 		return err;
 	m = &f->s[f->n - 1];
-	k.n = (size_t)snprintf(key, sizeof(key), "%s%c%.*s", f->name, 0, (int)m->lab_len,
-			       f->lab + m->lab_off);
-	if (k.n >= sizeof(key))
-		return 0;  /* too long a key to track: written as read */
-	k.p = key;
-	if (!(s = series_get(e, f, &k, &fresh)))
+	if ((fam = reset_id(e, f->name)) == SIZE_MAX)
+		return pmuk_fail(PMU_ENOMEM, "out of memory tracking counter %s", f->name);
+	k = (struct series_key){ f->lab + m->lab_off, m->lab_len, (uint32_t)fam };
+	if (!(s = series_get(e, &k, &fresh)))
 		return pmuk_fail(PMU_ENOMEM, "out of memory tracking counter %s", f->name);
 	m->value = clamp(e, s, m->value, fresh);
 	return 0;

@@ -25,11 +25,13 @@ enum pmuk_collector {
 };
 
 /* The last value of a counter series, for the clamp. */
+/* 40 bytes a series (thousands on a big host): the key is the family's index
+ * and the label text alone, not the family name again in every key. */
 struct pmuk_expo_series {
-	size_t key_off, key_len;     /* family name '\0' label text, in keys[] */
+	uint32_t key_off, key_len;   /* label text, in keys[] */
+	uint32_t reset_id;           /* index into resets[] (its family) */
+	uint32_t gen;                /* the scrape that last saw it (low 32 bits) */
 	double raw, out, offset;     /* the source's last value, what was written, added */
-	uint64_t gen;                /* the scrape that last saw it */
-	size_t reset_id;             /* index into resets[] (its family) */
 };
 
 struct pmuk_expo_resets {

@@ -63,22 +63,51 @@ static void trim(char *buf, size_t *n)
 		buf[--*n] = '\0';
 }
 
+/* Under a sysroot the files are a test's or a copy's regular files, which may
+ * be replaced by a new one (mv, sed -i) where procfs never is: one stat per
+ * read notices it. */
+static int replaced(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (!*pmu_sysroot())
+		return 0;
+	return stat(path, &a) || fstat(fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}
+
+/* The absolute path of the file that fmt and ap name. */
+static int vpath(char *path, size_t size, const char *fmt, va_list ap)
+{
+	char rel[448];
+
+	if (vsnprintf(rel, sizeof(rel), fmt, ap) >= (int)sizeof(rel))
+		return PMU_ERANGE;
+	return pmuk_path(path, size, "%s", rel);
+}
+
 static int vtext(int *fd, char *buf, size_t size, const char *fmt, va_list ap)
 {
-	char rel[448], path[512];
+	char path[512] = "";
 	ssize_t n = -1;
 	size_t len;
 	int err, e;
 
 	if (size < 2)
 		return PMU_ERANGE;
+	/* Only a sysroot's files are ever replaced: real sysfs pays no stat. */
+	if (*fd >= 0 && *pmu_sysroot()) {
+		if ((err = vpath(path, sizeof(path), fmt, ap)))
+			return err;
+		if (replaced(*fd, path))
+			pmuk_kfile_close(fd);
+	}
 	/* A sysfs attribute comes whole from one read at offset 0. */
 	if (*fd >= 0 && (n = pread(*fd, buf, size - 1, 0)) < 0)
 		pmuk_kfile_close(fd);  /* removed (ENODEV): open it again below */
 	if (n < 0) {
-		if (vsnprintf(rel, sizeof(rel), fmt, ap) >= (int)sizeof(rel))
-			return PMU_ERANGE;
-		if ((err = pmuk_path(path, sizeof(path), "%s", rel)) || (err = reopen(fd, path)))
+		if (!*path && (err = vpath(path, sizeof(path), fmt, ap)))
+			return err;
+		if ((err = reopen(fd, path)))
 			return err;
 		n = pread(*fd, buf, size - 1, 0);
 		e = errno;
@@ -136,18 +165,6 @@ static long slurp(int fd, char **buf, size_t *cap)
 	}
 	(*buf)[n] = '\0';
 	return (long)n;
-}
-
-/* Under a sysroot the files are a test's or a copy's regular files, which may
- * be replaced by a new one (mv, sed -i) where procfs never is: one stat per
- * read notices it. */
-static int replaced(int fd, const char *path)
-{
-	struct stat a, b;
-
-	if (!*pmu_sysroot())
-		return 0;
-	return stat(path, &a) || fstat(fd, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev;
 }
 
 long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path)

@@ -333,6 +333,33 @@ static void test_times_only(void **state)
 }
 
 /* The live host: every CPU of /proc/stat, percentages summing to 100. */
+/* A fixture file replaced by rename (mv, sed -i, a copy refreshed) is a new
+ * inode: the kept descriptor of the old one must not go on reading the old
+ * value, for per-CPU text files (cpufreq, cpuidle) as for /proc/stat. */
+static void test_replaced_file(void **state)
+{
+	const char *rel = "sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq";
+	char tmp[256], path[256];
+	struct pmu_cpustat *s;
+	struct pmu_cpustat_cpu c;
+
+	(void)state;
+	proc_stat("cpu0 10 0 10 80 0 0 0 0 0 0\n");
+	fixture_writeln(root, rel, "2000000");
+	assert_int_equal(pmu_cpustat_open(NULL, &s), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_true(c.freq_mhz > 1999.9 && c.freq_mhz < 2000.1);
+	fixture_writeln(root, "new_freq", "1500000");
+	snprintf(tmp, sizeof(tmp), "%s/new_freq", root);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(rename(tmp, path), 0);
+	proc_stat("cpu0 20 0 10 170 0 0 0 0 0 0\n");
+	assert_int_equal(pmu_cpustat_sample(s), 0);
+	assert_int_equal(pmu_cpustat_read(s, 0, &c), 0);
+	assert_true(c.freq_mhz > 1499.9 && c.freq_mhz < 1500.1);
+	pmu_cpustat_close(s);
+}
+
 static void test_live(void **state)
 {
 	struct pmu_cpustat *s;
@@ -367,6 +394,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offline_online, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_times_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 	};
 
