@@ -383,7 +383,7 @@ static struct pmu_topology *synth_topology(int ncpus, int nnodes, int interleave
 
 /* The instance names of a host: "_Total", then per A "A,_Total" and "A,0".."A,per-1". */
 struct names {
-	char buf[300][16];
+	char buf[300][32];
 	const char *p[300];
 	size_t n;
 };
@@ -391,11 +391,11 @@ struct names {
 static void make_names(struct names *nm, int nfirst, int per)
 {
 	nm->n = 0;
-	snprintf(nm->buf[nm->n++], 16, "_Total");
+	snprintf(nm->buf[nm->n++], sizeof(nm->buf[0]), "_Total");
 	for (int a = 0; a < nfirst; a++) {
-		snprintf(nm->buf[nm->n++], 16, "%d,_Total", a);
+		snprintf(nm->buf[nm->n++], sizeof(nm->buf[0]), "%d,_Total", a);
 		for (int b = 0; b < per; b++)
-			snprintf(nm->buf[nm->n++], 16, "%d,%d", a, b);
+			snprintf(nm->buf[nm->n++], sizeof(nm->buf[0]), "%d,%d", a, b);
 	}
 	for (size_t i = 0; i < nm->n; i++)
 		nm->p[i] = nm->buf[i];
