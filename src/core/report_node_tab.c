@@ -59,7 +59,8 @@ static int by_period(const void *a, const void *b)
 
 void pmuk_nr_sort(struct nr_table *t)
 {
-	qsort(t->rows, t->n, sizeof(*t->rows), by_period);
+	if (t->n)  /* qsort of a NULL array, even of none, is undefined */
+		qsort(t->rows, t->n, sizeof(*t->rows), by_period);
 	pmuk_index_free(&t->ix);  /* rows moved: the table is read-only from here */
 }
 

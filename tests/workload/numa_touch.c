@@ -60,10 +60,11 @@ static void *touch(void *arg)
 
 static void bind(void *p, long pages, int node)
 {
-	unsigned long mask = 1ul << node;
+	unsigned long mask;
 
 	if (node < 0)
 		return;
+	mask = 1ul << node;
 	if (syscall(SYS_mbind, p, (unsigned long)(pages * page), MPOL_BIND, &mask,
 		    sizeof(mask) * 8, 0) != 0) {
 		perror("numa_touch: mbind");
