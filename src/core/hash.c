@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/hash.h"
-#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,54 +36,62 @@ uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed)
 	return pmuk_hash_u64(pmuk_hash_u64(h));
 }
 
+/* The slot's tag; the bucket is its low bits, so hashes that vary only in
+ * their high or only in their low half both spread. */
+static uint32_t tag_of(uint64_t h)
+{
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
 uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
 			 const void *key, const void *ctx)
 {
+	uint32_t tag = tag_of(h);
+
 	if (!ix->cap)
 		return PMUK_INDEX_NONE;
-	for (size_t i = h & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-		uint32_t s = ix->slot[i];
+	for (size_t i = tag & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		uint64_t s = ix->slot[i];
+		uint32_t id = (uint32_t)s - 1;
 		if (!s)
 			return PMUK_INDEX_NONE;
-		if (ix->hash[s - 1] == h && eq(key, s - 1, ctx))
-			return s - 1;
+		if ((uint32_t)(s >> 32) == tag && eq(key, id, ctx))
+			return id;
 	}
 }
 
-static void place(struct pmuk_index *ix, uint32_t id)
+static void place(uint64_t *slot, size_t cap, uint64_t s)
 {
-	size_t i = ix->hash[id] & (ix->cap - 1);
+	size_t i = (uint32_t)(s >> 32) & (cap - 1);
 
-	while (ix->slot[i])
-		i = (i + 1) & (ix->cap - 1);
-	ix->slot[i] = id + 1;
+	while (slot[i])
+		i = (i + 1) & (cap - 1);
+	slot[i] = s;
 }
 
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
 {
 	/* ids and ids + 1 are uint32_t, PMUK_INDEX_NONE excluded */
-	if (ix->n >= UINT32_MAX - 1 ||
-	    pmuk_grow((void **)&ix->hash, &ix->hcap, ix->n + 1, sizeof(*ix->hash)))
+	if (ix->n >= UINT32_MAX - 1)
 		return PMUK_INDEX_NONE;
 	if ((ix->n + 1) * 2 > ix->cap) {
 		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		uint32_t *slot = calloc(cap, sizeof(*slot));
+		uint64_t *slot = calloc(cap, sizeof(*slot));
 		if (!slot)
 			return PMUK_INDEX_NONE;
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slot[i])
+				place(slot, cap, ix->slot[i]);
 		free(ix->slot);
 		ix->slot = slot;
 		ix->cap = cap;
-		for (uint32_t id = 0; id < ix->n; id++)
-			place(ix, id);
 	}
-	ix->hash[ix->n] = h;
-	place(ix, (uint32_t)ix->n);
+	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (ix->n + 1));
 	return (uint32_t)ix->n++;
 }
 
 void pmuk_index_free(struct pmuk_index *ix)
 {
 	free(ix->slot);
-	free(ix->hash);
 	memset(ix, 0, sizeof(*ix));
 }

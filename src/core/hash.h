@@ -25,14 +25,15 @@ uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed);
 #define PMUK_INDEX_NONE UINT32_MAX
 
 /* The one hash table: an open-addressing index over a caller's dense array of
- * elements 0..n-1 (the caller keeps the elements, and their order). Slots hold
- * element ids + 1; the index keeps each element's hash to regrow without the
- * caller. Load stays under 1/2, so probes are short. */
+ * elements 0..n-1 (the caller keeps the elements, and their order). Each slot
+ * holds an element's id + 1 in its low 32 bits and a 32-bit tag of its hash
+ * (both halves folded) above: a probe rejects other keys, and the table
+ * regrows, without reading another array or the caller's elements; eq runs
+ * only on a tag match. Load stays under 1/2, so probes are short. */
 struct pmuk_index {
-	uint32_t *slot;
+	uint64_t *slot;
 	size_t cap;              /* power of two (0: empty) */
-	uint64_t *hash;
-	size_t n, hcap;
+	size_t n;
 };
 
 /* Whether element id is key. */

@@ -64,6 +64,31 @@ static struct perf_qent *pop(struct perf_src *s)
 	return q;
 }
 
+struct perf_qent *perf_qent_get(struct perf_src *s, size_t size)
+{
+	size_t cls = (size + 63) / 64;
+	struct perf_qent *q;
+
+	if (cls < PERF_QENT_CLASSES && (q = s->spare[cls])) {
+		s->spare[cls] = q->next;
+		return q;
+	}
+	q = malloc(sizeof(*q) + (cls < PERF_QENT_CLASSES ? cls * 64 : (size + 7) / 8 * 8));
+	if (q)
+		q->cls = cls < PERF_QENT_CLASSES ? cls : PERF_QENT_CLASSES;
+	return q;
+}
+
+void perf_qent_put(struct perf_src *s, struct perf_qent *q)
+{
+	if (q->cls >= PERF_QENT_CLASSES) {
+		free(q);
+		return;
+	}
+	q->next = s->spare[q->cls];
+	s->spare[q->cls] = q;
+}
+
 static void deliver(struct perf_src *s, struct perf_qent *q)
 {
 	if (!s->cb_ret) {
@@ -74,7 +99,7 @@ static void deliver(struct perf_src *s, struct perf_qent *q)
 			s->last_out = q->key;
 		s->out_any = 1;
 	}
-	free(q);
+	perf_qent_put(s, q);
 }
 
 int perf_order_flush(struct perf_src *s, uint64_t upto)
@@ -103,7 +128,7 @@ int perf_order_add(struct perf_src *s, struct perf_qent *q)
 		return s->cb_ret;
 	}
 	if (pmuk_grow((void **)&s->heap, &s->cap_q, s->nq + 1, sizeof(*s->heap))) {
-		free(q);
+		perf_qent_put(s, q);
 		return pmuk_fail(PMU_ENOMEM, "%s: no memory to order the records", s->path);
 	}
 	push(s, q);
@@ -124,4 +149,7 @@ void perf_order_free(struct perf_src *s)
 	free(s->heap);
 	s->heap = NULL;
 	s->nq = 0;
+	for (size_t c = 0; c < PERF_QENT_CLASSES; c++)
+		for (struct perf_qent *q; (q = s->spare[c]); s->spare[c] = q->next, free(q))
+			;
 }

@@ -123,7 +123,7 @@ static int kernel_record(struct perf_src *s, const void *rec, size_t size, uint6
 	int ev = perf_rec_event(s, rec, size);
 	const struct pmuk_sample_fmt *f = ev >= 0 ? &s->evs[ev].fmt :
 					  s->nr_evs ? &s->evs[0].fmt : &none;
-	struct perf_qent *q = malloc(sizeof(*q) + (size + 7) / 8 * 8);
+	struct perf_qent *q = perf_qent_get(s, size);
 	int ret;
 
 	if (!q)
@@ -132,7 +132,7 @@ static int kernel_record(struct perf_src *s, const void *rec, size_t size, uint6
 	q->size = size;
 	ret = pmuk_decode_record_ext(f, q->buf, size, &q->rec, &q->ext);
 	if (ret) {
-		free(q);
+		perf_qent_put(s, q);
 		if (ret == 1) {
 			s->t->st.skipped++;
 			return 0;

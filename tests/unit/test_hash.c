@@ -127,6 +127,44 @@ static void test_index_collisions(void **state)
 	pmuk_index_free(&ix);
 }
 
+static unsigned eq_calls;
+
+static int id_eq(const void *key, uint32_t id, const void *ctx)
+{
+	(void)ctx;
+	eq_calls++;
+	return *(const uint32_t *)key == id;
+}
+
+/* Keys in one bucket (of a table of 512, grown through 64..256) whose hashes
+ * differ in their high half or only in their low half: each is found with one
+ * call of eq (the slot's tag rejects the others without it), and a hash nobody
+ * has calls eq never. */
+static void test_index_tags(void **state)
+{
+	struct pmuk_index ix = { 0 };
+	uint64_t h[200];
+
+	(void)state;
+	for (uint32_t i = 0; i < 200; i++) {
+		uint64_t t = (uint64_t)(i + 1) << 9 | 5;
+		h[i] = i < 100 ? t << 32 : t;
+		assert_int_equal(pmuk_index_add(&ix, h[i]), i);
+	}
+	assert_int_equal(ix.cap, 512);
+	for (uint32_t i = 0; i < 200; i++) {
+		eq_calls = 0;
+		assert_int_equal(pmuk_index_find(&ix, h[i], id_eq, &i, NULL), i);
+		assert_int_equal(eq_calls, 1);
+	}
+	eq_calls = 0;
+	uint32_t none = 7;
+	assert_int_equal(pmuk_index_find(&ix, (uint64_t)4000 << 9 | 5, id_eq, &none, NULL),
+			 PMUK_INDEX_NONE);
+	assert_int_equal(eq_calls, 0);
+	pmuk_index_free(&ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_index_collisions),
+		cmocka_unit_test(test_index_tags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
