@@ -3,7 +3,8 @@
  * process from the recording's MMAP records (data mappings too: record -d asks
  * for them), a process's mappings copied at FORK and dropped at exec. An address
  * is a variable when a file mapped in its process has an STT_OBJECT symbol there
- * (report_dobj_elf.c), else it is named by its mapping. */
+ * (report_dobj_elf.c) or a DWARF variable (report_dobj_dw.c), else it is named
+ * by its mapping. */
 #include "core/report_node.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -31,12 +32,22 @@ struct pmuk_dobj {
 	struct dmod *mods;
 	size_t nmods, capmods;
 	char name[96];           /* the last anon range named */
+	char *symfs;             /* where else separate debug files are */
 };
 
 int pmuk_dobj_new(struct pmuk_dobj **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : pmuk_fail(PMU_ENOMEM, "out of memory for the data objects");
+}
+
+int pmuk_dobj_set_symfs(struct pmuk_dobj *d, const char *symfs)
+{
+	free(d->symfs);
+	d->symfs = NULL;
+	if (symfs && !(d->symfs = strdup(symfs)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory for the data objects");
+	return 0;
 }
 
 static int mod_of(struct pmuk_dobj *d, const char *path, uint32_t *out)
@@ -127,12 +138,29 @@ static const struct pmuk_dobj_sym *find_sym(struct dmod *m, uint64_t off)
 	return NULL;
 }
 
-/* The variables of mod's file, sorted, each with its reach (find_sym). */
-static void load_syms(struct dmod *mod)
+static void free_syms(struct pmuk_dobj_sym *v, size_t n)
 {
+	for (size_t k = 0; k < n; k++)
+		free(v[k].name);
+	free(v);
+}
+
+/* The variables of mod's file, once: its symbols and what its DWARF adds (a
+ * stripped file's debug info, local statics), sorted, each with its reach
+ * (find_sym). A failure leaves what was read before it. */
+static void load_syms(struct pmuk_dobj *d, struct dmod *mod)
+{
+	struct pmuk_dobj_sym *dw = NULL;
+	size_t ndw = 0;
+
 	mod->loaded = 1;
-	if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0)
+	if (pmuk_dobj_elf_syms(mod->path, &mod->syms, &mod->nsyms, &mod->load) < 0) {
+		free_syms(mod->syms, mod->nsyms);
+		mod->syms = NULL;
 		mod->nsyms = 0;
+	}
+	if (!pmuk_dobj_dw_vars(mod->path, d->symfs, &dw, &ndw))
+		pmuk_dobj_merge(&mod->syms, &mod->nsyms, dw, ndw);
 	for (size_t k = 0; k < mod->nsyms; k++) {
 		struct pmuk_dobj_sym *s = &mod->syms[k];
 
@@ -173,7 +201,7 @@ static const char *variable(struct pmuk_dobj *d, int32_t pid, uint64_t addr, con
 		    (only >= 0 && m->mod != (uint32_t)only))
 			continue;
 		if (!mod->loaded)
-			load_syms(mod);
+			load_syms(d, mod);
 		if (mod->nsyms && addr >= m->start - mod->load &&
 		    (s = find_sym(mod, addr - (m->start - mod->load)))) {
 			*module = mod->path;
@@ -218,12 +246,11 @@ void pmuk_dobj_free(struct pmuk_dobj *d)
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->nmods; i++) {
-		for (size_t k = 0; k < d->mods[i].nsyms; k++)
-			free(d->mods[i].syms[k].name);
-		free(d->mods[i].syms);
+		free_syms(d->mods[i].syms, d->mods[i].nsyms);
 		free(d->mods[i].path);
 	}
 	free(d->mods);
+	free(d->symfs);
 	free(d->maps);
 	free(d);
 }

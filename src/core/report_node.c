@@ -193,7 +193,9 @@ static int run(struct nr_report *r)
 	int err;
 
 	if ((err = pmuk_nodefile_load(r->a->path, &r->nf)) < 0 ||
-	    (err = pmuk_dobj_new(&r->dobj)) < 0 || (err = pmu_trace_open(r->a->path, NULL, &t)) < 0)
+	    (err = pmuk_dobj_new(&r->dobj)) < 0 ||
+	    (err = pmuk_dobj_set_symfs(r->dobj, r->a->symfs)) < 0 ||
+	    (err = pmu_trace_open(r->a->path, NULL, &t)) < 0)
 		return err;
 	if (pmu_trace_event_count(t))
 		snprintf(r->event, sizeof(r->event), "%s", pmu_trace_event(t, 0)->name);

@@ -6,6 +6,7 @@
  *   report_node_file.c  the two features, read from the perf.data
  *   report_dobj.c       address -> data object: symbol, [heap], [stack], file, anon range
  *   report_dobj_elf.c   a file's STT_OBJECT symbols (libelf)
+ *   report_dobj_dw.c    a file's DWARF variables (libdw), merged with those
  *   report_node.c       the rows, text and JSON */
 #ifndef PMUK_CORE_REPORT_NODE_H
 #define PMUK_CORE_REPORT_NODE_H
@@ -49,6 +50,8 @@ int pmuk_dobj_record(struct pmuk_dobj *d, const struct pmu_record *rec);
  * "[heap]", "[stack]", a file's path, "[anon 0xSTART-0xEND]" or "[unknown]". */
 const char *pmuk_dobj_name(struct pmuk_dobj *d, int32_t pid, uint64_t addr, const char **module);
 void pmuk_dobj_free(struct pmuk_dobj *d);
+/* Look for the files' separate debug info under DIR/usr/lib/debug too (--symfs). */
+int pmuk_dobj_set_symfs(struct pmuk_dobj *d, const char *symfs);
 
 /* report_dobj_elf.c: the defined STT_OBJECT symbols of an ELF file, sorted by
  * address; 0 symbols (no error) where libelf is missing or the file has none.
@@ -59,6 +62,18 @@ struct pmuk_dobj_sym {
 	char *name;
 };
 int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, uint64_t *load);
+/* report_dobj_dw.c: the variables at fixed addresses of path's DWARF (the file's
+ * own, else its separate debug file by build-id or .gnu_debuglink, also under
+ * symfs when not NULL), sorted by address, link-time addresses as the symbol
+ * table's; function-local statics named "function::var". 0 variables (no error)
+ * without libdw or debug info. */
+int pmuk_dobj_dw_vars(const char *path, const char *symfs, struct pmuk_dobj_sym **out,
+		      size_t *n);
+/* Adds to *sym (sorted) the DWARF variables dw (sorted, taken: freed) at
+ * addresses no symbol starts at; a symbol wins at the same address, but for
+ * GCC's "var.N" of a function-local static, which DWARF's "fn::var" replaces. */
+int pmuk_dobj_merge(struct pmuk_dobj_sym **sym, size_t *nsym, struct pmuk_dobj_sym *dw,
+		    size_t ndw);
 
 /* Whether a --sort list names node or data_object (this report, not the view). */
 int pmuk_sort_wants_node(const char *sort);
@@ -70,6 +85,7 @@ struct pmuk_node_report_args {
 	int no_symbols;
 	size_t limit;                 /* rows (0: all) */
 	FILE *f;
+	const char *symfs;            /* --symfs: debug files under DIR/usr/lib/debug */
 };
 int pmuk_node_report(const struct pmuk_node_report_args *a);
 

@@ -532,7 +532,7 @@ static int check_args(const struct report_args *a)
 static int node_report(const struct report_args *a)
 {
 	struct pmuk_node_report_args na = { a->path, a->sort, a->json, a->no_symbols,
-					    a->limit_set ? a->limit : 0, NULL };
+					    a->limit_set ? a->limit : 0, NULL, a->symfs };
 	int err, rc;
 
 	if (!(na.f = open_out(a)))

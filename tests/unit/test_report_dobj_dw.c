@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* report --sort data_object's DWARF variables: this test's own global, file
+ * static and function-local static found in its own debug info with their
+ * sizes, at link-time addresses as far apart as they are at run time; the merge
+ * with a symbol table (the symbol wins, but for GCC's "var.N" of a local static;
+ * one name per address; sorted); a missing file gives none and no error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/report_node.h"
+
+int64_t dwt_global[300];
+static char dwt_file_static[5000];
+
+static __attribute__((noinline)) char *dwt_holder(void)
+{
+	static short dwt_local[77];
+
+	dwt_local[0]++;
+	return (char *)dwt_local;
+}
+
+static const struct pmuk_dobj_sym *named(const struct pmuk_dobj_sym *v, size_t n,
+					 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+static void free_vars(struct pmuk_dobj_sym *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+static void test_own_variables(void **state)
+{
+	const struct pmuk_dobj_sym *g, *f, *l;
+	struct pmuk_dobj_sym *v;
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t n;
+
+	(void)state;
+#ifndef PMUKIT_HAVE_DW
+	skip();
+#endif
+	assert_true(len > 0);
+	exe[len] = 0;
+	assert_int_equal(pmuk_dobj_dw_vars(exe, NULL, &v, &n), 0);
+	g = named(v, n, "dwt_global");
+	f = named(v, n, "dwt_file_static");
+	l = named(v, n, "dwt_holder::dwt_local");
+	assert_non_null(g);
+	assert_non_null(f);
+	assert_non_null(l);
+	assert_int_equal(g->size, sizeof(dwt_global));
+	assert_int_equal(f->size, sizeof(dwt_file_static));
+	assert_int_equal(l->size, 77 * sizeof(short));
+	/* one load bias moves them all */
+	assert_int_equal(f->addr - g->addr, (uintptr_t)dwt_file_static - (uintptr_t)dwt_global);
+	assert_int_equal(l->addr - g->addr, (uintptr_t)dwt_holder() - (uintptr_t)dwt_global);
+	for (size_t i = 1; i < n; i++)
+		assert_true(v[i - 1].addr <= v[i].addr);
+	free_vars(v, n);
+}
+
+static struct pmuk_dobj_sym sym(uint64_t addr, uint64_t size, const char *name)
+{
+	struct pmuk_dobj_sym s = { .addr = addr, .size = size, .name = strdup(name) };
+
+	assert_non_null(s.name);
+	return s;
+}
+
+static void test_merge(void **state)
+{
+	struct pmuk_dobj_sym *s = malloc(3 * sizeof(*s)), *d = malloc(5 * sizeof(*d));
+	size_t n = 3;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(d);
+	s[0] = sym(0x1000, 8, "x");
+	s[1] = sym(0x2000, 8, "counter.3");
+	s[2] = sym(0x5000, 8, "y.2");
+	d[0] = sym(0x800, 4, "first");
+	d[1] = sym(0x1000, 8, "x_alias");
+	d[2] = sym(0x2000, 8, "fn::counter");
+	d[3] = sym(0x3000, 16, "w");
+	d[4] = sym(0x3000, 16, "w_again");
+	assert_int_equal(pmuk_dobj_merge(&s, &n, d, 5), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(s[0].name, "first");
+	assert_string_equal(s[1].name, "x");              /* the symbol wins */
+	assert_string_equal(s[2].name, "fn::counter");    /* but not GCC's var.N */
+	assert_string_equal(s[3].name, "w");              /* one name per address */
+	assert_int_equal(s[3].size, 16);
+	assert_string_equal(s[4].name, "y.2");            /* no DWARF there: kept */
+	free_vars(s, n);
+}
+
+static void test_no_file(void **state)
+{
+	struct pmuk_dobj_sym *v = (void *)1;
+	size_t n = 1;
+
+	(void)state;
+	assert_int_equal(pmuk_dobj_dw_vars("/nonexistent/pmukit-no-such-file", NULL, &v, &n), 0);
+	assert_null(v);
+	assert_int_equal(n, 0);
+	assert_int_equal(pmuk_dobj_dw_vars("relative", "/tmp", &v, &n), 0);
+	assert_int_equal(n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_variables),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_no_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
