@@ -71,10 +71,14 @@ if command -v curl >/dev/null; then
 
 	# A service that cannot listen (a Linux socket holds the port) stops at once, its
 	# exit status as the service-specific exit code.
+	rm -f "$OUT/svc_busy.port"
 	python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$sport" &
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1]); time.sleep(60)' "$OUT/svc_busy.port" &
 	holder=$!
-	sleep 0.3
+	for _ in $(seq 50); do [ -s "$OUT/svc_busy.port" ] && break; sleep 0.1; done
+	sport=$(cat "$OUT/svc_busy.port")
 	"$WINE" sc create "$svc" binPath= "$sexe exporter --service --listen 127.0.0.1:$sport" \
 		>"$OUT/svc_busy_create.out" 2>&1
 	"$WINE" sc start "$svc" >"$OUT/svc_busy_start.out" 2>&1
