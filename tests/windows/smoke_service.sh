@@ -75,7 +75,7 @@ if command -v curl >/dev/null; then
 	python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
-import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1]); time.sleep(60)' "$OUT/svc_busy.port" &
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1]); time.sleep(600)' "$OUT/svc_busy.port" &
 	holder=$!
 	for _ in $(seq 50); do [ -s "$OUT/svc_busy.port" ] && break; sleep 0.1; done
 	sport=$(cat "$OUT/svc_busy.port")
