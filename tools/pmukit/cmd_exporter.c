@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pmukit exporter [--listen ADDR:PORT] [--collectors LIST]\n"
 		   "                       [--compat node|windows] [--max-requests N] [--once]\n"
-		   "                       [--openmetrics] [--tls-cert FILE --tls-key FILE]\n\n"
+		   "                       [--openmetrics] [--tls-cert FILE --tls-key FILE]\n"
+		   "                       [--service [NAME]]\n\n"
 		   "Serves per-CPU OS and hardware-counter metrics to Prometheus: GET /metrics\n"
 		   "(text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header asks for\n"
 		   "application/openmetrics-text; gzip when Accept-Encoding allows), / (a page\n"
@@ -40,6 +41,10 @@ static void usage(FILE *f)
 		   "                        textfile collector: pmukit exporter --once > f.prom)\n"
 		   "  --openmetrics         with --once: OpenMetrics text, not text 0.0.4\n"
 		   "  --tls-cert FILE, --tls-key FILE  serve HTTPS with this PEM pair\n"
+		   "  --service [NAME]      Windows: run as a service under the Service Control\n"
+		   "                        Manager (sc create NAME binPath= \"...pmukit.exe\n"
+		   "                        exporter --service ...\"; sc stop stops it); NAME\n"
+		   "                        (default pmukit-exporter) is for its messages\n"
 		   "  --help                this text\n\n"
 		   "Limits: %d connections, %d bytes of request headers (431 past them), no\n"
 		   "request body (413), %d s idle timeout.\n",
@@ -174,7 +179,7 @@ static void server_process(void)
 #endif
 }
 
-int cmd_exporter(int argc, char **argv)
+static int exporter_main(int argc, char **argv)
 {
 	struct args a = { .listen = "127.0.0.1:9464" };
 	PMU_OPTS(pmu_exporter_opts, opts);
@@ -191,4 +196,43 @@ int cmd_exporter(int argc, char **argv)
 	status = a.once ? once(e, a.openmetrics) : serve(e, &a);
 	pmu_exporter_close(e);
 	return status;
+}
+
+/* Takes --service [NAME] (or --service=NAME) out of argv: 1 when found, with
+ * *name set; a NAME is the next word unless it is an option. */
+static int service_option(int *argc, char **argv, const char **name)
+{
+	for (int i = 1; i < *argc; i++) {
+		int take;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strncmp(argv[i], "--service=", 10) && argv[i][10])
+			*name = argv[i] + 10, take = 1;
+		else if (!strcmp(argv[i], "--service"))
+			take = i + 1 < *argc && argv[i + 1][0] != '-' ?
+				(*name = argv[i + 1], 2) : 1;
+		else
+			continue;
+		memmove(argv + i, argv + i + take, (size_t)(*argc - i - take + 1) * sizeof(*argv));
+		*argc -= take;
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_exporter(int argc, char **argv)
+{
+	const char *name = "pmukit-exporter";
+
+	if (!service_option(&argc, argv, &name))
+		return exporter_main(argc, argv);
+#ifdef _WIN32
+	return exp_service(name, exporter_main, argc, argv);
+#else
+	fprintf(stderr, "pmukit exporter: --service is for the Windows Service Control "
+		"Manager; on Linux run it under systemd (a unit with ExecStart=pmukit exporter "
+		"--listen ...; systemctl stop sends SIGTERM, which stops it cleanly)\n");
+	return 2;
+#endif
 }

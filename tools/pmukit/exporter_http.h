@@ -61,8 +61,17 @@ struct exp_listen {
 };
 int exp_listen_parse(const char *s, struct exp_listen *l);
 
-/* Serves until SIGTERM/SIGINT (Ctrl-C, console close) or max_requests. Writes
- * "listening on URL" to stderr once bound. Returns the exit status. */
+/* Serves until SIGTERM/SIGINT (Ctrl-C, console close), a service stop or
+ * max_requests. Writes "listening on URL" to stderr once bound (and, as a
+ * service, reports SERVICE_RUNNING then). Returns the exit status. */
 int exp_serve(struct exp_app *a, const struct exp_listen *l);
+
+#ifdef _WIN32
+/* Windows: runs body(argc, argv) as the service name under the Service Control
+ * Manager, which stops it with SERVICE_CONTROL_STOP or _SHUTDOWN; body's status
+ * becomes the service's exit code. Started from a console instead: 1, with a
+ * sentence saying to go through sc create/start. */
+int exp_service(const char *name, int (*body)(int argc, char **argv), int argc, char **argv);
+#endif
 
 #endif

@@ -2,7 +2,9 @@
 /* pmukit exporter's server on Windows: Winsock (ws2_32, a system DLL), a thread
  * per connection up to EXP_MAX_CONNECTIONS (more are closed at once), each with a
  * receive and send timeout so a slow client holds only its own thread, for at most
- * EXP_TIMEOUT_S; one request per connection (Connection: close). */
+ * EXP_TIMEOUT_S; one request per connection (Connection: close). As a service
+ * (exp_service), the Service Control Manager's stop sets the same stop flag as
+ * Ctrl-C does. */
 #include "exporter_http.h"
 
 #include <winsock2.h>
@@ -13,6 +15,13 @@
 #include <string.h>
 
 static volatile LONG stop, active;
+
+/* The service's status, when run by the Service Control Manager (svc set). The
+ * control handler (dispatcher thread) and ServiceMain both report: svc_lock. */
+static SERVICE_STATUS_HANDLE svc;
+static SRWLOCK svc_lock = SRWLOCK_INIT;
+/* how long a stop may take: the connections in flight end within their timeout */
+#define SVC_STOP_WAIT_MS ((EXP_TIMEOUT_S + 5) * 1000)
 
 static BOOL WINAPI on_ctrl(DWORD type)
 {
@@ -186,6 +195,99 @@ static SOCKET bind_listen(const struct exp_listen *l)
 	return s;
 }
 
+/* Tells the SCM the service's state; exit_status (body's) becomes the
+ * service-specific exit code. A stop once pending is not undone by RUNNING. */
+static void svc_report(DWORD state, int exit_status, DWORD wait_ms)
+{
+	static SERVICE_STATUS st = { .dwServiceType = SERVICE_WIN32_OWN_PROCESS };
+
+	AcquireSRWLockExclusive(&svc_lock);
+	if (svc && !(state == SERVICE_RUNNING && st.dwCurrentState == SERVICE_STOP_PENDING)) {
+		st.dwCurrentState = state;
+		st.dwControlsAccepted = state == SERVICE_RUNNING ?
+			SERVICE_ACCEPT_STOP | SERVICE_ACCEPT_SHUTDOWN : 0;
+		st.dwWin32ExitCode = exit_status ? ERROR_SERVICE_SPECIFIC_ERROR : NO_ERROR;
+		st.dwServiceSpecificExitCode = (DWORD)exit_status;
+		st.dwWaitHint = wait_ms;
+		st.dwCheckPoint = state == SERVICE_RUNNING || state == SERVICE_STOPPED ? 0 :
+				  st.dwCheckPoint + 1;
+		SetServiceStatus(svc, &st);
+	}
+	ReleaseSRWLockExclusive(&svc_lock);
+}
+
+static DWORD WINAPI svc_control(DWORD ctrl, DWORD type, void *data, void *ctx)
+{
+	(void)type, (void)data, (void)ctx;
+	switch (ctrl) {
+	case SERVICE_CONTROL_STOP:
+	case SERVICE_CONTROL_SHUTDOWN:
+		InterlockedExchange(&stop, 1);
+		svc_report(SERVICE_STOP_PENDING, 0, SVC_STOP_WAIT_MS);
+		return NO_ERROR;
+	case SERVICE_CONTROL_INTERROGATE:
+		return NO_ERROR;
+	}
+	return ERROR_CALL_NOT_IMPLEMENTED;
+}
+
+static struct {
+	const char *name;
+	int (*body)(int argc, char **argv);
+	int argc;
+	char **argv;
+	int status;
+} svc_run;
+
+/* ServiceMain: args[0] is the name the SCM started us under (sc create's), which
+ * may differ from --service NAME; the options are the command line's. */
+static void WINAPI svc_main(DWORD n, LPWSTR *args)
+{
+	SERVICE_STATUS_HANDLE h = RegisterServiceCtrlHandlerExW(n && args ? args[0] : L"",
+								svc_control, NULL);
+
+	if (!h) {
+		fprintf(stderr, "pmukit exporter: --service %s: RegisterServiceCtrlHandlerExW "
+			"failed with error %lu\n", svc_run.name, GetLastError());
+		svc_run.status = 1;
+		return;
+	}
+	AcquireSRWLockExclusive(&svc_lock);
+	svc = h;
+	ReleaseSRWLockExclusive(&svc_lock);
+	svc_report(SERVICE_START_PENDING, 0, 30000);
+	svc_run.status = svc_run.body(svc_run.argc, svc_run.argv);
+	if (svc_run.status)
+		fprintf(stderr, "pmukit exporter: service %s stops with exit code %d\n",
+			svc_run.name, svc_run.status);
+	fflush(stderr);
+	svc_report(SERVICE_STOPPED, svc_run.status, 0);
+}
+
+int exp_service(const char *name, int (*body)(int argc, char **argv), int argc, char **argv)
+{
+	/* own process: the SCM ignores the table's name, so any will do */
+	SERVICE_TABLE_ENTRYW table[] = { { L"pmukit-exporter", svc_main }, { NULL, NULL } };
+
+	svc_run.name = name;
+	svc_run.body = body;
+	svc_run.argc = argc;
+	svc_run.argv = argv;
+	if (StartServiceCtrlDispatcherW(table))
+		return svc_run.status;  /* svc_main has run and reported STOPPED */
+	DWORD e = GetLastError();
+	if (e == ERROR_FAILED_SERVICE_CONTROLLER_CONNECT)
+		fprintf(stderr, "pmukit exporter: --service: this process was not started by the "
+			"Service Control Manager (ERROR_FAILED_SERVICE_CONTROLLER_CONNECT): run it "
+			"through sc create/start, e.g. sc create %s binPath= \"C:\\...\\pmukit.exe "
+			"exporter --service --listen 127.0.0.1:9464\" then sc start %s; or leave out "
+			"--service to serve from this console\n", name, name);
+	else
+		fprintf(stderr, "pmukit exporter: --service %s: StartServiceCtrlDispatcherW failed "
+			"with error %lu\n", name, e);
+	return 1;
+}
+
 int exp_serve(struct exp_app *a, const struct exp_listen *l)
 {
 	WSADATA wsa;
@@ -200,9 +302,13 @@ int exp_serve(struct exp_app *a, const struct exp_listen *l)
 		return fprintf(stderr, "pmukit exporter: WSAStartup failed\n"), 1;
 	if ((ls = bind_listen(l)) == INVALID_SOCKET)
 		return WSACleanup(), 1;
-	SetConsoleCtrlHandler(on_ctrl, TRUE);
+	/* a service gets its stop from the SCM; a console handler would also stop it
+	 * at a user's logoff */
+	if (!svc)
+		SetConsoleCtrlHandler(on_ctrl, TRUE);
 	fprintf(stderr, "pmukit exporter: listening on http://%s:%s/metrics\n",
 		l->host[0] ? l->host : "0.0.0.0", l->port);
+	svc_report(SERVICE_RUNNING, 0, 0);
 	while (!stop) {
 		fd_set rd;
 		struct timeval tv = { 0, 200000 };  /* to see stop */
