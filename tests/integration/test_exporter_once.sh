@@ -80,4 +80,8 @@ if "$PMUKIT" exporter --once --collectors cpu > "$tmp/once" 2>/dev/null; then
 else
   echo "note: pmukit exporter --once not available in this build: checked through the library only"
 fi
+# --service is the Windows SCM's; on Linux a usage error that points to systemd
+"$PMUKIT" exporter --service >/dev/null 2>"$tmp/err"
+check_eq "--service on Linux: usage error" 2 $?
+check "--service on Linux: says to use systemd" grep -q systemd "$tmp/err"
 finish
