@@ -180,7 +180,8 @@ int pmuk_dobj_dw_vars(const char *path, const char *symfs, struct pmuk_dobj_sym 
 		free(w.v);
 		return err;
 	}
-	qsort(w.v, w.n, sizeof(*w.v), cmp_sym);
+	if (w.n)  /* qsort of NULL, even of none, is undefined */
+		qsort(w.v, w.n, sizeof(*w.v), cmp_sym);
 	*out = w.v;
 	*n = w.n;
 	return 0;

@@ -43,7 +43,8 @@ int pmuk_nodefile_parse_nodes(struct pmuk_nodefile *nf, const uint8_t *p, size_t
 				 (unsigned long long)h.n);
 	memcpy(nf->e, p + sizeof(h), h.n * sizeof(*nf->e));
 	nf->n = h.n;
-	qsort(nf->e, nf->n, sizeof(*nf->e), cmp_entry);
+	if (nf->n)
+		qsort(nf->e, nf->n, sizeof(*nf->e), cmp_entry);
 	nf->h = h;
 	nf->have_answers = 1;
 	return 0;

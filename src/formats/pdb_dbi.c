@@ -113,7 +113,8 @@ static int contributions(struct pmuk_pdb *p, const uint8_t *b, uint32_t n, uint3
 			continue;	/* nothing to place, or no such module: no lines */
 		p->contribs[p->ncontribs++] = (struct pdb_contrib){ rva, size, mod };
 	}
-	qsort(p->contribs, p->ncontribs, sizeof(*p->contribs), contrib_by_rva);
+	if (p->ncontribs)
+		qsort(p->contribs, p->ncontribs, sizeof(*p->contribs), contrib_by_rva);
 	return 0;
 }
 

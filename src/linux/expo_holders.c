@@ -100,5 +100,6 @@ void pmuk_holders_update(struct pmuk_holders *h)
 			keep(h, proc, (int)pid, fds);
 	}
 	closedir(dir);
-	qsort(h->h, h->n, sizeof(*h->h), by_pid);
+	if (h->n)  /* no holders: h->h may be NULL, and qsort of NULL is undefined */
+		qsort(h->h, h->n, sizeof(*h->h), by_pid);
 }
