@@ -98,7 +98,7 @@ int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, 
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(e) == ELF_K_ELF) {
 		*load = first_load(e);
 		err = syms(e, out, n);
-		if (!err)
+		if (!err && *n)  /* a stripped file: no array, and qsort of NULL is undefined */
 			qsort(*out, *n, sizeof(**out), cmp_sym);
 	}
 	if (e)
@@ -218,7 +218,7 @@ int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, 
 	    (f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
 		err = parse(f, (size_t)st.st_size, out, n, load);
 		munmap(f, (size_t)st.st_size);
-		if (!err)
+		if (!err && *n)  /* a stripped file: no array, and qsort of NULL is undefined */
 			qsort(*out, *n, sizeof(**out), cmp_sym);
 	}
 	close(fd);
