@@ -3,7 +3,9 @@
  * static and function-local static found in its own debug info with their
  * sizes, at link-time addresses as far apart as they are at run time; the merge
  * with a symbol table (the symbol wins, but for GCC's "var.N" of a local static;
- * one name per address; sorted); a missing file gives none and no error. */
+ * one name per address; sorted); a missing file gives none and no error; scopes
+ * nested thousands deep (a generated program) do not exhaust a thread's stack. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,12 +125,74 @@ static void test_no_file(void **state)
 	assert_int_equal(n, 0);
 }
 
+struct deep_run {
+	const char *path;
+	struct pmuk_dobj_sym *v;
+	size_t n;
+	int ret;
+};
+
+static void *deep_vars(void *arg)
+{
+	struct deep_run *r = arg;
+
+	r->ret = pmuk_dobj_dw_vars(r->path, NULL, &r->v, &r->n);
+	return NULL;
+}
+
+/* A function whose blocks nest DEEP levels, each with a static: the walk over
+ * them, run on a 512 KiB stack, returns (the recursion is bounded) and names the
+ * statics of the outer levels. */
+#define DEEP 20000
+static void test_deep_scopes(void **state)
+{
+	char dir[] = "/tmp/pmukit-dw-deep-XXXXXX", src[64], exe[64], cmd[256];
+	struct deep_run r = { exe, NULL, 0, -1 };
+	pthread_attr_t attr;
+	pthread_t th;
+	FILE *f;
+
+	(void)state;
+#ifndef PMUKIT_HAVE_DW
+	skip();
+#endif
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/deep.c", dir);
+	snprintf(exe, sizeof(exe), "%s/deep", dir);
+	assert_non_null(f = fopen(src, "w"));
+	fprintf(f, "int deep(void)\n{\n\tint s = 0;\n");
+	for (int i = 0; i < DEEP; i++)
+		fprintf(f, "{ static int v%d; s += ++v%d;\n", i, i);
+	for (int i = 0; i < DEEP; i++)
+		fputc('}', f);
+	fprintf(f, "\n\treturn s;\n}\nint main(void) { return deep() & 1; }\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -o %s %s 2>/dev/null", exe, src);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+		skip();  /* no C compiler here to build the deep program */
+	}
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstacksize(&attr, 512 << 10), 0);
+	assert_int_equal(pthread_create(&th, &attr, deep_vars, &r), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	pthread_attr_destroy(&attr);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(named(r.v, r.n, "deep::v0"));
+	assert_non_null(named(r.v, r.n, "deep::v99"));
+	free_vars(r.v, r.n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_variables),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_no_file),
+		cmocka_unit_test(test_deep_scopes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
