@@ -87,14 +87,18 @@ static int add_var(struct walk *w, Dwarf_Die *die, const char *fn)
 	return 0;
 }
 
+/* Scopes nested deeper than this are not walked: real code stays far below it,
+ * and a crafted file's thousands of levels must not exhaust the stack. */
+#define DW_MAX_DEPTH 256
+
 /* The children of die holding variables: scopes recursed into, with the
  * innermost function's name (an inlined copy names its abstract origin). */
-static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn)
+static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn, unsigned depth)
 {
 	Dwarf_Die die;
 	int err = 0;
 
-	if (dwarf_child(parent, &die) != 0)
+	if (depth >= DW_MAX_DEPTH || dwarf_child(parent, &die) != 0)
 		return 0;
 	do {
 		switch (dwarf_tag(&die)) {
@@ -105,12 +109,12 @@ static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn)
 		case DW_TAG_inlined_subroutine: {
 			const char *name = dwarf_diename(&die);
 
-			err = walk_die(w, &die, name ? name : fn);
+			err = walk_die(w, &die, name ? name : fn, depth + 1);
 			break;
 		}
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
-			err = walk_die(w, &die, fn);
+			err = walk_die(w, &die, fn, depth + 1);
 			break;
 		default:
 			break;
@@ -129,7 +133,7 @@ static int walk_dwarf(Dwarf *dw, struct walk *w)
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu))
-			err = walk_die(w, &cu, NULL);
+			err = walk_die(w, &cu, NULL, 0);
 		off = next;
 	}
 	return err;
