@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The variables of a file's DWARF, for report --sort data_object where the symbol
  * table falls short (a stripped binary, function-local statics): every
- * DW_TAG_variable whose location is one DW_OP_addr, sized by its type. The debug
- * info is found the way the symbolizer finds it, by libdwfl's standard lookup:
- * the file itself, else DIR/.build-id/xx/rest.debug for each DIR of the path
- * (/usr/lib/debug, and SYMFS/usr/lib/debug under --symfs), else .gnu_debuglink
- * (next to the file, its .debug/, /usr/lib/debug/DIR). Without libdw (Windows,
- * the guest's static build) no file has DWARF variables. */
+ * DW_TAG_variable whose location is one DW_OP_addr (or clang's DW_OP_addrx),
+ * sized by its type. The debug info is found the way the symbolizer finds it,
+ * by libdwfl's standard lookup: the file itself, else
+ * DIR/.build-id/xx/rest.debug for each DIR of the path (/usr/lib/debug, and
+ * SYMFS/usr/lib/debug under --symfs), else .gnu_debuglink (next to the file,
+ * its .debug/, /usr/lib/debug/DIR). Without libdw (Windows, the guest's static
+ * build) no file has DWARF variables. */
 #include "core/report_node.h"
 #include "core/error.h"
 #include "core/grow.h"
@@ -39,14 +40,22 @@ struct walk {
  * their addresses are named by mapping. */
 static Dwarf_Addr fixed_addr(Dwarf_Die *die)
 {
-	Dwarf_Attribute attr;
+	Dwarf_Attribute attr, in_addr;
+	Dwarf_Addr addr;
 	Dwarf_Op *ops;
 	size_t nops;
 
 	if (!dwarf_attr(die, DW_AT_location, &attr) ||
-	    dwarf_getlocation(&attr, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_addr)
+	    dwarf_getlocation(&attr, &ops, &nops) != 0 || nops != 1)
 		return 0;
-	return ops[0].number;
+	if (ops[0].atom == DW_OP_addr)
+		return ops[0].number;
+	/* DWARF 5 as clang writes it: an index into .debug_addr */
+	if ((ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) &&
+	    dwarf_getlocation_attr(&attr, ops, &in_addr) == 0 &&
+	    dwarf_formaddr(&in_addr, &addr) == 0)
+		return addr;
+	return 0;
 }
 
 static Dwarf_Word type_size(Dwarf_Die *die)
@@ -87,14 +96,18 @@ static int add_var(struct walk *w, Dwarf_Die *die, const char *fn)
 	return 0;
 }
 
+/* Scopes nested deeper than this are not walked: real code stays far below it,
+ * and a crafted file's thousands of levels must not exhaust the stack. */
+#define DW_MAX_DEPTH 256
+
 /* The children of die holding variables: scopes recursed into, with the
  * innermost function's name (an inlined copy names its abstract origin). */
-static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn)
+static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn, unsigned depth)
 {
 	Dwarf_Die die;
 	int err = 0;
 
-	if (dwarf_child(parent, &die) != 0)
+	if (depth >= DW_MAX_DEPTH || dwarf_child(parent, &die) != 0)
 		return 0;
 	do {
 		switch (dwarf_tag(&die)) {
@@ -105,12 +118,12 @@ static int walk_die(struct walk *w, Dwarf_Die *parent, const char *fn)
 		case DW_TAG_inlined_subroutine: {
 			const char *name = dwarf_diename(&die);
 
-			err = walk_die(w, &die, name ? name : fn);
+			err = walk_die(w, &die, name ? name : fn, depth + 1);
 			break;
 		}
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
-			err = walk_die(w, &die, fn);
+			err = walk_die(w, &die, fn, depth + 1);
 			break;
 		default:
 			break;
@@ -129,7 +142,7 @@ static int walk_dwarf(Dwarf *dw, struct walk *w)
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu))
-			err = walk_die(w, &cu, NULL);
+			err = walk_die(w, &cu, NULL, 0);
 		off = next;
 	}
 	return err;

@@ -3,7 +3,10 @@
  * static and function-local static found in its own debug info with their
  * sizes, at link-time addresses as far apart as they are at run time; the merge
  * with a symbol table (the symbol wins, but for GCC's "var.N" of a local static;
- * one name per address; sorted); a missing file gives none and no error. */
+ * one name per address; sorted); a missing file gives none and no error; scopes
+ * nested thousands deep (a generated program) do not exhaust a thread's stack;
+ * clang's DWARF 5, whose addresses are DW_OP_addrx indexes into .debug_addr. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,12 +126,116 @@ static void test_no_file(void **state)
 	assert_int_equal(n, 0);
 }
 
+struct deep_run {
+	const char *path;
+	struct pmuk_dobj_sym *v;
+	size_t n;
+	int ret;
+};
+
+static void *deep_vars(void *arg)
+{
+	struct deep_run *r = arg;
+
+	r->ret = pmuk_dobj_dw_vars(r->path, NULL, &r->v, &r->n);
+	return NULL;
+}
+
+/* A function whose blocks nest DEEP levels, each with a static: the walk over
+ * them, run on a 512 KiB stack, returns (the recursion is bounded) and names the
+ * statics of the outer levels. */
+#define DEEP 20000
+static void test_deep_scopes(void **state)
+{
+	char dir[] = "/tmp/pmukit-dw-deep-XXXXXX", src[64], exe[64], cmd[256];
+	struct deep_run r = { exe, NULL, 0, -1 };
+	pthread_attr_t attr;
+	pthread_t th;
+	FILE *f;
+
+	(void)state;
+#ifndef PMUKIT_HAVE_DW
+	skip();
+#endif
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/deep.c", dir);
+	snprintf(exe, sizeof(exe), "%s/deep", dir);
+	assert_non_null(f = fopen(src, "w"));
+	fprintf(f, "int deep(void)\n{\n\tint s = 0;\n");
+	for (int i = 0; i < DEEP; i++)
+		fprintf(f, "{ static int v%d; s += ++v%d;\n", i, i);
+	for (int i = 0; i < DEEP; i++)
+		fputc('}', f);
+	fprintf(f, "\n\treturn s;\n}\nint main(void) { return deep() & 1; }\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -o %s %s 2>/dev/null", exe, src);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+		skip();  /* no C compiler here to build the deep program */
+	}
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstacksize(&attr, 512 << 10), 0);
+	assert_int_equal(pthread_create(&th, &attr, deep_vars, &r), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	pthread_attr_destroy(&attr);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(named(r.v, r.n, "deep::v0"));
+	assert_non_null(named(r.v, r.n, "deep::v99"));
+	free_vars(r.v, r.n);
+}
+
+/* clang -gdwarf-5 locates variables by DW_OP_addrx (an index into .debug_addr),
+ * not DW_OP_addr: the three kinds are found, with their sizes. */
+static void test_clang_addrx(void **state)
+{
+	char dir[] = "/tmp/pmukit-dw-clang-XXXXXX", src[64], exe[64], cmd[256];
+	struct pmuk_dobj_sym *v = NULL;
+	const struct pmuk_dobj_sym *l;
+	size_t n = 0;
+	int ret;
+	FILE *f;
+
+	(void)state;
+#ifndef PMUKIT_HAVE_DW
+	skip();
+#endif
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/a.c", dir);
+	snprintf(exe, sizeof(exe), "%s/a", dir);
+	assert_non_null(f = fopen(src, "w"));
+	fprintf(f, "int cl_global[100];\nstatic int cl_file[50];\n"
+		"__attribute__((noinline)) int cl_fn(void) { static int cl_local[30]; "
+		"return cl_local[0]++ + cl_file[1]++; }\n"
+		"int main(void) { return cl_global[0]++ + cl_fn(); }\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "clang -gdwarf-5 -O0 -o %s %s 2>/dev/null", exe, src);
+	ret = system(cmd);
+	if (!ret)
+		ret = pmuk_dobj_dw_vars(exe, NULL, &v, &n) ? -1 : 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
+	if (ret > 0)
+		skip();  /* no clang here to build the program */
+	assert_int_equal(ret, 0);
+	assert_non_null(named(v, n, "cl_global"));
+	assert_non_null(named(v, n, "cl_file"));
+	assert_non_null(l = named(v, n, "cl_fn::cl_local"));
+	assert_int_equal(l->size, 30 * sizeof(int));
+	assert_int_equal(named(v, n, "cl_global")->size, 100 * sizeof(int));
+	free_vars(v, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_variables),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_no_file),
+		cmocka_unit_test(test_deep_scopes),
+		cmocka_unit_test(test_clang_addrx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,13 +196,15 @@ static SOCKET bind_listen(const struct exp_listen *l)
 }
 
 /* Tells the SCM the service's state; exit_status (body's) becomes the
- * service-specific exit code. A stop once pending is not undone by RUNNING. */
+ * service-specific exit code. A stop once pending is not undone by RUNNING, and
+ * nothing follows STOPPED (the process may be ended at any time after it). */
 static void svc_report(DWORD state, int exit_status, DWORD wait_ms)
 {
 	static SERVICE_STATUS st = { .dwServiceType = SERVICE_WIN32_OWN_PROCESS };
 
 	AcquireSRWLockExclusive(&svc_lock);
-	if (svc && !(state == SERVICE_RUNNING && st.dwCurrentState == SERVICE_STOP_PENDING)) {
+	if (svc && st.dwCurrentState != SERVICE_STOPPED &&
+	    !(state == SERVICE_RUNNING && st.dwCurrentState == SERVICE_STOP_PENDING)) {
 		st.dwCurrentState = state;
 		st.dwControlsAccepted = state == SERVICE_RUNNING ?
 			SERVICE_ACCEPT_STOP | SERVICE_ACCEPT_SHUTDOWN : 0;
@@ -222,8 +224,10 @@ static DWORD WINAPI svc_control(DWORD ctrl, DWORD type, void *data, void *ctx)
 	switch (ctrl) {
 	case SERVICE_CONTROL_STOP:
 	case SERVICE_CONTROL_SHUTDOWN:
-		InterlockedExchange(&stop, 1);
+		/* STOP_PENDING first: once stop is set the server loop may end and
+		 * ServiceMain report STOPPED, which nothing may follow */
 		svc_report(SERVICE_STOP_PENDING, 0, SVC_STOP_WAIT_MS);
+		InterlockedExchange(&stop, 1);
 		return NO_ERROR;
 	case SERVICE_CONTROL_INTERROGATE:
 		return NO_ERROR;
