@@ -26,15 +26,18 @@ cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$tmp/w" "$tmp/w.c" || skip "th
 
 # perf 6.1 itself aborts now and then when other perf processes run beside it
 # (an assertion in util/build-id.c): a run it did not finish is made again, twice.
-record() {	# FILE perf-record-options...
-	local out=$1 try; shift
+perf_retry() {	# perf-command... (output in $tmp/rec.out)
+	local try
 	for try in 1 2 3; do
-		perf record -q -e cpu-clock -F 999 -g "$@" -- "$tmp/w" >"$tmp/rec.out" 2>&1 &&
-			[ -s "$out" ] && return 0
+		"$@" >"$tmp/rec.out" 2>&1 && return 0
 		grep -qE 'Assertion|stack smashing|Aborted|core dumped' "$tmp/rec.out" || return 1
-		echo "# perf record aborted (try $try): $(tail -1 "$tmp/rec.out")"
+		echo "# perf aborted (try $try): $(tail -1 "$tmp/rec.out")"
 	done
 	return 1
+}
+record() {	# FILE perf-record-options...
+	local out=$1; shift
+	perf_retry perf record -q -e cpu-clock -F 999 -g "$@" -- "$tmp/w" && [ -s "$out" ]
 }
 record "$tmp/perf.data" -o "$tmp/perf.data" ||
 	skip "perf record -e cpu-clock -g does not run here: $(tail -1 "$tmp/rec.out")"
@@ -202,7 +205,7 @@ __attribute__((noinline)) void top(void) { mid(); x += 1; }
 int main(void) { for (int k = 0; k < 60; k++) top(); return x < 0; }
 EOF
 cc -O2 -g -fomit-frame-pointer -o "$tmp/nofp" "$tmp/nofp.c"
-if perf record -q -e cpu-clock -F 499 --call-graph dwarf,8192 -o "$tmp/dwarf.data" -- "$tmp/nofp" >"$tmp/rec.out" 2>&1; then
+if perf_retry perf record -q -e cpu-clock -F 499 --call-graph dwarf,8192 -o "$tmp/dwarf.data" -- "$tmp/nofp"; then
 	"$PMUKIT" report -i "$tmp/dwarf.data" --json >"$tmp/dw.json"
 	"$PMUKIT" report -i "$tmp/dwarf.data" --format collapsed >"$tmp/dw.folded"
 	check "--call-graph dwarf: samples unwound" \
