@@ -56,7 +56,8 @@ static int on_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, i
 }
 
 /* -d: ADDR follows the head ({identifier, ip, pid/tid, time}); PHYS_ADDR comes
- * late in the sample, so only samples that carry it are decoded (on a copy). */
+ * late in the sample, so only samples that carry it, of a page not seen before,
+ * are decoded (on a copy): the drain must keep up with the kernel. */
 int pmuk_rec_node_sample(struct pmu_recording *r, const uint8_t *rec, size_t size, int e)
 {
 	uint64_t addr, phys = 0;
@@ -67,7 +68,8 @@ int pmuk_rec_node_sample(struct pmu_recording *r, const uint8_t *rec, size_t siz
 		return 0;
 	memcpy(&pid, rec + 24, 4);
 	memcpy(&addr, rec + 40, 8);
-	if (r->fmt[e].sample_type & PERF_SAMPLE_PHYS_ADDR) {
+	if ((r->fmt[e].sample_type & PERF_SAMPLE_PHYS_ADDR) &&
+	    pmuk_rec_nodes_wants_phys(&r->nodes, pid, addr)) {
 		memcpy(r->scratch, rec, size);
 		if (pmuk_decode_record(&r->fmt[e], r->scratch, size, &d) == 0 &&
 		    (d.has & PMU_HAS_PHYS_ADDR))

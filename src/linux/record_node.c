@@ -72,6 +72,14 @@ static int queue(struct pmuk_rec_nodes *n, uint32_t id)
 	return 0;
 }
 
+int pmuk_rec_nodes_wants_phys(const struct pmuk_rec_nodes *n, int32_t pid, uint64_t addr)
+{
+	struct page_key k = { pid, addr & ~(n->page_size - 1) };
+
+	return n->phys.block_size && n->n < PMUK_NODES_MAX &&
+	       pmuk_index_find(&n->ix, page_hash(pid, k.page), page_eq, &k, n) == PMUK_INDEX_NONE;
+}
+
 int pmuk_rec_nodes_add(struct pmuk_rec_nodes *n, int32_t pid, uint64_t addr, uint64_t phys)
 {
 	struct page_key k = { pid, addr & ~(n->page_size - 1) };

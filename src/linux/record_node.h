@@ -54,6 +54,10 @@ int pmuk_rec_nodes_init(struct pmuk_rec_nodes *n, int query);
 /* A sample's data address (phys 0: none). Answered at once from phys, else
  * queued for the next flush; a page seen before costs a hash lookup. */
 int pmuk_rec_nodes_add(struct pmuk_rec_nodes *n, int32_t pid, uint64_t addr, uint64_t phys);
+/* Whether pmuk_rec_nodes_add would use a phys for this address: its page is new,
+ * under the cap, and the memory blocks are known. Lets the caller skip finding
+ * PHYS_ADDR in the sample (a decode of all of it) for a page answered before. */
+int pmuk_rec_nodes_wants_phys(const struct pmuk_rec_nodes *n, int32_t pid, uint64_t addr);
 /* Queries the queued pages (force: now, else when a batch is full or the gap passed). */
 int pmuk_rec_nodes_flush(struct pmuk_rec_nodes *n, int force);
 void pmuk_rec_nodes_free(struct pmuk_rec_nodes *n);

@@ -91,7 +91,11 @@ static void feed(struct pmuk_rec_nodes *n)
 {
 	uint64_t pg = n->page_size;
 
+	assert_true(pmuk_rec_nodes_wants_phys(n, 100, 0x10000 + 8));
 	assert_int_equal(pmuk_rec_nodes_add(n, 100, 0x10000 + 8, 2 * BLOCK + 8), 0);
+	/* the same page again: its PHYS_ADDR would change nothing, so is not wanted */
+	assert_false(pmuk_rec_nodes_wants_phys(n, 100, 0x10000 + 16));
+	assert_true(pmuk_rec_nodes_wants_phys(n, 200, 0x10000 + 16));
 	assert_int_equal(pmuk_rec_nodes_add(n, 100, 0x10000 + 16, 2 * BLOCK + 16), 0);
 	assert_int_equal(pmuk_rec_nodes_add(n, 100, 0x10000 + pg, 4096), 0);
 	assert_int_equal(pmuk_rec_nodes_add(n, 200, 0x10000, 3 * BLOCK), 0);  /* the hole */
