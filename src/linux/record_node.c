@@ -147,7 +147,6 @@ static void ask(struct pmuk_rec_nodes *n, int32_t pid, const uint32_t *ids, size
 
 int pmuk_rec_nodes_flush(struct pmuk_rec_nodes *n, int force)
 {
-	uint32_t ids[PMUK_NODES_BATCH];
 	uint64_t now;
 	size_t done = 0;
 
@@ -160,13 +159,13 @@ int pmuk_rec_nodes_flush(struct pmuk_rec_nodes *n, int force)
 	/* pages in first-seen order, each batch one pid (a target is mostly one) */
 	while (done < n->npending) {
 		int32_t pid = n->e[n->pending[done]].pid;
-		size_t k = 0, i;
+		size_t k = 1;
 
-		for (i = done; i < n->npending && k < PMUK_NODES_BATCH &&
-		     n->e[n->pending[i]].pid == pid; i++)
-			ids[k++] = n->pending[i];
-		ask(n, pid, ids, k);
-		done = i;
+		while (done + k < n->npending && k < PMUK_NODES_BATCH &&
+		       n->e[n->pending[done + k]].pid == pid)
+			k++;
+		ask(n, pid, n->pending + done, k);
+		done += k;
 	}
 	n->npending = 0;
 	return 0;
