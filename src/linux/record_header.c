@@ -208,13 +208,11 @@ static int node_features(struct pmu_recording *r)
 	struct pmuk_pw_buf b = { 0 };
 	int err = pmuk_numa_topology_body(&b);
 
-	if (err < 0 || (b.n && (err = feature(r, HEADER_NUMA_TOPOLOGY, &b)) < 0)) {
-		pmuk_pw_buf_free(&b);
-		return err;
-	}
+	if (!err && b.n)
+		err = feature(r, HEADER_NUMA_TOPOLOGY, &b);  /* frees b */
 	pmuk_pw_buf_free(&b);
-	if (!r->nodes.on)
-		return 0;
+	if (err < 0 || !r->nodes.on)
+		return err;
 	pmuk_rec_nodes_body(&r->nodes, &b);
 	return feature(r, PMUK_FEAT_NODES, &b);
 }
