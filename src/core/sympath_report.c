@@ -7,6 +7,7 @@
 #include "core/guid.h"
 #include "core/json.h"
 #include "core/le.h"
+#include "formats/pdb_symbolizer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,14 +72,14 @@ static struct by_count *ranked(const struct pmu_report *r, const uint64_t *c, si
 	return v;
 }
 
+/* {GUID}-Age as the symbolizer's stale and missing PDB messages spell it. */
 static void spell(const struct rp_module *mo, char *buf, size_t size)
 {
-	struct pmu_guid g;
-	char t[40];
+	struct pmu_module_id id = { 0 };
 
-	pmuk_guid_load(&g, mo->build_id);
-	pmu_guid_format(&g, t, sizeof(t));
-	snprintf(buf, size, "{%s}-%" PRIu32, t, pmuk_le32(mo->build_id + 16));
+	pmuk_guid_load(&id.guid, mo->build_id);
+	id.age = pmuk_le32(mo->build_id + 16);
+	pmuk_sym_pe_spell(&id, buf, size);
 }
 
 void pmuk_rp_missing_pdbs_text(const struct pmu_report *r, FILE *f)

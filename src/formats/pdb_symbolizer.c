@@ -156,30 +156,29 @@ int pmuk_sym_pe_attach_id(struct pmu_symbolizer *s, const struct pmu_symbolizer_
 	return err;
 }
 
-/* An image not on disk whose PDB identity was recorded: placed as mapped. */
-static int by_id(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
+/* Adds the PE module [first, end) at bias and attaches its PDB with attach; a
+ * module merged into one already added answers that one's state. */
+static int add_module(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m,
+		      uint64_t bias, uint64_t first, uint64_t end,
+		      int (*attach)(struct pmu_symbolizer *, const struct pmu_symbolizer_module *,
+				    struct pmuk_sym_module *))
 {
-	uint64_t bias = m->start - m->pgoff;
 	struct pmuk_sym_module *mod;
-	int merged, err;
+	int merged;
 
-	mod = pmuk_sym_module_add(s, m->path, bias, m->start, m->start + (m->len ? m->len : 4096),
-				  &merged);
+	mod = pmuk_sym_module_add(s, m->path, bias, first, end, &merged);
 	if (!mod)
 		return pmuk_fail(PMU_ENOMEM, "out of memory adding module %s", m->path);
 	if (merged)
 		return mod->state;
 	mod->pe = 1;
-	err = pmuk_sym_pe_attach_id(s, m, mod);
-	mod->state = err;
-	return err;
+	mod->state = attach(s, m, mod);	/* adds no module: mod stays valid */
+	return mod->state;
 }
 
 int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module *m)
 {
-	struct pmuk_sym_module *mod;
 	uint64_t base, size, bias, first;
-	int merged, err;
 	FILE *f = NULL;
 
 	if (pe_layout(m->path, &base, &size)) {
@@ -189,22 +188,15 @@ int pmuk_sym_pe_add(struct pmu_symbolizer *s, const struct pmu_symbolizer_module
 				fclose(f);
 			return PMUK_SYM_NOT_PE;
 		}
-		return by_id(s, m);
+		/* Not on disk but its PDB identity was recorded: placed as mapped. */
+		return add_module(s, m, m->start - m->pgoff, m->start,
+				  m->start + (m->len ? m->len : 4096), pmuk_sym_pe_attach_id);
 	}
 	/* Whole images sit where asked, or at their ImageBase (what llvm-symbolizer and
 	 * addr2line -e take); a mapping places file offset pgoff at start. */
 	bias = !m->len ? (m->start ? m->start : base) : m->start - m->pgoff;
 	first = m->len ? m->start : bias;
-	mod = pmuk_sym_module_add(s, m->path, bias, first, first + (m->len ? m->len : size),
-				  &merged);
-	if (!mod)
-		return pmuk_fail(PMU_ENOMEM, "out of memory adding module %s", m->path);
-	if (merged)
-		return mod->state;
-	mod->pe = 1;
-	err = pe_open(s, m, mod);	/* adds no module: mod stays valid */
-	mod->state = err;
-	return err;
+	return add_module(s, m, bias, first, first + (m->len ? m->len : size), pe_open);
 }
 
 int pmuk_sym_pe_resolve(struct pmu_symbolizer *s, uint64_t addr)
