@@ -50,8 +50,8 @@ int pmuk_etw_follow_thread(struct pmuk_etw_follow *f, uint32_t tid, uint32_t pid
 	struct thread *e;
 	uint32_t id;
 
-	if (!tid)
-		return 0;  /* the idle threads all have id 0 */
+	if (!tid || f->kind == PMUK_FOLLOW_THREAD)
+		return 0;  /* idle threads all have id 0; a THREAD target needs no table */
 	if (!(e = find(f, tid))) {
 		if (pmuk_grow((void **)&f->t, &f->cap, f->n + 1, sizeof(*f->t)) ||
 		    (id = pmuk_index_add(&f->ix, pmuk_hash_u64(tid))) == PMUK_INDEX_NONE)
@@ -61,8 +61,7 @@ int pmuk_etw_follow_thread(struct pmuk_etw_follow *f, uint32_t tid, uint32_t pid
 		e->tid = tid;
 		f->n++;
 	}
-	e->member = f->kind == PMUK_FOLLOW_THREAD ? tid == f->id
-						  : (uint8_t)process_member(f, pid);
+	e->member = (uint8_t)process_member(f, pid);
 	return 0;
 }
 

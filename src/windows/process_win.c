@@ -124,7 +124,7 @@ static int command_line(char *const argv[], wchar_t **out)
 {
 	size_t len = 1, o = 0;
 	wchar_t *line, **w;
-	int n = 0, err = PMU_ENOMEM;
+	int n = 0, err = 0;
 
 	*out = NULL;
 	while (argv[n])
@@ -154,12 +154,8 @@ static int command_line(char *const argv[], wchar_t **out)
 		o += quote_arg(line + o, w[i]);
 	}
 	line[o] = L'\0';
-	for (int i = 0; i < n; i++)
-		free(w[i]);
-	free(w);
 	*out = line;
-	return 0;
-fail:
+fail:  /* and success (err 0): the UTF-16 arguments are freed either way */
 	for (int i = 0; i < n; i++)
 		free(w[i]);
 	free(w);
