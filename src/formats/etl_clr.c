@@ -14,7 +14,7 @@ static const struct pmu_guid clr_rundown = { 0xa669021c, 0xc450, 0x4609,
 	{ 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
 
 /* 1 runtime, 2 rundown, 0 neither (or no manifest event). */
-static int clr_provider(const struct pmu_etl_event *ev)
+int pmuk_etl_clr_provider(const struct pmu_etl_event *ev)
 {
 	if (ev->kind != PMU_ETL_EVENT)
 		return 0;
@@ -45,7 +45,7 @@ static int str16(const struct pmu_etl_event *ev, size_t *at, char *out, size_t s
 int pmu_etl_decode_clr_method(const struct pmu_etl_event *ev, struct pmu_etl_clr_method_ev *o)
 {
 	const uint8_t *p = ev->payload;
-	int prov = clr_provider(ev);
+	int prov = pmuk_etl_clr_provider(ev);
 	size_t at = 36;
 
 	if (!prov || (ev->id != 143 && ev->id != 144))
@@ -100,7 +100,7 @@ static int module_pdbs(const struct pmu_etl_event *ev, size_t at, struct pmu_etl
 
 int pmu_etl_decode_clr_module(const struct pmu_etl_event *ev, struct pmu_etl_clr_module_ev *o)
 {
-	int prov = clr_provider(ev);
+	int prov = pmuk_etl_clr_provider(ev);
 	size_t at = 24;
 
 	if (!prov || (prov == 1 && ev->id != 152 && ev->id != 153) ||

@@ -172,4 +172,8 @@ void pmuk_etl_names_free(struct pmu_etl *r);
  * Latin-1). */
 size_t pmuk_etl_ansi(const uint8_t *p, size_t n, char *out, size_t outsz);
 
+/* 1: the CLR runtime provider, 2: its rundown provider, 0: neither (etl_clr.c). A
+ * cheap test before decoding, so the .etl event loop formats no error per event. */
+int pmuk_etl_clr_provider(const struct pmu_etl_event *ev);
+
 #endif

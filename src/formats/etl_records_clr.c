@@ -65,7 +65,7 @@ int pmuk_er_clr_collect(struct er_clr *c, const struct pmu_etl_event *ev)
 		struct pmu_etl_clr_module_ev mod;
 	} u;
 
-	if (ev->kind != PMU_ETL_EVENT || ev->pid == PMU_ETL_NO_ID)
+	if (ev->pid == PMU_ETL_NO_ID || !pmuk_etl_clr_provider(ev))
 		return 0;
 	if (!pmu_etl_decode_clr_method(ev, &u.m))
 		return add_method(c, ev->pid, &u.m);
@@ -165,7 +165,7 @@ void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *e
 	struct pmu_etl_clr_method_ev *m = &a->u.clr;
 	char name[1400];
 
-	if (ev->kind != PMU_ETL_EVENT || ev->pid == PMU_ETL_NO_ID ||
+	if (ev->pid == PMU_ETL_NO_ID || pmuk_etl_clr_provider(ev) != 1 ||
 	    pmu_etl_decode_clr_method(ev, m) || m->rundown || !m->size)
 		return;
 	if (m->unload) {
