@@ -11,17 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PMUKIT_HAVE_DW
-#include <fcntl.h>
-#include <gelf.h>
-#include <unistd.h>
-
+#if defined(PMUKIT_HAVE_DW) || defined(__linux__)
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct pmuk_dobj_sym *x = a, *y = b;
 
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
+
+/* Appends one variable (a copy of its name); both readers below share it and
+ * the one capacity of the array across their symbol tables. */
+static int add_var(struct pmuk_dobj_sym **v, size_t *n, size_t *cap, const char *name,
+		   uint64_t addr, uint64_t size)
+{
+	if (pmuk_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0 ||
+	    !((*v)[*n].name = strdup(name)))
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading variables");
+	(*v)[*n].addr = addr;
+	(*v)[*n].size = size;
+	(*n)++;
+	return 0;
+}
+#endif
+
+#ifdef PMUKIT_HAVE_DW
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 
 /* The defined, sized objects of one symbol table. */
 static int table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct pmuk_dobj_sym **v,
@@ -38,12 +54,8 @@ static int table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct pmuk_dobj_sym
 		    s.st_shndx == SHN_UNDEF || !s.st_size ||
 		    !(name = elf_strptr(e, sh->sh_link, s.st_name)) || !name[0])
 			continue;
-		if (pmuk_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0 ||
-		    !((*v)[*n].name = strdup(name)))
-			return pmuk_fail(PMU_ENOMEM, "out of memory reading variables");
-		(*v)[*n].addr = s.st_value;
-		(*v)[*n].size = s.st_size;
-		(*n)++;
+		if (add_var(v, n, cap, name, s.st_value, s.st_size) < 0)
+			return PMU_ENOMEM;
 	}
 	return 0;
 }
@@ -115,23 +127,14 @@ int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, 
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct pmuk_dobj_sym *x = a, *y = b;
-
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
 static int inside(size_t size, uint64_t off, uint64_t len)
 {
 	return off <= size && len <= size - off;
 }
 
 static int table(const uint8_t *f, size_t size, const Elf64_Shdr *sh, const Elf64_Shdr *str,
-		 struct pmuk_dobj_sym **v, size_t *n)
+		 struct pmuk_dobj_sym **v, size_t *n, size_t *cap)
 {
-	size_t cap = 0;
-
 	if (sh->sh_entsize != sizeof(Elf64_Sym) || !inside(size, sh->sh_offset, sh->sh_size) ||
 	    !inside(size, str->sh_offset, str->sh_size))
 		return 0;
@@ -146,12 +149,8 @@ static int table(const uint8_t *f, size_t size, const Elf64_Shdr *sh, const Elf6
 		name = (const char *)f + str->sh_offset + s.st_name;
 		if (!memchr(name, 0, str->sh_size - s.st_name) || !name[0])
 			continue;
-		if (pmuk_grow((void **)v, &cap, *n + 1, sizeof(**v)) < 0 ||
-		    !((*v)[*n].name = strdup(name)))
-			return pmuk_fail(PMU_ENOMEM, "out of memory reading variables");
-		(*v)[*n].addr = s.st_value;
-		(*v)[*n].size = s.st_size;
-		(*n)++;
+		if (add_var(v, n, cap, name, s.st_value, s.st_size) < 0)
+			return PMU_ENOMEM;
 	}
 	return 0;
 }
@@ -176,6 +175,7 @@ static int parse(const uint8_t *f, size_t size, struct pmuk_dobj_sym **v, size_t
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh, str, dyn, dynstr;
+	size_t cap = 0;
 	int have = 0, have_dyn = 0, err = 0;
 
 	if (size < sizeof(eh) || memcmp(f, ELFMAG, SELFMAG) || f[EI_CLASS] != ELFCLASS64)
@@ -191,7 +191,7 @@ static int parse(const uint8_t *f, size_t size, struct pmuk_dobj_sym **v, size_t
 		memcpy(&str, f + eh.e_shoff + (uint64_t)sh.sh_link * sizeof(str), sizeof(str));
 		if (sh.sh_type == SHT_SYMTAB) {
 			have = 1;
-			err = table(f, size, &sh, &str, v, n);
+			err = table(f, size, &sh, &str, v, n, &cap);
 		} else {
 			have_dyn = 1;
 			dyn = sh;
@@ -199,7 +199,7 @@ static int parse(const uint8_t *f, size_t size, struct pmuk_dobj_sym **v, size_t
 		}
 	}
 	if (!err && !have && have_dyn)
-		err = table(f, size, &dyn, &dynstr, v, n);
+		err = table(f, size, &dyn, &dynstr, v, n, &cap);
 	return err;
 }
 

@@ -107,7 +107,7 @@ static int count_in(struct nr_report *r, struct nr_table *t, unsigned keys,
 		 keys & NR_NODE ? h->page_node : 0,
 		 keys & NR_NODE && e ? e->state : 0, keys & NR_OBJ ? obj : "",
 		 keys & NR_OBJ ? module : "",
-		 keys & NR_SYM ? sym : "", keys & NR_COMM ? comm_of(r, rec->tid) : "",
+		 keys & NR_SYM ? sym : "", keys & NR_COMM ? h->comm : "",
 		 keys & NR_TID ? rec->tid : 0);
 	if (!(row = pmuk_nr_row(t, key, &created))) {
 		free(sym);
@@ -119,7 +119,7 @@ static int count_in(struct nr_report *r, struct nr_table *t, unsigned keys,
 		row->state = e ? e->state : PMU_PAGE_UNKNOWN;
 		row->obj = strdup(obj);
 		row->module = strdup(module);
-		row->comm = strdup(comm_of(r, rec->tid));
+		row->comm = strdup(h->comm);
 		row->sym = sym;
 		sym = NULL;
 		row->pid = rec->pid;
@@ -151,6 +151,7 @@ static int on_sample(struct nr_report *r, const struct pmu_record *rec)
 	h.weight = rec->has & PMU_HAS_WEIGHT ? rec->sample.weight : 0;
 	h.page_node = e && e->source != PMUK_NODE_SRC_NONE ? e->node : -1;
 	h.cpu_node = rec->has & PMU_HAS_CPU ? pmuk_nodefile_cpu_node(&r->nf, rec->cpu) : -1;
+	h.comm = comm_of(r, rec->tid);  /* r->comm does not move while a sample is counted */
 	r->period += h.period;
 	if (r->mono && e && e->source == PMUK_NODE_SRC_QUERY && rec->has & PMU_HAS_TIME &&
 	    e->time >= rec->time) {

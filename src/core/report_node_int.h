@@ -10,6 +10,7 @@
 struct nr_hit {
 	uint64_t period, weight;
 	int page_node, cpu_node;   /* -1 unknown */
+	const char *comm;          /* the thread's name, looked up once per sample */
 };
 
 struct nr_row {
