@@ -25,10 +25,8 @@ static int may_keep(void)
 	struct rlimit rl;
 	long budget = 512;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		budget = (long)(rl.rlim_cur / 2);
-	else if (rl.rlim_cur == RLIM_INFINITY)
-		budget = 1L << 20;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		budget = rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)(rl.rlim_cur / 2);
 	return atomic_load(&kept) < budget;
 }
 
