@@ -25,22 +25,18 @@ static const struct fam_name native[F_N] = {
 	[F_PARKED] = { "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
 };
 
+/* The compat tables name only what differs: an entry left out is native's. */
 static const struct fam_name node[F_N] = {
 	[F_CUR] = { "node_cpu_scaling_frequency_hertz", "Current scaled CPU thread frequency in hertz.", "hertz" },
 	[F_HW_MIN] = { "node_cpu_frequency_min_hertz", "Minimum CPU thread frequency in hertz.", "hertz" },
 	[F_HW_MAX] = { "node_cpu_frequency_max_hertz", "Maximum CPU thread frequency in hertz.", "hertz" },
 	[F_SC_MIN] = { "node_cpu_scaling_frequency_min_hertz", "Minimum scaled CPU thread frequency in hertz.", "hertz" },
 	[F_SC_MAX] = { "node_cpu_scaling_frequency_max_hertz", "Maximum scaled CPU thread frequency in hertz.", "hertz" },
-	[F_PARKED] = { "pmukit_cpu_parked", "1 when the OS parked the CPU (Windows core parking).", NULL },
 };
 
 static const struct fam_name windows[F_N] = {
 	[F_CUR] = { "pmukit_cpu_frequency_hertz", "Current frequency of the CPU: nominal x "
 	  "% Processor Performance / 100.", "hertz" },
-	[F_HW_MIN] = { "pmukit_cpu_frequency_min_hertz", "Lowest frequency the hardware allows.", "hertz" },
-	[F_HW_MAX] = { "pmukit_cpu_frequency_max_hertz", "Highest frequency the hardware allows.", "hertz" },
-	[F_SC_MIN] = { "pmukit_cpu_scaling_frequency_min_hertz", "Lowest frequency the governor may pick.", "hertz" },
-	[F_SC_MAX] = { "pmukit_cpu_scaling_frequency_max_hertz", "Highest frequency the governor may pick.", "hertz" },
 	[F_PARKED] = { "windows_cpu_parking_status", "Parking Status represents whether a processor "
 	  "is parked or not", NULL },
 	[F_MHZ] = { "windows_cpu_core_frequency_mhz", "Core frequency in megahertz", NULL },
@@ -90,7 +86,8 @@ int pmuk_expo_collect_cpufreq(struct pmu_exporter *e)
 
 		for (int k = 0; !err && k < F_N; k++)
 			if (s[k].have)
-				err = put(e, &names[k], &f[k], l, s[k].v);
+				err = put(e, names[k].name ? &names[k] : &native[k], &f[k], l,
+					  s[k].v);
 	}
 	return err ? err : pmuk_expo_collect_cpufreq_os(e);
 }

@@ -202,22 +202,14 @@ static int linux_read(void *state, struct pmuk_cpustat_snap *snap)
 	struct linux_state *ls = state;
 	struct timespec ts;
 	char path[512];
-	long n;
 	int err;
 
 	if ((err = pmuk_path(path, sizeof(path), "/proc/stat")))
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->wall_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	if ((n = pmuk_kfile_all(&ls->stat_fd, &ls->buf, &ls->cap, path)) < 0) {
-		char why[600];
-
-		if (n == PMU_ENOMEM)
-			return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", path);
-		/* under PMUKIT_SYSROOT no mount would help: say what is wrong with it */
-		return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path,
-				 pmuk_sysroot_why(why, sizeof(why), "proc"));
-	}
+	if ((err = pmuk_kfile_proc(&ls->stat_fd, &ls->buf, &ls->cap, path)))
+		return err;
 	ls->gen++;
 	if ((err = parse(ls, snap, path)))
 		return err;

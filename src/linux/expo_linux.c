@@ -168,19 +168,12 @@ static void row(struct pmuk_expo_os *os, const char *p)
 static int read_interrupts(struct pmuk_expo_os *os)
 {
 	char path[512];
-	long n;
 	int err;
 
 	if ((err = pmuk_path(path, sizeof(path), "/proc/interrupts")))
 		return err;
-	if ((n = pmuk_kfile_all(&os->irq_fd, &os->line, &os->line_cap, path)) < 0) {
-		char why[600];
-
-		if (n == PMU_ENOMEM)
-			return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", path);
-		return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path,
-				 pmuk_sysroot_why(why, sizeof(why), "proc"));
-	}
+	if ((err = pmuk_kfile_proc(&os->irq_fd, &os->line, &os->line_cap, path)))
+		return err;
 	for (char *line = os->line, *nl; !err && *line; line = nl + 1) {
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';

@@ -4,6 +4,7 @@
  * files never starves the rest of the process (sockets, perf_event fds): past
  * the budget a file is opened, read and closed each time, as before. */
 #include "linux/kfile.h"
+#include "core/error.h"
 #include "core/grow.h"
 #include "core/sysroot.h"
 
@@ -25,10 +26,8 @@ static int may_keep(void)
 	struct rlimit rl;
 	long budget = 512;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		budget = (long)(rl.rlim_cur / 2);
-	else if (rl.rlim_cur == RLIM_INFINITY)
-		budget = 1L << 20;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		budget = rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)(rl.rlim_cur / 2);
 	return atomic_load(&kept) < budget;
 }
 
@@ -187,4 +186,18 @@ long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path)
 			return code(e);
 	}
 	return n;
+}
+
+int pmuk_kfile_proc(int *fd, char **buf, size_t *cap, const char *path)
+{
+	char why[600];
+	long n = pmuk_kfile_all(fd, buf, cap, path);
+
+	if (n >= 0)
+		return 0;
+	if (n == PMU_ENOMEM)
+		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", path);
+	/* under PMUKIT_SYSROOT no mount would help: say what is wrong with it */
+	return pmuk_fail(PMU_ENOENT, "cannot read %s: %s", path,
+			 pmuk_sysroot_why(why, sizeof(why), "proc"));
 }

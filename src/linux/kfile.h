@@ -29,6 +29,10 @@ int pmuk_kfile_u64(int *fd, uint64_t *v, const char *fmt, ...) PMUK_PRINTF(3, 4)
  * of pmuk_kfile_text are re-read in place only (fixture trees rewrite them
  * in place, as sysfs does; a removed sysfs node answers ENODEV). */
 long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path);
+/* pmuk_kfile_all for a /proc file that must be there: 0, or the error
+ * recorded with pmuk_fail (out of memory, or cannot read path and why, naming
+ * PMUKIT_SYSROOT when set). */
+int pmuk_kfile_proc(int *fd, char **buf, size_t *cap, const char *path);
 /* Closes a kept descriptor and sets it to -1 (no-op for -1). */
 void pmuk_kfile_close(int *fd);
 
