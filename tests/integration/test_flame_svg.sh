@@ -126,23 +126,7 @@ for l in open(sys.argv[1]):
 assert n and h>0.5*n, (h,n)" "$d/collapsed.txt"
 }
 if command -v cc >/dev/null; then
-	printf '%s\n' 'static volatile double x;' \
-		'__attribute__((noinline)) void hot(void) { for (long i = 0; i < 3000000; i++) x += i * 0.5; }' \
-		'__attribute__((noinline)) void warm(void) { for (long i = 0; i < 1500000; i++) x += i * 0.5; }' \
-		'int main(void) { for (int k = 0; k < 40; k++) { hot(); warm(); } return x < 0; }' >"$tmp/w.c"
-	cc -O1 -g -fno-omit-frame-pointer -o "$tmp/w" "$tmp/w.c" || fail "cc the workload"
-	if "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
-		cli "pmukit record -g" "$tmp/pk.data"
-	else
-		fail "pmukit record -g: $(tail -1 "$tmp/rec.err")"
-	fi
-	if ! command -v perf >/dev/null; then
-		echo "# no perf here (linux-perf): perf record -g's file is not read"
-	elif perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
-		cli "perf record -g" "$tmp/perf.data"
-	else
-		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
-	fi
+	hot_warm_recordings "$tmp" cli
 else
 	echo "# no C compiler: the command's SVG of a recording made here is not checked"
 fi

@@ -69,23 +69,7 @@ cli() {	# LABEL PERF.DATA
 		bash -c "grep -E ' (hot|warm)\$' '$d/top' | head -2 | awk '{print \$NF}' | tr '\n' ' ' | grep -qx 'hot warm '"
 }
 if command -v cc >/dev/null; then
-	printf '%s\n' 'static volatile double x;' \
-		'__attribute__((noinline)) void hot(void) { for (long i = 0; i < 3000000; i++) x += i * 0.5; }' \
-		'__attribute__((noinline)) void warm(void) { for (long i = 0; i < 1500000; i++) x += i * 0.5; }' \
-		'int main(void) { for (int k = 0; k < 40; k++) { hot(); warm(); } return x < 0; }' >"$tmp/w.c"
-	cc -O1 -g -fno-omit-frame-pointer -o "$tmp/w" "$tmp/w.c" || fail "cc the workload"
-	if "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
-		cli "pmukit record -g" "$tmp/pk.data"
-	else
-		fail "pmukit record -g: $(tail -1 "$tmp/rec.err")"
-	fi
-	if ! command -v perf >/dev/null; then
-		echo "# no perf here (linux-perf): perf record -g's file is not read"
-	elif perf record -q -N -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- "$tmp/w" >/dev/null 2>"$tmp/rec.err"; then
-		cli "perf record -g" "$tmp/perf.data"
-	else
-		fail "perf record -g: $(tail -1 "$tmp/rec.err")"
-	fi
+	hot_warm_recordings "$tmp" cli
 	# a process that renames itself (prctl): its executable is still the main binary
 	printf '%s\n' '#include <sys/prctl.h>' 'static volatile double x;' \
 		'int main(void) { prctl(PR_SET_NAME, "other<&>name"); for (long i = 0; i < 300000000; i++) x += i * 0.5; return x < 0; }' >"$tmp/ren.c"

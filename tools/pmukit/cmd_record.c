@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "core/cpulist.h"
 #include "core/num.h"
+#include "core/sysroot.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -80,17 +81,11 @@ static int positive(const char *opt, const char *s, uint64_t *v)
 static int max_freq(uint64_t *v)
 {
 #ifndef _WIN32
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	char buf[32] = "";
+	char path[PATH_MAX];
 
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
-		if (!pmuk_parse_u64(buf, 10, v) && *v)
-			return 0;
-	}
+	if (!pmuk_path(path, sizeof(path), "/proc/sys/kernel/perf_event_max_sample_rate") &&
+	    !pmuk_read_u64(path, v) && *v)
+		return 0;
 	fprintf(stderr, "pmukit record: -F max: cannot read "
 		"/proc/sys/kernel/perf_event_max_sample_rate; give a number\n");
 #else

@@ -249,7 +249,6 @@ int numa_maps_run(int pid, size_t max_pages, int json)
 	struct summary s = { .page = (uint64_t)sysconf(_SC_PAGESIZE) };
 	int err;
 
-	snprintf(s.total.name, sizeof(s.total.name), "%s", "");
 	s.total.stride = 1;
 	err = read_maps(pid, &s, max_pages);
 	if (!err && s.gone) {
