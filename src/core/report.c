@@ -163,8 +163,12 @@ static size_t sample_frames(struct pmu_report *r, const struct pmu_record *rec, 
 	}
 	if (pmuk_grow((void **)&r->scratch, &r->scratch_cap, n + nu + 2, sizeof(*r->scratch)))
 		return SIZE_MAX;
-	/* new frames add no mappings: the sets stay put for the sample */
-	const struct rp_mapset *own = pmuk_rp_mapset(r, pid, 0), *all = pmuk_rp_mapset(r, -1, 0);
+	/* New frames add no mapping sets, so these pointers stay valid for the sample:
+	 * the process's set is made now (a JIT frame records its lines in it). */
+	const struct rp_mapset *own = pmuk_rp_mapset(r, pid, pid >= 0);
+	if (pid >= 0 && !own)
+		return SIZE_MAX;
+	const struct rp_mapset *all = pmuk_rp_mapset(r, -1, 0);
 	if (lead)
 		r->scratch[k++] = pmuk_rp_frame(r, own, all, pid, s->ip, kernel_mode(rec->cpumode));
 	for (size_t i = 0; i < n; i++)
