@@ -142,13 +142,17 @@ cut=lambda f: f.rsplit(' (',1)[0].split()
 # inlined instance ('__libc_start_main_impl (inlined)') and the symbol table the
 # function ('__libc_start_main@@GLIBC_2.34'), as perf's frame-pointer stacks do.
 same=lambda f,g: cut(f)[0]==cut(g)[0] and (g.endswith('(inlined)') or cut(f)==cut(g))
-full=0
+# Full leaf;mid;top;main stacks: at least as many as perf unwinds (how many samples
+# land outside leaf depends on the machine's load), and most of them.
+full=fullp=0
+top4=lambda l: [f.split()[1].split('+')[0] for f in l[1:5]]==['leaf','mid','top','main']
 for x,y in zip(a,b):
     xl,yl=x.strip('\n').split('\n'),y.strip('\n').split('\n')
     assert xl[0]==yl[0], (xl[0],yl[0])
     assert len(xl)>=len(yl) and all(same(f,g) for f,g in zip(xl[1:],yl[1:])), (xl,yl)
-    full+=[f.split()[1].split('+')[0] for f in xl[1:5]]==['leaf','mid','top','main']
-assert full>=0.9*len(b), (full,len(b))
+    full+=top4(xl)
+    fullp+=top4(yl)
+assert full>=fullp and full>=0.6*len(b), (full,fullp,len(b))
 " "$tmp/dw.ours" "$tmp/dw.theirs" && pass "--call-graph dwarf: perf's unwound frames, leaf;mid;top;main" ||
 		fail "--call-graph dwarf: pmukit script's frames differ from perf script's: $(head -1 "$tmp/dw.err")"
 else
