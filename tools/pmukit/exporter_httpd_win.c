@@ -2,10 +2,13 @@
 /* pmukit exporter's server on Windows: Winsock (ws2_32, a system DLL), a thread
  * per connection up to EXP_MAX_CONNECTIONS (more are closed at once), each with a
  * receive and send timeout so a slow client holds only its own thread, for at most
- * EXP_TIMEOUT_S; one request per connection (Connection: close). As a service
+ * EXP_TIMEOUT_S; one request per connection (Connection: close). With --tls-cert
+ * and --tls-key the same request and reply go through Schannel (exporter_tls_win.c),
+ * whose deadline also bounds a slow handshake. As a service
  * (exp_service), the Service Control Manager's stop sets the same stop flag as
  * Ctrl-C does. */
 #include "exporter_http.h"
+#include "exporter_tls_win.h"
 
 #include <winsock2.h>
 #include <ws2tcpip.h>
@@ -15,6 +18,13 @@
 #include <string.h>
 
 static volatile LONG stop, active;
+static struct exp_tls *tls;  /* the credentials with --tls-cert/--tls-key, else NULL */
+
+struct conn {
+	struct exp_app *a;
+	SOCKET s;
+	struct exp_tls_conn *tls;  /* the connection's TLS once its handshake is done */
+};
 
 /* The service's status, when run by the Service Control Manager (svc set). The
  * control handler (dispatcher thread) and ServiceMain both report: svc_lock. */
@@ -30,8 +40,14 @@ static BOOL WINAPI on_ctrl(DWORD type)
 	return TRUE;
 }
 
-static void send_all(SOCKET s, const char *p, size_t n)
+static void send_all(struct conn *c, const char *p, size_t n)
 {
+	SOCKET s = c->s;
+
+	if (c->tls) {
+		exp_tls_send(c->tls, p, n);  /* fails only when the client went away */
+		return;
+	}
 	while (n) {
 		int k = send(s, p, n > 65536 ? 65536 : (int)n, 0);
 		if (k <= 0)
@@ -41,7 +57,12 @@ static void send_all(SOCKET s, const char *p, size_t n)
 	}
 }
 
-static void reply(SOCKET s, const struct exp_reply *r, int head)
+static int conn_recv(struct conn *c, char *p, int n)
+{
+	return c->tls ? exp_tls_recv(c->tls, p, n) : recv(c->s, p, n, 0);
+}
+
+static void reply(struct conn *c, const struct exp_reply *r, int head)
 {
 	char h[512];
 	int n = snprintf(h, sizeof(h), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu"
@@ -50,9 +71,9 @@ static void reply(SOCKET s, const struct exp_reply *r, int head)
 			 r->encoding ? "Content-Encoding: " : "", r->encoding ? r->encoding : "",
 			 r->encoding ? "\r\n" : "", r->allow ? "Allow: " : "",
 			 r->allow ? r->allow : "", r->allow ? "\r\n" : "");
-	send_all(s, h, (size_t)n);
+	send_all(c, h, (size_t)n);
 	if (!head)
-		send_all(s, r->body, r->len);
+		send_all(c, r->body, r->len);
 }
 
 /* The value of header name in the request head hdr (lines after the request
@@ -79,8 +100,9 @@ static const char *header(const char *hdr, const char *name, char *out, size_t s
 }
 
 /* Reads a request's head and answers it. */
-static void serve_one(struct exp_app *a, SOCKET s)
+static void serve_one(struct conn *c)
 {
+	struct exp_app *a = c->a;
 	char buf[EXP_MAX_HEADER_BYTES + 1] = "";
 	char method[16], path[2048], *end = NULL, cl[32], acc[1024], enc[256];
 	struct exp_reply r;
@@ -88,7 +110,7 @@ static void serve_one(struct exp_app *a, SOCKET s)
 	int k;
 
 	while (len < EXP_MAX_HEADER_BYTES && !(end = strstr(buf, "\r\n\r\n"))) {
-		if ((k = recv(s, buf + len, (int)(EXP_MAX_HEADER_BYTES - len), 0)) <= 0)
+		if ((k = conn_recv(c, buf + len, (int)(EXP_MAX_HEADER_BYTES - len))) <= 0)
 			return exp_app_log_once(a, "client timed out or went away",
 						"a connection closed or idle for 10 s before its "
 						"request was complete");
@@ -97,17 +119,17 @@ static void serve_one(struct exp_app *a, SOCKET s)
 	}
 	if (!end) {
 		exp_app_error(a, 431, "request headers past 8192 bytes", &r);
-		return reply(s, &r, 0);
+		return reply(c, &r, 0);
 	}
 	end[2] = 0;
 	if (sscanf(buf, "%15s %2047s", method, path) != 2) {
 		exp_app_error(a, 400, "a request line that did not parse", &r);
-		return reply(s, &r, 0);
+		return reply(c, &r, 0);
 	}
 	if ((header(buf, "Content-Length", cl, sizeof(cl)) && atol(cl) > EXP_MAX_BODY_BYTES) ||
 	    header(buf, "Transfer-Encoding", cl, sizeof(cl))) {
 		exp_app_error(a, 413, "a request with a body", &r);
-		return reply(s, &r, 0);
+		return reply(c, &r, 0);
 	}
 	exp_app_route(a, method, path, header(buf, "Accept", acc, sizeof(acc)),
 		      header(buf, "Accept-Encoding", enc, sizeof(enc)), &r);
@@ -118,23 +140,57 @@ static void serve_one(struct exp_app *a, SOCKET s)
 	exp_app_done(a, &r);
 	if (!copy) {
 		exp_app_error(a, 503, "no memory for a response", &r);
-		return reply(s, &r, 0);
+		return reply(c, &r, 0);
 	}
 	r.body = copy;
-	reply(s, &r, !strcmp(method, "HEAD"));
+	reply(c, &r, !strcmp(method, "HEAD"));
 	free(copy);
 }
 
-struct conn {
-	struct exp_app *a;
-	SOCKET s;
-};
+/* A client that spoke plain HTTP to the HTTPS port gets a plain 400 saying so. The
+ * request it sent is read first: closing a socket with unread bytes resets the
+ * connection, and the client would see that instead of the reply. */
+static void plain_to_tls(struct conn *c)
+{
+	static const char body[] = "this port serves HTTPS: use https://\n";
+	struct exp_reply r = { .status = 400, .type = "text/plain; charset=utf-8",
+			       .body = body, .len = sizeof(body) - 1 };
+	char junk[EXP_MAX_HEADER_BYTES];
+
+	recv(c->s, junk, sizeof(junk), 0);
+	exp_app_log_once(c->a, "plain HTTP on the HTTPS port", "a client sent an http:// request "
+			 "to the port serving https:// (answered 400)");
+	reply(c, &r, 0);
+}
+
+/* The TLS handshake, then the request; a failed handshake is logged once per kind. */
+static void serve_tls(struct conn *c)
+{
+	char kind[96], detail[256];
+
+	switch (exp_tls_accept(tls, c->s, EXP_TIMEOUT_S * 1000, &c->tls, kind, sizeof(kind),
+			       detail, sizeof(detail))) {
+	case EXP_TLS_OK:
+		serve_one(c);
+		exp_tls_close(c->tls);
+		break;
+	case EXP_TLS_PLAIN:
+		plain_to_tls(c);
+		break;
+	case EXP_TLS_FAILED:
+		exp_app_log_once(c->a, kind, detail);
+		break;
+	}
+}
 
 static DWORD WINAPI conn_thread(void *p)
 {
 	struct conn *c = p;
 
-	serve_one(c->a, c->s);
+	if (tls)
+		serve_tls(c);
+	else
+		serve_one(c);
 	shutdown(c->s, SD_SEND);
 	closesocket(c->s);
 	if (exp_app_finished(c->a))
@@ -156,6 +212,7 @@ static void dispatch(struct exp_app *a, SOCKET s)
 	if (InterlockedIncrement(&active) <= EXP_MAX_CONNECTIONS && (c = malloc(sizeof(*c)))) {
 		c->a = a;
 		c->s = s;
+		c->tls = NULL;
 		t = CreateThread(NULL, 64 * 1024, conn_thread, c, 0, NULL);
 	}
 	if (t) {
@@ -297,20 +354,17 @@ int exp_serve(struct exp_app *a, const struct exp_listen *l)
 	WSADATA wsa;
 	SOCKET ls;
 
-	if (l->tls_key) {
-		fprintf(stderr, "pmukit exporter: --tls-cert/--tls-key are not supported on "
-			"Windows yet; serve plain HTTP or put a TLS proxy in front\n");
+	if (l->tls_key && exp_tls_new(l->tls_cert, l->tls_key, &tls))
 		return 1;
-	}
 	if (WSAStartup(MAKEWORD(2, 2), &wsa))
-		return fprintf(stderr, "pmukit exporter: WSAStartup failed\n"), 1;
+		return fprintf(stderr, "pmukit exporter: WSAStartup failed\n"), exp_tls_free(tls), 1;
 	if ((ls = bind_listen(l)) == INVALID_SOCKET)
-		return WSACleanup(), 1;
+		return WSACleanup(), exp_tls_free(tls), 1;
 	/* a service gets its stop from the SCM; a console handler would also stop it
 	 * at a user's logoff */
 	if (!svc)
 		SetConsoleCtrlHandler(on_ctrl, TRUE);
-	fprintf(stderr, "pmukit exporter: listening on http://%s:%s/metrics\n",
+	fprintf(stderr, "pmukit exporter: listening on http%s://%s:%s/metrics\n", tls ? "s" : "",
 		l->host[0] ? l->host : "0.0.0.0", l->port);
 	svc_report(SERVICE_RUNNING, 0, 0);
 	while (!stop) {
@@ -329,6 +383,10 @@ int exp_serve(struct exp_app *a, const struct exp_listen *l)
 	for (int i = 0; active && i < (EXP_TIMEOUT_S + 2) * 10; i++)
 		Sleep(100);
 	WSACleanup();
+	/* the credentials and the key container go; a connection still sending (each
+	 * send has its own timeout) keeps them, and the process ends soon after */
+	if (!active)
+		exp_tls_free(tls);
 	fprintf(stderr, "pmukit exporter: stopped after %lu requests\n", exp_app_requests(a));
 	return 0;
 }

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PMUKIT_TOOL_EXPORTER_TLS_WIN_H
+#define PMUKIT_TOOL_EXPORTER_TLS_WIN_H
+
+/* HTTPS for pmukit exporter on Windows with system DLLs only: Schannel through
+ * SSPI (secur32) for the protocol, crypt32 and a CryptoAPI/NCrypt key container
+ * for the PEM pair --tls-cert/--tls-key name (the same files as on Linux).
+ * exporter_tlskey_win.c turns the files into a certificate context with its key;
+ * exporter_tls_win.c runs the connections. */
+
+#include <winsock2.h>
+#include <windows.h>
+#include <wincrypt.h>
+#include <stddef.h>
+
+/* The certificate, its private key imported under a name of this process (Schannel
+ * finds a key by container name, not by handle). */
+struct exp_tls_key;
+/* Parses the PEM certificate and key (PKCS#8 "PRIVATE KEY", PKCS#1 "RSA PRIVATE
+ * KEY", SEC1 "EC PRIVATE KEY"), imports the key and checks that it belongs to the
+ * certificate. 0, or 1 after writing one sentence to stderr. */
+int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls_key **out);
+PCCERT_CONTEXT exp_tls_key_cert(const struct exp_tls_key *k);
+/* Frees the certificate and deletes the key container. */
+void exp_tls_key_free(struct exp_tls_key *k);
+
+/* Server credentials: loaded once at start-up. 0, or 1 after one sentence on
+ * stderr. A Schannel that cannot act as a server (Wine 8.0) is said once, at
+ * start-up, as a warning: each handshake then fails as a kind of its own. */
+struct exp_tls;
+int exp_tls_new(const char *cert_path, const char *key_path, struct exp_tls **out);
+void exp_tls_free(struct exp_tls *t);
+
+/* One TLS connection over a connected socket. The whole handshake, and each
+ * later read, ends by the deadline timeout_ms from exp_tls_accept (a slow or
+ * silent client holds its thread no longer than a plain one). */
+struct exp_tls_conn;
+enum exp_tls_accepted {
+	EXP_TLS_OK,
+	EXP_TLS_PLAIN,   /* the client spoke plain HTTP: nothing sent; answer it in plain */
+	EXP_TLS_FAILED,  /* kind and detail say why (log once per kind); nothing to answer */
+};
+enum exp_tls_accepted exp_tls_accept(struct exp_tls *t, SOCKET s, unsigned timeout_ms,
+				     struct exp_tls_conn **out, char *kind, size_t ksize,
+				     char *detail, size_t size);
+/* Up to len bytes of the request: > 0, 0 at the client's end (or close_notify),
+ * < 0 on a timeout or an error. */
+int exp_tls_recv(struct exp_tls_conn *c, char *buf, int len);
+/* Encrypts and sends all n bytes: 0, or -1 when the client went away. */
+int exp_tls_send(struct exp_tls_conn *c, const void *p, size_t n);
+/* Sends close_notify and frees c (the socket stays the caller's). */
+void exp_tls_close(struct exp_tls_conn *c);
+
+#endif
