@@ -70,6 +70,42 @@ static int say(const char *fmt, ...)
 	return 1;
 }
 
+struct exp_tls_dlls exp_tls_dll;
+
+static HMODULE system_dll(const wchar_t *name)
+{
+	HMODULE h = LoadLibraryExW(name, NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
+
+	if (!h)
+		say("--tls-cert: cannot load %ls from System32 (error %lu), which HTTPS needs", name,
+		    GetLastError());
+	return h;
+}
+
+/* GetProcAddress into the pointer of the function's own type */
+#define LOAD(dll, name) \
+	(exp_tls_dll.name = (__typeof__(exp_tls_dll.name))(void (*)(void))GetProcAddress(dll, #name))
+
+int exp_tls_dlls_load(void)
+{
+	HMODULE sec = system_dll(L"secur32.dll"), c32 = sec ? system_dll(L"crypt32.dll") : NULL;
+	HMODULE nc = c32 ? system_dll(L"ncrypt.dll") : NULL;
+	INIT_SECURITY_INTERFACE_W init;
+
+	if (!nc)
+		return 1;
+	init = (INIT_SECURITY_INTERFACE_W)(void (*)(void))GetProcAddress(sec, "InitSecurityInterfaceW");
+	if (!init || !(exp_tls_dll.sspi = init()) || !LOAD(c32, CryptStringToBinaryA) ||
+	    !LOAD(c32, CryptDecodeObjectEx) || !LOAD(c32, CryptExportPublicKeyInfo) ||
+	    !LOAD(c32, CertCreateCertificateContext) || !LOAD(c32, CertFreeCertificateContext) ||
+	    !LOAD(c32, CertComparePublicKeyInfo) || !LOAD(c32, CertSetCertificateContextProperty) ||
+	    !LOAD(nc, NCryptOpenStorageProvider) || !LOAD(nc, NCryptImportKey) ||
+	    !LOAD(nc, NCryptOpenKey) || !LOAD(nc, NCryptDeleteKey) || !LOAD(nc, NCryptFreeObject))
+		return say("--tls-cert: secur32, crypt32 or ncrypt here lacks a function HTTPS needs "
+			   "(Windows 7 or later has them all)");
+	return 0;
+}
+
 /* Whether this Schannel can be a server at all: Wine 8.0's has no
  * AcceptSecurityContext (SEC_E_UNSUPPORTED_FUNCTION whatever the input); a real
  * one answers an empty token with an incomplete-message or invalid-token status. */
@@ -81,13 +117,13 @@ static SECURITY_STATUS server_probe(struct exp_tls *t)
 	SecBufferDesc ind = { SECBUFFER_VERSION, 2, in }, outd = { SECBUFFER_VERSION, 1, &out };
 	CtxtHandle ctx = { 0, 0 };
 	ULONG attr;
-	SECURITY_STATUS st = AcceptSecurityContext(&t->cred, NULL, &ind, ASC_FLAGS, 0, &ctx, &outd,
+	SECURITY_STATUS st = exp_tls_dll.sspi->AcceptSecurityContext(&t->cred, NULL, &ind, ASC_FLAGS, 0, &ctx, &outd,
 						   &attr, NULL);
 
 	if (out.pvBuffer)
-		FreeContextBuffer(out.pvBuffer);
+		exp_tls_dll.sspi->FreeContextBuffer(out.pvBuffer);
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
-		DeleteSecurityContext(&ctx);
+		exp_tls_dll.sspi->DeleteSecurityContext(&ctx);
 	return st;
 }
 
@@ -99,6 +135,8 @@ int exp_tls_new(const char *cert_path, const char *key_path, struct exp_tls **ou
 
 	if (!t)
 		return say("no memory for the TLS credentials");
+	if (exp_tls_dlls_load())
+		return free(t), 1;
 	if (exp_tls_key_load(cert_path, key_path, &t->key))
 		return free(t), 1;
 	cert = exp_tls_key_cert(t->key);
@@ -107,10 +145,10 @@ int exp_tls_new(const char *cert_path, const char *key_path, struct exp_tls **ou
 				.paCred = &cert, .dwFlags = SCH_USE_STRONG_CRYPTO };
 	SCHANNEL_CRED old = { .dwVersion = SCHANNEL_CRED_VERSION, .cCreds = 1, .paCred = &cert,
 			      .dwFlags = SCH_USE_STRONG_CRYPTO };
-	st = AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &sch, NULL,
+	st = exp_tls_dll.sspi->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &sch, NULL,
 				       NULL, &t->cred, NULL);
 	if (st != SEC_E_OK)
-		st = AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &old,
+		st = exp_tls_dll.sspi->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &old,
 					       NULL, NULL, &t->cred, NULL);
 	if (st != SEC_E_OK) {
 		say("--tls-cert %s: Schannel refuses it with its key as server credentials "
@@ -133,7 +171,7 @@ void exp_tls_free(struct exp_tls *t)
 	if (!t)
 		return;
 	if (t->have_cred)
-		FreeCredentialsHandle(&t->cred);
+		exp_tls_dll.sspi->FreeCredentialsHandle(&t->cred);
 	exp_tls_key_free(t->key);
 	free(t);
 }
@@ -181,7 +219,7 @@ static SECURITY_STATUS handshake_step(struct exp_tls_conn *c)
 	SecBuffer out = { 0, SECBUFFER_TOKEN, NULL };
 	SecBufferDesc ind = { SECBUFFER_VERSION, 2, in }, outd = { SECBUFFER_VERSION, 1, &out };
 	ULONG attr;
-	SECURITY_STATUS st = AcceptSecurityContext(&c->t->cred, c->have_ctx ? &c->ctx : NULL, &ind,
+	SECURITY_STATUS st = exp_tls_dll.sspi->AcceptSecurityContext(&c->t->cred, c->have_ctx ? &c->ctx : NULL, &ind,
 						   ASC_FLAGS, 0, c->have_ctx ? NULL : &c->ctx,
 						   &outd, &attr, NULL);
 
@@ -191,7 +229,7 @@ static SECURITY_STATUS handshake_step(struct exp_tls_conn *c)
 		if (out.cbBuffer && raw_send(c->s, out.pvBuffer, out.cbBuffer) &&
 		    (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED))
 			st = SEC_E_CONTEXT_EXPIRED;  /* the client went away */
-		FreeContextBuffer(out.pvBuffer);
+		exp_tls_dll.sspi->FreeContextBuffer(out.pvBuffer);
 	}
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
 		keep_extra(c, &in[1]);
@@ -226,7 +264,7 @@ static int handshake(struct exp_tls_conn *c, char *kind, size_t ksize, char *det
 		}
 		c->rawn += (size_t)k;
 	}
-	st = QueryContextAttributesW(&c->ctx, SECPKG_ATTR_STREAM_SIZES, &c->sizes);
+	st = exp_tls_dll.sspi->QueryContextAttributesW(&c->ctx, SECPKG_ATTR_STREAM_SIZES, &c->sizes);
 	if (st != SEC_E_OK || !(c->out = malloc(c->sizes.cbHeader + c->sizes.cbMaximumMessage +
 						 c->sizes.cbTrailer))) {
 		snprintf(kind, ksize, "TLS stream sizes unknown");
@@ -275,7 +313,7 @@ static int decrypt(struct exp_tls_conn *c)
 	SecBuffer b[4] = { { (ULONG)c->rawn, SECBUFFER_DATA, c->raw }, { 0, SECBUFFER_EMPTY, NULL },
 			   { 0, SECBUFFER_EMPTY, NULL }, { 0, SECBUFFER_EMPTY, NULL } };
 	SecBufferDesc d = { SECBUFFER_VERSION, 4, b };
-	SECURITY_STATUS st = DecryptMessage(&c->ctx, &d, 0, NULL);
+	SECURITY_STATUS st = exp_tls_dll.sspi->DecryptMessage(&c->ctx, &d, 0, NULL);
 	size_t extra = 0;
 
 	if (st == SEC_E_INCOMPLETE_MESSAGE)
@@ -332,7 +370,7 @@ int exp_tls_send(struct exp_tls_conn *c, const void *p, size_t n)
 				   { 0, SECBUFFER_EMPTY, NULL } };
 		SecBufferDesc d = { SECBUFFER_VERSION, 4, b };
 		memcpy(c->out + z->cbHeader, p, m);
-		if (EncryptMessage(&c->ctx, 0, &d, 0) != SEC_E_OK ||
+		if (exp_tls_dll.sspi->EncryptMessage(&c->ctx, 0, &d, 0) != SEC_E_OK ||
 		    raw_send(c->s, c->out, (size_t)b[0].cbBuffer + b[1].cbBuffer + b[2].cbBuffer))
 			return -1;
 		p = (const char *)p + m;
@@ -350,16 +388,16 @@ void exp_tls_close(struct exp_tls_conn *c)
 
 	if (!c)
 		return;
-	if (c->ready && ApplyControlToken(&c->ctx, &td) == SEC_E_OK) {
+	if (c->ready && exp_tls_dll.sspi->ApplyControlToken(&c->ctx, &td) == SEC_E_OK) {
 		/* the next AcceptSecurityContext makes the close_notify alert */
-		AcceptSecurityContext(&c->t->cred, &c->ctx, NULL, ASC_FLAGS, 0, NULL, &od, &attr, NULL);
+		exp_tls_dll.sspi->AcceptSecurityContext(&c->t->cred, &c->ctx, NULL, ASC_FLAGS, 0, NULL, &od, &attr, NULL);
 		if (ob.pvBuffer) {
 			raw_send(c->s, ob.pvBuffer, ob.cbBuffer);
-			FreeContextBuffer(ob.pvBuffer);
+			exp_tls_dll.sspi->FreeContextBuffer(ob.pvBuffer);
 		}
 	}
 	if (c->have_ctx)
-		DeleteSecurityContext(&c->ctx);
+		exp_tls_dll.sspi->DeleteSecurityContext(&c->ctx);
 	free(c->out);
 	free(c);
 }

@@ -8,10 +8,41 @@
  * exporter_tlskey_win.c turns the files into a certificate context with its key;
  * exporter_tls_win.c runs the connections. */
 
+#ifndef SECURITY_WIN32
+#define SECURITY_WIN32
+#endif
 #include <winsock2.h>
 #include <windows.h>
 #include <wincrypt.h>
+#include <ncrypt.h>
+#include <security.h>
 #include <stddef.h>
+
+/* secur32, crypt32 and ncrypt, loaded from System32 only when --tls-cert is given:
+ * linked as imports they load in every pmukit.exe process, and crypt32 brings
+ * user32 with it (Wine's does), which stops the console handler's logoff and
+ * shutdown events (tests/windows/smoke_etw_guard.sh). The CryptoAPI calls are
+ * advapi32's, linked already. */
+#define EXP_TLS_FN(name) __typeof__(&name) name
+struct exp_tls_dlls {
+	PSecurityFunctionTableW sspi;  /* InitSecurityInterfaceW's: every SSPI call */
+	EXP_TLS_FN(CryptStringToBinaryA);
+	EXP_TLS_FN(CryptDecodeObjectEx);
+	EXP_TLS_FN(CryptExportPublicKeyInfo);
+	EXP_TLS_FN(CertCreateCertificateContext);
+	EXP_TLS_FN(CertFreeCertificateContext);
+	EXP_TLS_FN(CertComparePublicKeyInfo);
+	EXP_TLS_FN(CertSetCertificateContextProperty);
+	EXP_TLS_FN(NCryptOpenStorageProvider);
+	EXP_TLS_FN(NCryptImportKey);
+	EXP_TLS_FN(NCryptOpenKey);
+	EXP_TLS_FN(NCryptDeleteKey);
+	EXP_TLS_FN(NCryptFreeObject);
+};
+#undef EXP_TLS_FN
+extern struct exp_tls_dlls exp_tls_dll;
+/* Fills exp_tls_dll (once): 0, or 1 after a sentence on stderr. */
+int exp_tls_dlls_load(void);
 
 /* The certificate, its private key imported under a name of this process (Schannel
  * finds a key by container name, not by handle). */

@@ -68,9 +68,9 @@ static BYTE *pem_read(const char *opt, const char *path, const char *suffix, cha
 		}
 	}
 	*n = 0;
-	if (p && CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
+	if (p && exp_tls_dll.CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
 				      NULL, n, NULL, NULL) && (der = malloc(*n)) &&
-	    !CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
+	    !exp_tls_dll.CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
 				  der, n, NULL, NULL)) {
 		free(der);
 		der = NULL;
@@ -141,7 +141,7 @@ static void *decode(LPCSTR type, const BYTE *der, DWORD n, DWORD *size)
 {
 	void *out = NULL;
 
-	if (!CryptDecodeObjectEx(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, type, der, n,
+	if (!exp_tls_dll.CryptDecodeObjectEx(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, type, der, n,
 				 CRYPT_DECODE_ALLOC_FLAG, NULL, &out, size))
 		return NULL;
 	return out;
@@ -154,21 +154,21 @@ static int bind_key(struct exp_tls_key *k, const char *cert_path, const char *ke
 {
 	CERT_PUBLIC_KEY_INFO *pub = NULL;
 	DWORD n = 0;
-	int ok = CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, NULL, &n) &&
-		 (pub = malloc(n)) && CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, pub, &n);
+	int ok = exp_tls_dll.CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, NULL, &n) &&
+		 (pub = malloc(n)) && exp_tls_dll.CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, pub, &n);
 
 	if (!ok) {
 		free(pub);
 		return say("--tls-key %s: cannot read back the public half of the imported key "
 			   "(CryptExportPublicKeyInfo error 0x%lx)", key_path, GetLastError());
 	}
-	ok = CertComparePublicKeyInfo(X509_ASN_ENCODING, &k->cert->pCertInfo->SubjectPublicKeyInfo,
+	ok = exp_tls_dll.CertComparePublicKeyInfo(X509_ASN_ENCODING, &k->cert->pCertInfo->SubjectPublicKeyInfo,
 				      pub);
 	free(pub);
 	if (!ok)
 		return say("--tls-key %s does not belong to --tls-cert %s (their public keys differ): "
 			   "give the key the certificate was made for", key_path, cert_path);
-	if (!CertSetCertificateContextProperty(k->cert, CERT_KEY_PROV_INFO_PROP_ID, 0, info))
+	if (!exp_tls_dll.CertSetCertificateContextProperty(k->cert, CERT_KEY_PROV_INFO_PROP_ID, 0, info))
 		return say("--tls-cert %s: cannot bind the key to it (CertSetCertificateContextProperty "
 			   "error 0x%lx)", cert_path, GetLastError());
 	return 0;
@@ -188,15 +188,15 @@ static int import_ncrypt(struct exp_tls_key *k, const char *cert_path, const cha
 	NCRYPT_KEY_HANDLE key = 0;
 	int rc = -1;
 
-	if (!(*st = NCryptOpenStorageProvider(&prov, MS_KEY_STORAGE_PROVIDER, 0)) &&
-	    !(*st = NCryptImportKey(prov, 0, type, &desc, &key, blob, n, 0))) {
+	if (!(*st = exp_tls_dll.NCryptOpenStorageProvider(&prov, MS_KEY_STORAGE_PROVIDER, 0)) &&
+	    !(*st = exp_tls_dll.NCryptImportKey(prov, 0, type, &desc, &key, blob, n, 0))) {
 		k->made = k->ncrypt = 1;
 		rc = bind_key(k, cert_path, key_path, key, CERT_NCRYPT_KEY_SPEC, &info);
 	}
 	if (key)
-		NCryptFreeObject(key);
+		exp_tls_dll.NCryptFreeObject(key);
 	if (prov)
-		NCryptFreeObject(prov);
+		exp_tls_dll.NCryptFreeObject(prov);
 	return rc;
 }
 
@@ -369,7 +369,7 @@ int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls
 		 GetCurrentProcessId(), (unsigned long long)GetTickCount64());
 	if (!(der = pem_read("--tls-cert", cert_path, "CERTIFICATE", label, sizeof(label), &n)))
 		return exp_tls_key_free(k), 1;
-	k->cert = CertCreateCertificateContext(X509_ASN_ENCODING, der, n);
+	k->cert = exp_tls_dll.CertCreateCertificateContext(X509_ASN_ENCODING, der, n);
 	free(der);
 	if (!k->cert) {
 		say("--tls-cert %s: its \"%s\" is not an X.509 certificate (CertCreateCertificateContext "
@@ -398,12 +398,12 @@ void exp_tls_key_free(struct exp_tls_key *k)
 	if (k->made && !k->ncrypt)
 		CryptAcquireContextW(&prov, k->name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
 				     CRYPT_DELETEKEYSET);
-	if (k->made && k->ncrypt && !NCryptOpenStorageProvider(&np, MS_KEY_STORAGE_PROVIDER, 0)) {
-		if (!NCryptOpenKey(np, &key, k->name, 0, 0))
-			NCryptDeleteKey(key, 0);  /* frees key too */
-		NCryptFreeObject(np);
+	if (k->made && k->ncrypt && !exp_tls_dll.NCryptOpenStorageProvider(&np, MS_KEY_STORAGE_PROVIDER, 0)) {
+		if (!exp_tls_dll.NCryptOpenKey(np, &key, k->name, 0, 0))
+			exp_tls_dll.NCryptDeleteKey(key, 0);  /* frees key too */
+		exp_tls_dll.NCryptFreeObject(np);
 	}
 	if (k->cert)
-		CertFreeCertificateContext(k->cert);
+		exp_tls_dll.CertFreeCertificateContext(k->cert);
 	free(k);
 }
