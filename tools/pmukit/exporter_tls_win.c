@@ -42,23 +42,36 @@ struct exp_tls_conn {
 	char plain[RAW_MAX]; /* decrypted, not yet read */
 };
 
+struct exp_tls_dlls exp_tls_dll;
+
+static const SecurityFunctionTableW *sspi(void)
+{
+	return exp_tls_dll.sspi;
+}
+
 /* The names of the statuses a handshake ends with, for the log. */
 static const char *status_name(SECURITY_STATUS st)
 {
 	switch (st) {
-	case SEC_E_UNSUPPORTED_FUNCTION: return "SEC_E_UNSUPPORTED_FUNCTION: this Schannel cannot act as a server";
-	case SEC_E_ALGORITHM_MISMATCH: return "SEC_E_ALGORITHM_MISMATCH: no protocol version or cipher suite in common";
-	case SEC_E_INVALID_TOKEN: return "SEC_E_INVALID_TOKEN: the client's handshake did not parse";
-	case SEC_E_ILLEGAL_MESSAGE: return "SEC_E_ILLEGAL_MESSAGE: the client sent an unexpected handshake message";
-	case SEC_E_NO_CREDENTIALS: return "SEC_E_NO_CREDENTIALS: Schannel cannot reach the private key";
-	case SEC_E_INTERNAL_ERROR: return "SEC_E_INTERNAL_ERROR";
-	case SEC_E_DECRYPT_FAILURE: return "SEC_E_DECRYPT_FAILURE";
+	case SEC_E_UNSUPPORTED_FUNCTION:
+		return "SEC_E_UNSUPPORTED_FUNCTION: this Schannel cannot act as a server";
+	case SEC_E_ALGORITHM_MISMATCH:
+		return "SEC_E_ALGORITHM_MISMATCH: no protocol version or cipher suite in common";
+	case SEC_E_INVALID_TOKEN:
+		return "SEC_E_INVALID_TOKEN: the client's handshake did not parse";
+	case SEC_E_ILLEGAL_MESSAGE:
+		return "SEC_E_ILLEGAL_MESSAGE: the client sent an unexpected handshake message";
+	case SEC_E_NO_CREDENTIALS:
+		return "SEC_E_NO_CREDENTIALS: Schannel cannot reach the private key";
+	case SEC_E_INTERNAL_ERROR:
+		return "SEC_E_INTERNAL_ERROR";
+	case SEC_E_DECRYPT_FAILURE:
+		return "SEC_E_DECRYPT_FAILURE";
 	}
 	return "see the SSPI documentation";
 }
 
-static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int say(const char *fmt, ...)
+int exp_tls_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,21 +83,19 @@ static int say(const char *fmt, ...)
 	return 1;
 }
 
-struct exp_tls_dlls exp_tls_dll;
-
 static HMODULE system_dll(const wchar_t *name)
 {
 	HMODULE h = LoadLibraryExW(name, NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
 
 	if (!h)
-		say("--tls-cert: cannot load %ls from System32 (error %lu), which HTTPS needs", name,
-		    GetLastError());
+		exp_tls_say("--tls-cert: cannot load %ls from System32 (error %lu), which HTTPS "
+			    "needs", name, GetLastError());
 	return h;
 }
 
 /* GetProcAddress into the pointer of the function's own type */
-#define LOAD(dll, name) \
-	(exp_tls_dll.name = (__typeof__(exp_tls_dll.name))(void (*)(void))GetProcAddress(dll, #name))
+#define LOAD(dll, name) (exp_tls_dll.name = (__typeof__(exp_tls_dll.name))(void (*)(void)) \
+			 GetProcAddress(dll, #name))
 
 int exp_tls_dlls_load(void)
 {
@@ -94,15 +105,16 @@ int exp_tls_dlls_load(void)
 
 	if (!nc)
 		return 1;
-	init = (INIT_SECURITY_INTERFACE_W)(void (*)(void))GetProcAddress(sec, "InitSecurityInterfaceW");
+	init = (INIT_SECURITY_INTERFACE_W)(void (*)(void))GetProcAddress(sec,
+									 "InitSecurityInterfaceW");
 	if (!init || !(exp_tls_dll.sspi = init()) || !LOAD(c32, CryptStringToBinaryA) ||
 	    !LOAD(c32, CryptDecodeObjectEx) || !LOAD(c32, CryptExportPublicKeyInfo) ||
 	    !LOAD(c32, CertCreateCertificateContext) || !LOAD(c32, CertFreeCertificateContext) ||
 	    !LOAD(c32, CertComparePublicKeyInfo) || !LOAD(c32, CertSetCertificateContextProperty) ||
 	    !LOAD(nc, NCryptOpenStorageProvider) || !LOAD(nc, NCryptImportKey) ||
 	    !LOAD(nc, NCryptOpenKey) || !LOAD(nc, NCryptDeleteKey) || !LOAD(nc, NCryptFreeObject))
-		return say("--tls-cert: secur32, crypt32 or ncrypt here lacks a function HTTPS needs "
-			   "(Windows 7 or later has them all)");
+		return exp_tls_say("--tls-cert: secur32, crypt32 or ncrypt here lacks a function "
+				   "HTTPS needs (Windows 7 or later has them all)");
 	return 0;
 }
 
@@ -117,13 +129,13 @@ static SECURITY_STATUS server_probe(struct exp_tls *t)
 	SecBufferDesc ind = { SECBUFFER_VERSION, 2, in }, outd = { SECBUFFER_VERSION, 1, &out };
 	CtxtHandle ctx = { 0, 0 };
 	ULONG attr;
-	SECURITY_STATUS st = exp_tls_dll.sspi->AcceptSecurityContext(&t->cred, NULL, &ind, ASC_FLAGS, 0, &ctx, &outd,
-						   &attr, NULL);
+	SECURITY_STATUS st = sspi()->AcceptSecurityContext(&t->cred, NULL, &ind, ASC_FLAGS, 0,
+							   &ctx, &outd, &attr, NULL);
 
 	if (out.pvBuffer)
-		exp_tls_dll.sspi->FreeContextBuffer(out.pvBuffer);
+		sspi()->FreeContextBuffer(out.pvBuffer);
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
-		exp_tls_dll.sspi->DeleteSecurityContext(&ctx);
+		sspi()->DeleteSecurityContext(&ctx);
 	return st;
 }
 
@@ -134,7 +146,7 @@ int exp_tls_new(const char *cert_path, const char *key_path, struct exp_tls **ou
 	SECURITY_STATUS st;
 
 	if (!t)
-		return say("no memory for the TLS credentials");
+		return exp_tls_say("no memory for the TLS credentials");
 	if (exp_tls_dlls_load())
 		return free(t), 1;
 	if (exp_tls_key_load(cert_path, key_path, &t->key))
@@ -145,23 +157,23 @@ int exp_tls_new(const char *cert_path, const char *key_path, struct exp_tls **ou
 				.paCred = &cert, .dwFlags = SCH_USE_STRONG_CRYPTO };
 	SCHANNEL_CRED old = { .dwVersion = SCHANNEL_CRED_VERSION, .cCreds = 1, .paCred = &cert,
 			      .dwFlags = SCH_USE_STRONG_CRYPTO };
-	st = exp_tls_dll.sspi->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &sch, NULL,
-				       NULL, &t->cred, NULL);
-	if (st != SEC_E_OK)
-		st = exp_tls_dll.sspi->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &old,
+	st = sspi()->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL, &sch,
 					       NULL, NULL, &t->cred, NULL);
+	if (st != SEC_E_OK)
+		st = sspi()->AcquireCredentialsHandleW(NULL, UNISP_NAME_W, SECPKG_CRED_INBOUND, NULL,
+						       &old, NULL, NULL, &t->cred, NULL);
 	if (st != SEC_E_OK) {
-		say("--tls-cert %s: Schannel refuses it with its key as server credentials "
-		    "(AcquireCredentialsHandle status 0x%lx, %s)", cert_path, (unsigned long)st,
-		    status_name(st));
+		exp_tls_say("--tls-cert %s: Schannel refuses it with its key as server credentials "
+			    "(AcquireCredentialsHandle status 0x%lx, %s)", cert_path,
+			    (unsigned long)st, status_name(st));
 		return exp_tls_free(t), 1;
 	}
 	t->have_cred = 1;
 	if ((st = server_probe(t)) == SEC_E_UNSUPPORTED_FUNCTION)
-		say("warning: this system's Schannel cannot act as a TLS server (AcceptSecurityContext "
-		    "returns SEC_E_UNSUPPORTED_FUNCTION 0x%lx, as Wine 8.0's does): every HTTPS "
-		    "handshake will fail here; serve plain HTTP or put a TLS proxy in front",
-		    (unsigned long)st);
+		exp_tls_say("warning: this system's Schannel cannot act as a TLS server "
+			    "(AcceptSecurityContext returns SEC_E_UNSUPPORTED_FUNCTION 0x%lx, as "
+			    "Wine 8.0's does): every HTTPS handshake will fail here; serve plain HTTP "
+			    "or put a TLS proxy in front", (unsigned long)st);
 	*out = t;
 	return 0;
 }
@@ -171,7 +183,7 @@ void exp_tls_free(struct exp_tls *t)
 	if (!t)
 		return;
 	if (t->have_cred)
-		exp_tls_dll.sspi->FreeCredentialsHandle(&t->cred);
+		sspi()->FreeCredentialsHandle(&t->cred);
 	exp_tls_key_free(t->key);
 	free(t);
 }
@@ -215,13 +227,14 @@ static void keep_extra(struct exp_tls_conn *c, const SecBuffer *b)
  * or an alert on failure) is sent. */
 static SECURITY_STATUS handshake_step(struct exp_tls_conn *c)
 {
-	SecBuffer in[2] = { { (ULONG)c->rawn, SECBUFFER_TOKEN, c->raw }, { 0, SECBUFFER_EMPTY, NULL } };
+	SecBuffer in[2] = { { (ULONG)c->rawn, SECBUFFER_TOKEN, c->raw },
+			    { 0, SECBUFFER_EMPTY, NULL } };
 	SecBuffer out = { 0, SECBUFFER_TOKEN, NULL };
 	SecBufferDesc ind = { SECBUFFER_VERSION, 2, in }, outd = { SECBUFFER_VERSION, 1, &out };
+	CtxtHandle *ctx = c->have_ctx ? &c->ctx : NULL, *new_ctx = c->have_ctx ? NULL : &c->ctx;
 	ULONG attr;
-	SECURITY_STATUS st = exp_tls_dll.sspi->AcceptSecurityContext(&c->t->cred, c->have_ctx ? &c->ctx : NULL, &ind,
-						   ASC_FLAGS, 0, c->have_ctx ? NULL : &c->ctx,
-						   &outd, &attr, NULL);
+	SECURITY_STATUS st = sspi()->AcceptSecurityContext(&c->t->cred, ctx, &ind, ASC_FLAGS, 0,
+							   new_ctx, &outd, &attr, NULL);
 
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
 		c->have_ctx = 1;
@@ -229,7 +242,7 @@ static SECURITY_STATUS handshake_step(struct exp_tls_conn *c)
 		if (out.cbBuffer && raw_send(c->s, out.pvBuffer, out.cbBuffer) &&
 		    (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED))
 			st = SEC_E_CONTEXT_EXPIRED;  /* the client went away */
-		exp_tls_dll.sspi->FreeContextBuffer(out.pvBuffer);
+		sspi()->FreeContextBuffer(out.pvBuffer);
 	}
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
 		keep_extra(c, &in[1]);
@@ -249,7 +262,8 @@ static int handshake(struct exp_tls_conn *c, char *kind, size_t ksize, char *det
 			if (st != SEC_E_INCOMPLETE_MESSAGE && st != SEC_I_CONTINUE_NEEDED) {
 				snprintf(kind, ksize, "TLS handshake failed (status 0x%lx)",
 					 (unsigned long)st);
-				snprintf(detail, size, "AcceptSecurityContext: %s", status_name(st));
+				snprintf(detail, size, "AcceptSecurityContext: %s",
+					 status_name(st));
 				return 1;
 			}
 			if (st == SEC_I_CONTINUE_NEEDED && c->rawn)
@@ -258,18 +272,20 @@ static int handshake(struct exp_tls_conn *c, char *kind, size_t ksize, char *det
 		int k = c->rawn < RAW_MAX ? raw_recv(c, c->raw + c->rawn, RAW_MAX - c->rawn) : -1;
 		if (k <= 0) {
 			snprintf(kind, ksize, "TLS client timed out or went away");
-			snprintf(detail, size, "a connection closed, idle, or still in its handshake "
-				 "after 10 s (or a handshake message past %d bytes)", RAW_MAX);
+			snprintf(detail, size, "a connection closed, idle, or still in its "
+				 "handshake after 10 s (or a handshake message past %d bytes)",
+				 RAW_MAX);
 			return 1;
 		}
 		c->rawn += (size_t)k;
 	}
-	st = exp_tls_dll.sspi->QueryContextAttributesW(&c->ctx, SECPKG_ATTR_STREAM_SIZES, &c->sizes);
-	if (st != SEC_E_OK || !(c->out = malloc(c->sizes.cbHeader + c->sizes.cbMaximumMessage +
-						 c->sizes.cbTrailer))) {
+	const SecPkgContext_StreamSizes *z = &c->sizes;
+	st = sspi()->QueryContextAttributesW(&c->ctx, SECPKG_ATTR_STREAM_SIZES, &c->sizes);
+	if (st != SEC_E_OK ||
+	    !(c->out = malloc((size_t)z->cbHeader + z->cbMaximumMessage + z->cbTrailer))) {
 		snprintf(kind, ksize, "TLS stream sizes unknown");
-		snprintf(detail, size, "QueryContextAttributes(SECPKG_ATTR_STREAM_SIZES) status 0x%lx",
-			 (unsigned long)st);
+		snprintf(detail, size, "QueryContextAttributes(SECPKG_ATTR_STREAM_SIZES) status "
+			 "0x%lx", (unsigned long)st);
 		return 1;
 	}
 	c->ready = 1;
@@ -313,7 +329,7 @@ static int decrypt(struct exp_tls_conn *c)
 	SecBuffer b[4] = { { (ULONG)c->rawn, SECBUFFER_DATA, c->raw }, { 0, SECBUFFER_EMPTY, NULL },
 			   { 0, SECBUFFER_EMPTY, NULL }, { 0, SECBUFFER_EMPTY, NULL } };
 	SecBufferDesc d = { SECBUFFER_VERSION, 4, b };
-	SECURITY_STATUS st = exp_tls_dll.sspi->DecryptMessage(&c->ctx, &d, 0, NULL);
+	SECURITY_STATUS st = sspi()->DecryptMessage(&c->ctx, &d, 0, NULL);
 	size_t extra = 0;
 
 	if (st == SEC_E_INCOMPLETE_MESSAGE)
@@ -364,13 +380,14 @@ int exp_tls_send(struct exp_tls_conn *c, const void *p, size_t n)
 
 	while (n) {
 		size_t m = n < z->cbMaximumMessage ? n : z->cbMaximumMessage;
+		char *data = c->out + z->cbHeader;
 		SecBuffer b[4] = { { z->cbHeader, SECBUFFER_STREAM_HEADER, c->out },
-				   { (ULONG)m, SECBUFFER_DATA, c->out + z->cbHeader },
-				   { z->cbTrailer, SECBUFFER_STREAM_TRAILER, c->out + z->cbHeader + m },
+				   { (ULONG)m, SECBUFFER_DATA, data },
+				   { z->cbTrailer, SECBUFFER_STREAM_TRAILER, data + m },
 				   { 0, SECBUFFER_EMPTY, NULL } };
 		SecBufferDesc d = { SECBUFFER_VERSION, 4, b };
-		memcpy(c->out + z->cbHeader, p, m);
-		if (exp_tls_dll.sspi->EncryptMessage(&c->ctx, 0, &d, 0) != SEC_E_OK ||
+		memcpy(data, p, m);
+		if (sspi()->EncryptMessage(&c->ctx, 0, &d, 0) != SEC_E_OK ||
 		    raw_send(c->s, c->out, (size_t)b[0].cbBuffer + b[1].cbBuffer + b[2].cbBuffer))
 			return -1;
 		p = (const char *)p + m;
@@ -388,16 +405,17 @@ void exp_tls_close(struct exp_tls_conn *c)
 
 	if (!c)
 		return;
-	if (c->ready && exp_tls_dll.sspi->ApplyControlToken(&c->ctx, &td) == SEC_E_OK) {
+	if (c->ready && sspi()->ApplyControlToken(&c->ctx, &td) == SEC_E_OK) {
 		/* the next AcceptSecurityContext makes the close_notify alert */
-		exp_tls_dll.sspi->AcceptSecurityContext(&c->t->cred, &c->ctx, NULL, ASC_FLAGS, 0, NULL, &od, &attr, NULL);
+		sspi()->AcceptSecurityContext(&c->t->cred, &c->ctx, NULL, ASC_FLAGS, 0, NULL, &od,
+					      &attr, NULL);
 		if (ob.pvBuffer) {
 			raw_send(c->s, ob.pvBuffer, ob.cbBuffer);
-			exp_tls_dll.sspi->FreeContextBuffer(ob.pvBuffer);
+			sspi()->FreeContextBuffer(ob.pvBuffer);
 		}
 	}
 	if (c->have_ctx)
-		exp_tls_dll.sspi->DeleteSecurityContext(&c->ctx);
+		sspi()->DeleteSecurityContext(&c->ctx);
 	free(c->out);
 	free(c);
 }

@@ -43,6 +43,8 @@ struct exp_tls_dlls {
 extern struct exp_tls_dlls exp_tls_dll;
 /* Fills exp_tls_dll (once): 0, or 1 after a sentence on stderr. */
 int exp_tls_dlls_load(void);
+/* "pmukit exporter: " and the sentence on stderr; returns 1 (the exit status). */
+int exp_tls_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The certificate, its private key imported under a name of this process (Schannel
  * finds a key by container name, not by handle). */

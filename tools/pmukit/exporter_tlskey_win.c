@@ -12,7 +12,6 @@
 #include <ncrypt.h>
 #include <bcrypt.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@ struct exp_tls_key {
 	int ncrypt;  /* the key is NCrypt's, else CryptoAPI's */
 };
 
-static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pmukit exporter: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
-
 /* The DER of the first PEM block in path whose label ends in suffix
  * ("CERTIFICATE", "PRIVATE KEY"); its label goes to label. NULL after a sentence. */
 static BYTE *pem_read(const char *opt, const char *path, const char *suffix, char *label,
@@ -51,11 +37,14 @@ static BYTE *pem_read(const char *opt, const char *path, const char *suffix, cha
 
 	if (f)
 		fclose(f);
-	if (!text)
-		return say("%s %s: cannot read it (%s)", opt, path, f ? "no memory" : strerror(errno)),
-		       NULL;
+	if (!text) {
+		exp_tls_say("%s %s: cannot read it (%s)", opt, path,
+			    f ? "no memory" : strerror(errno));
+		return NULL;
+	}
 	if (len == PEM_MAX_BYTES) {
-		say("%s %s: larger than 1 MiB, which no PEM certificate or key is", opt, path);
+		exp_tls_say("%s %s: larger than 1 MiB, which no PEM certificate or key is", opt,
+			    path);
 		return free(text), NULL;
 	}
 	for (p = strstr(text, "-----BEGIN "); p; p = strstr(p + 1, "-----BEGIN ")) {
@@ -68,17 +57,18 @@ static BYTE *pem_read(const char *opt, const char *path, const char *suffix, cha
 		}
 	}
 	*n = 0;
-	if (p && exp_tls_dll.CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
-				      NULL, n, NULL, NULL) && (der = malloc(*n)) &&
-	    !exp_tls_dll.CryptStringToBinaryA(p, (DWORD)(len - (size_t)(p - text)), CRYPT_STRING_BASE64HEADER,
-				  der, n, NULL, NULL)) {
+	DWORD left = p ? (DWORD)(len - (size_t)(p - text)) : 0, fmt = CRYPT_STRING_BASE64HEADER;
+	if (p && exp_tls_dll.CryptStringToBinaryA(p, left, fmt, NULL, n, NULL, NULL) &&
+	    (der = malloc(*n)) &&
+	    !exp_tls_dll.CryptStringToBinaryA(p, left, fmt, der, n, NULL, NULL)) {
 		free(der);
 		der = NULL;
 	}
 	if (!der)
-		say("%s %s: no PEM block \"-----BEGIN ...%s-----\" that decodes in it (%s); give "
-		    "the PEM file (as openssl req -x509 -newkey rsa:2048 -nodes writes it)", opt, path,
-		    suffix, p ? "its base64 does not decode" : len ? "no such block" : "the file is empty");
+		exp_tls_say("%s %s: no PEM block \"-----BEGIN ...%s-----\" that decodes in it (%s); "
+			    "give the PEM file (as openssl req -x509 -newkey rsa:2048 -nodes "
+			    "writes it)", opt, path, suffix, p ? "its base64 does not decode" :
+			    len ? "no such block" : "the file is empty");
 	free(text);
 	return der;
 }
@@ -131,7 +121,7 @@ static int pkcs8_split(const BYTE *der, DWORD n, CRYPT_PRIVATE_KEY_INFO *out, ch
 	out->Algorithm.Parameters.pbData = (BYTE *)q;
 	out->Algorithm.Parameters.cbData = (DWORD)(alg + an - q);
 	strcpy(oid, on == sizeof(rsa) && !memcmp(o, rsa, on) ? szOID_RSA_RSA :
-		    on == sizeof(ec) && !memcmp(o, ec, on) ? szOID_ECC_PUBLIC_KEY : "other");
+		    on == sizeof(ec) && !memcmp(o, ec, on) ? szOID_ECC_PUBLIC_KEY : "another OID");
 	out->Algorithm.pszObjId = oid;
 	return der_next(&p, end, &tag, &v, &vn) && tag == 0x04 &&
 	       (out->PrivateKey.pbData = (BYTE *)v, out->PrivateKey.cbData = vn, 1);
@@ -141,8 +131,8 @@ static void *decode(LPCSTR type, const BYTE *der, DWORD n, DWORD *size)
 {
 	void *out = NULL;
 
-	if (!exp_tls_dll.CryptDecodeObjectEx(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, type, der, n,
-				 CRYPT_DECODE_ALLOC_FLAG, NULL, &out, size))
+	if (!exp_tls_dll.CryptDecodeObjectEx(X509_ASN_ENCODING | PKCS_7_ASN_ENCODING, type, der,
+					     n, CRYPT_DECODE_ALLOC_FLAG, NULL, &out, size))
 		return NULL;
 	return out;
 }
@@ -153,24 +143,28 @@ static int bind_key(struct exp_tls_key *k, const char *cert_path, const char *ke
 		    HCRYPTPROV_OR_NCRYPT_KEY_HANDLE h, DWORD spec, CRYPT_KEY_PROV_INFO *info)
 {
 	CERT_PUBLIC_KEY_INFO *pub = NULL;
-	DWORD n = 0;
-	int ok = exp_tls_dll.CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, NULL, &n) &&
-		 (pub = malloc(n)) && exp_tls_dll.CryptExportPublicKeyInfo(h, spec, X509_ASN_ENCODING, pub, &n);
+	DWORD n = 0, x509 = X509_ASN_ENCODING;
+	int ok = exp_tls_dll.CryptExportPublicKeyInfo(h, spec, x509, NULL, &n) &&
+		 (pub = malloc(n)) && exp_tls_dll.CryptExportPublicKeyInfo(h, spec, x509, pub, &n);
 
 	if (!ok) {
 		free(pub);
-		return say("--tls-key %s: cannot read back the public half of the imported key "
-			   "(CryptExportPublicKeyInfo error 0x%lx)", key_path, GetLastError());
+		return exp_tls_say("--tls-key %s: cannot read back the public half of the imported "
+				   "key (CryptExportPublicKeyInfo error 0x%lx)", key_path,
+				   GetLastError());
 	}
-	ok = exp_tls_dll.CertComparePublicKeyInfo(X509_ASN_ENCODING, &k->cert->pCertInfo->SubjectPublicKeyInfo,
-				      pub);
+	ok = exp_tls_dll.CertComparePublicKeyInfo(x509, &k->cert->pCertInfo->SubjectPublicKeyInfo,
+						  pub);
 	free(pub);
 	if (!ok)
-		return say("--tls-key %s does not belong to --tls-cert %s (their public keys differ): "
-			   "give the key the certificate was made for", key_path, cert_path);
-	if (!exp_tls_dll.CertSetCertificateContextProperty(k->cert, CERT_KEY_PROV_INFO_PROP_ID, 0, info))
-		return say("--tls-cert %s: cannot bind the key to it (CertSetCertificateContextProperty "
-			   "error 0x%lx)", cert_path, GetLastError());
+		return exp_tls_say("--tls-key %s does not belong to --tls-cert %s (their public "
+				   "keys differ): give the key the certificate was made for",
+				   key_path, cert_path);
+	if (!exp_tls_dll.CertSetCertificateContextProperty(k->cert, CERT_KEY_PROV_INFO_PROP_ID, 0,
+							   info))
+		return exp_tls_say("--tls-cert %s: cannot bind the key to it "
+				   "(CertSetCertificateContextProperty error 0x%lx)", cert_path,
+				   GetLastError());
 	return 0;
 }
 
@@ -181,8 +175,8 @@ static int import_ncrypt(struct exp_tls_key *k, const char *cert_path, const cha
 			 LPCWSTR type, BYTE *blob, DWORD n, SECURITY_STATUS *st)
 {
 	CRYPT_KEY_PROV_INFO info = { k->name, MS_KEY_STORAGE_PROVIDER, 0, 0, 0, NULL, 0 };
-	NCryptBuffer nb = { (DWORD)(wcslen(k->name) + 1) * sizeof(WCHAR), NCRYPTBUFFER_PKCS_KEY_NAME,
-			    k->name };
+	NCryptBuffer nb = { (DWORD)(wcslen(k->name) + 1) * sizeof(WCHAR),
+			    NCRYPTBUFFER_PKCS_KEY_NAME, k->name };
 	NCryptBufferDesc desc = { NCRYPTBUFFER_VERSION, 1, &nb };
 	NCRYPT_PROV_HANDLE prov = 0;
 	NCRYPT_KEY_HANDLE key = 0;
@@ -200,7 +194,8 @@ static int import_ncrypt(struct exp_tls_key *k, const char *cert_path, const cha
 	return rc;
 }
 
-/* CryptoAPI's container, where NCrypt is missing (Wine 8.0: NCryptImportKey). */
+/* CryptoAPI's container, where NCrypt cannot take the key (Wine 8.0's
+ * NCryptImportKey returns NTE_NOT_SUPPORTED). */
 static int import_capi(struct exp_tls_key *k, const char *cert_path, const char *key_path,
 		       BYTE *blob, DWORD n, SECURITY_STATUS nst)
 {
@@ -210,13 +205,15 @@ static int import_capi(struct exp_tls_key *k, const char *cert_path, const char 
 	HCRYPTKEY key = 0;
 	int rc = 1;
 
-	if (!CryptAcquireContextW(&prov, k->name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES, CRYPT_NEWKEYSET))
-		say("--tls-key %s: neither NCrypt (status 0x%lx) nor CryptoAPI (CryptAcquireContext "
-		    "error 0x%lx) makes a key container for it", key_path, (unsigned long)nst,
-		    GetLastError());
+	if (!CryptAcquireContextW(&prov, k->name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
+				  CRYPT_NEWKEYSET))
+		exp_tls_say("--tls-key %s: neither NCrypt (status 0x%lx) nor CryptoAPI "
+			    "(CryptAcquireContext error 0x%lx) makes a key container for it",
+			    key_path, (unsigned long)nst, GetLastError());
 	else if (k->made = 1, !CryptImportKey(prov, blob, n, 0, 0, &key))
-		say("--tls-key %s: the key container refuses the RSA key (NCrypt status 0x%lx, "
-		    "CryptImportKey error 0x%lx)", key_path, (unsigned long)nst, GetLastError());
+		exp_tls_say("--tls-key %s: the key container refuses the RSA key (NCrypt status "
+			    "0x%lx, CryptImportKey error 0x%lx)", key_path, (unsigned long)nst,
+			    GetLastError());
 	else
 		rc = bind_key(k, cert_path, key_path, prov, AT_KEYEXCHANGE, &info);
 	if (key)
@@ -237,8 +234,8 @@ static int import_rsa(struct exp_tls_key *k, const char *cert_path, const char *
 	int rc;
 
 	if (!blob)
-		return say("--tls-key %s: its RSA private key does not decode (CryptDecodeObjectEx "
-			   "error 0x%lx)", key_path, GetLastError());
+		return exp_tls_say("--tls-key %s: its RSA private key does not decode "
+				   "(CryptDecodeObjectEx error 0x%lx)", key_path, GetLastError());
 	blob->aiKeyAlg = CALG_RSA_KEYX;  /* Schannel both signs and decrypts with it */
 	rc = import_ncrypt(k, cert_path, key_path, LEGACY_RSAPRIVATE_BLOB, (BYTE *)blob, bn, &st);
 	if (rc < 0)
@@ -292,21 +289,24 @@ static int import_ec(struct exp_tls_key *k, const char *cert_path, const char *k
 
 	if (!ec) {
 		DWORD e = GetLastError();
-		return say("--tls-key %s: its EC private key does not decode (CryptDecodeObjectEx error "
-			   "0x%lx%s); an RSA key does: openssl req -x509 -newkey rsa:2048", key_path, e,
-			   e == ERROR_FILE_NOT_FOUND ? ": this crypt32 has no X509_ECC_PRIVATE_KEY "
-			   "decoder, as Wine 8.0's" : "");
+		return exp_tls_say("--tls-key %s: its EC private key does not decode "
+				   "(CryptDecodeObjectEx error 0x%lx%s); an RSA key does: openssl "
+				   "req -x509 -newkey rsa:2048", key_path, e,
+				   e == ERROR_FILE_NOT_FOUND ? ": this crypt32 has no "
+				   "X509_ECC_PRIVATE_KEY decoder, as Wine 8.0's" : "");
 	}
 	/* PKCS#8 carries the curve in the algorithm's parameters, SEC1 in the key */
 	if ((!ec->szCurveOid || !*ec->szCurveOid) && params && params->cbData)
 		param_oid = decode(X509_OBJECT_IDENTIFIER, params->pbData, params->cbData, &sz);
 	magic = ec_curve(param_oid ? *param_oid : ec->szCurveOid, &size);
 	if (!magic || !(blob = ec_blob(ec, magic, size, &bn)))
-		say("--tls-key %s: an EC key on a curve other than P-256, P-384 or P-521, or without "
-		    "its public point; make one with openssl ecparam -name prime256v1 -genkey", key_path);
-	else if ((rc = import_ncrypt(k, cert_path, key_path, BCRYPT_ECCPRIVATE_BLOB, blob, bn, &st)) < 0)
-		rc = say("--tls-key %s: NCrypt's software key storage refuses the EC key (status "
-			 "0x%lx)", key_path, (unsigned long)st);
+		exp_tls_say("--tls-key %s: an EC key on a curve other than P-256, P-384 or P-521, "
+			    "or without its public point; make one with openssl ecparam -name "
+			    "prime256v1 -genkey", key_path);
+	else if ((rc = import_ncrypt(k, cert_path, key_path, BCRYPT_ECCPRIVATE_BLOB, blob, bn,
+				     &st)) < 0)
+		rc = exp_tls_say("--tls-key %s: NCrypt's software key storage refuses the EC key "
+				 "(status 0x%lx)", key_path, (unsigned long)st);
 	if (blob)
 		SecureZeroMemory(blob, bn);
 	free(blob);
@@ -331,21 +331,23 @@ static int import_key(struct exp_tls_key *k, const char *cert_path, const char *
 	} else if (!strcmp(label, "EC PRIVATE KEY")) {
 		rc = import_ec(k, cert_path, key_path, der, n, NULL);
 	} else if (strcmp(label, "PRIVATE KEY")) {
-		say("--tls-key %s: its \"%s\" is not supported; give an unencrypted key (openssl "
-		    "pkey -in %s -out plain.pem)", key_path, label, key_path);
-	} else if (!(p8 = decode(PKCS_PRIVATE_KEY_INFO, der, n, &sz)) && !pkcs8_split(der, n, &split, oid)) {
-		say("--tls-key %s: its PKCS#8 \"PRIVATE KEY\" does not decode", key_path);
+		exp_tls_say("--tls-key %s: its \"%s\" is not supported; give an unencrypted key "
+			    "(openssl pkey -in %s -out plain.pem)", key_path, label, key_path);
+	} else if (!(p8 = decode(PKCS_PRIVATE_KEY_INFO, der, n, &sz)) &&
+		   !pkcs8_split(der, n, &split, oid)) {
+		exp_tls_say("--tls-key %s: its PKCS#8 \"PRIVATE KEY\" does not decode", key_path);
 	} else {
 		const CRYPT_PRIVATE_KEY_INFO *i = p8 ? p8 : &split;
 		const char *alg = i->Algorithm.pszObjId;
+		const CRYPT_DER_BLOB *key = &i->PrivateKey;
 		if (!strcmp(alg, szOID_RSA_RSA))
-			rc = import_rsa(k, cert_path, key_path, i->PrivateKey.pbData, i->PrivateKey.cbData);
+			rc = import_rsa(k, cert_path, key_path, key->pbData, key->cbData);
 		else if (!strcmp(alg, szOID_ECC_PUBLIC_KEY))
-			rc = import_ec(k, cert_path, key_path, i->PrivateKey.pbData, i->PrivateKey.cbData,
+			rc = import_ec(k, cert_path, key_path, key->pbData, key->cbData,
 				       &i->Algorithm.Parameters);
 		else
-			say("--tls-key %s: a key of algorithm %s; Schannel here takes RSA or EC keys",
-			    key_path, alg);
+			exp_tls_say("--tls-key %s: its key's algorithm (%s) is neither RSA nor EC, "
+				    "the ones this exporter imports", key_path, alg);
 	}
 	if (p8) {
 		SecureZeroMemory(p8->PrivateKey.pbData, p8->PrivateKey.cbData);
@@ -364,7 +366,7 @@ int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls
 	BYTE *der;
 
 	if (!k)
-		return say("no memory for the TLS credentials");
+		return exp_tls_say("no memory for the TLS credentials");
 	swprintf(k->name, sizeof(k->name) / sizeof(WCHAR), L"pmukit-exporter-%lu-%llu",
 		 GetCurrentProcessId(), (unsigned long long)GetTickCount64());
 	if (!(der = pem_read("--tls-cert", cert_path, "CERTIFICATE", label, sizeof(label), &n)))
@@ -372,8 +374,8 @@ int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls
 	k->cert = exp_tls_dll.CertCreateCertificateContext(X509_ASN_ENCODING, der, n);
 	free(der);
 	if (!k->cert) {
-		say("--tls-cert %s: its \"%s\" is not an X.509 certificate (CertCreateCertificateContext "
-		    "error 0x%lx)", cert_path, label, GetLastError());
+		exp_tls_say("--tls-cert %s: its \"%s\" is not an X.509 certificate "
+		    "(CertCreateCertificateContext error 0x%lx)", cert_path, label, GetLastError());
 		return exp_tls_key_free(k), 1;
 	}
 	if (import_key(k, cert_path, key_path))
@@ -398,7 +400,8 @@ void exp_tls_key_free(struct exp_tls_key *k)
 	if (k->made && !k->ncrypt)
 		CryptAcquireContextW(&prov, k->name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
 				     CRYPT_DELETEKEYSET);
-	if (k->made && k->ncrypt && !exp_tls_dll.NCryptOpenStorageProvider(&np, MS_KEY_STORAGE_PROVIDER, 0)) {
+	if (k->made && k->ncrypt &&
+	    !exp_tls_dll.NCryptOpenStorageProvider(&np, MS_KEY_STORAGE_PROVIDER, 0)) {
 		if (!exp_tls_dll.NCryptOpenKey(np, &key, k->name, 0, 0))
 			exp_tls_dll.NCryptDeleteKey(key, 0);  /* frees key too */
 		exp_tls_dll.NCryptFreeObject(np);
