@@ -45,7 +45,7 @@ static void send_all(struct conn *c, const char *p, size_t n)
 	SOCKET s = c->s;
 
 	if (c->tls) {
-		exp_tls_send(c->tls, p, n);  /* fails only when the client went away */
+		exp_tls_send(c->tls, p, n);  /* a failure (client gone) ends the reply, as below */
 		return;
 	}
 	while (n) {
