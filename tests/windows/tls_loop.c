@@ -32,6 +32,7 @@ static struct {
 	ULONG biggest_encrypt;      /* the largest SECBUFFER_DATA EncryptMessage got */
 	LONG bad_encrypt;           /* buffers not laid out as documented */
 	int stage, shutdown;        /* 0 before ClientHello, 1 after, 2 done */
+	int post_handshake;         /* post-handshake messages AcceptSecurityContext took */
 } fk;
 
 static ULONG rec_len(const BYTE *p)
@@ -84,6 +85,12 @@ static SECURITY_STATUS SEC_ENTRY f_accept(PCredHandle cred, PCtxtHandle ctx, PSe
 		return SEC_E_INCOMPLETE_MESSAGE;
 	}
 	ULONG used = HDR + rec_len(p);
+	if (fk.stage == 2 && p[0] == 22 && rec_len(p) == 2 && !memcmp(p + HDR, "KU", 2)) {
+		if (t->cbBuffer > used)  /* a post-handshake message: nothing to answer */
+			*x = (SecBuffer){ t->cbBuffer - used, SECBUFFER_EXTRA, NULL };
+		fk.post_handshake++;
+		return SEC_E_OK;
+	}
 	if (p[0] != 22 || (fk.stage == 0 && (rec_len(p) != 2 || memcmp(p + HDR, "CH", 2))) ||
 	    (fk.stage == 1 && (rec_len(p) != 3 || memcmp(p + HDR, "FIN", 3)))) {
 		o->pvBuffer = token(21, "\2\50", &o->cbBuffer);  /* ASC_REQ_EXTENDED_ERROR */
@@ -171,6 +178,12 @@ static SECURITY_STATUS SEC_ENTRY f_decrypt(PCtxtHandle ctx, PSecBufferDesc d, UL
 	}
 	if (p[0] == 21)
 		return SEC_I_CONTEXT_EXPIRED;  /* the client's close_notify */
+	if (p[0] == 22) {  /* TLS 1.3 KeyUpdate, a renegotiation: for AcceptSecurityContext */
+		b[0] = (SecBuffer){ HDR, SECBUFFER_STREAM_HEADER, p };
+		b[1] = (SecBuffer){ 0, SECBUFFER_DATA, p + HDR };
+		b[3] = (SecBuffer){ have, SECBUFFER_EXTRA, p };
+		return SEC_I_RENEGOTIATE;
+	}
 	ULONG tn = len ? p[HDR + len - 1] : 0;
 	if (p[0] != 23 || tn < 4 || tn > TRAILER_MAX || tn > len)
 		return SEC_E_DECRYPT_FAILURE;
@@ -563,6 +576,20 @@ static void t_ends(void)
 	check(r.v.acc == EXP_TLS_FAILED && strstr(r.v.kind, "0x80090326") && r.g.alerts == 1 &&
 	      !r.g.handshakes, "handshake-refused-alert-sent", describe(&r));
 	balanced("handshake-refused-handles");
+
+	/* DecryptMessage's SEC_I_RENEGOTIATE (a TLS 1.3 KeyUpdate): its SECBUFFER_EXTRA
+	 * goes to AcceptSecurityContext, then the request goes on */
+	if (start(&r, 10000, 100, 16384))
+		return check(0, "post-handshake-message", "no loopback socket pair");
+	handshake_ok(&r);
+	size_t k = rec(r.buf, 23, REQ1, strlen(REQ1));
+	k += rec(r.buf + k, 22, "KU", 2);
+	k += rec(r.buf + k, 23, REQ2, strlen(REQ2));
+	put(r.cli, r.buf, k);
+	finish(&r);
+	check(r.v.acc == EXP_TLS_OK && fk.post_handshake == 1 && !strcmp(r.v.req, REQ1 REQ2) &&
+	      r.g.plain == 100 && r.g.close_notify_last, "post-handshake-message", describe(&r));
+	balanced("post-handshake-message-handles");
 
 	if (start(&r, 10000, 100, 16384))
 		return check(0, "plain-http", "no loopback socket pair");
