@@ -279,10 +279,14 @@ static int handshake(struct exp_tls_conn *c, char *kind, size_t ksize, char *det
 		}
 		c->rawn += (size_t)k;
 	}
+	/* again after a renegotiation: its cipher may have other sizes */
 	const SecPkgContext_StreamSizes *z = &c->sizes;
+	free(c->out);
+	c->out = NULL;
 	st = sspi()->QueryContextAttributesW(&c->ctx, SECPKG_ATTR_STREAM_SIZES, &c->sizes);
-	if (st != SEC_E_OK ||
+	if (st != SEC_E_OK || !z->cbMaximumMessage ||
 	    !(c->out = malloc((size_t)z->cbHeader + z->cbMaximumMessage + z->cbTrailer))) {
+		c->ready = 0;  /* nothing to encrypt with */
 		snprintf(kind, ksize, "TLS stream sizes unknown");
 		snprintf(detail, size, "QueryContextAttributes(SECPKG_ATTR_STREAM_SIZES) status "
 			 "0x%lx", (unsigned long)st);
@@ -323,7 +327,9 @@ enum exp_tls_accepted exp_tls_accept(struct exp_tls *t, SOCKET s, unsigned timeo
 }
 
 /* Decrypts the record at the front of raw into plain: 1 when done (plain may
- * still be empty), 0 when more bytes are needed, -1 on an error, 2 at close_notify. */
+ * still be empty), 0 when more bytes are needed, -1 on an error, 2 at close_notify,
+ * 3 at a post-handshake message (a TLS 1.3 KeyUpdate, a renegotiation), which
+ * SECBUFFER_EXTRA leaves at the front of raw for AcceptSecurityContext. */
 static int decrypt(struct exp_tls_conn *c)
 {
 	SecBuffer b[4] = { { (ULONG)c->rawn, SECBUFFER_DATA, c->raw }, { 0, SECBUFFER_EMPTY, NULL },
@@ -336,8 +342,8 @@ static int decrypt(struct exp_tls_conn *c)
 		return 0;
 	if (st == SEC_I_CONTEXT_EXPIRED)
 		return 2;
-	if (st != SEC_E_OK)
-		return -1;  /* a bad record, or a renegotiation (not offered) */
+	if (st != SEC_E_OK && st != SEC_I_RENEGOTIATE)
+		return -1;  /* a bad record */
 	for (int i = 0; i < 4; i++) {
 		if (b[i].BufferType == SECBUFFER_DATA && b[i].cbBuffer <= sizeof(c->plain)) {
 			memcpy(c->plain, b[i].pvBuffer, b[i].cbBuffer);
@@ -349,7 +355,7 @@ static int decrypt(struct exp_tls_conn *c)
 	}
 	memmove(c->raw, c->raw + c->rawn - extra, extra);
 	c->rawn = extra;
-	return 1;
+	return st == SEC_I_RENEGOTIATE ? 3 : 1;
 }
 
 int exp_tls_recv(struct exp_tls_conn *c, char *buf, int len)
@@ -362,8 +368,13 @@ int exp_tls_recv(struct exp_tls_conn *c, char *buf, int len)
 			c->plainn -= n;
 			return (int)n;
 		}
+		char kind[96], detail[256];
 		int r = c->rawn ? decrypt(c) : 0;
 		if (r == 1)
+			continue;
+		/* Microsoft: AcceptSecurityContext takes SECBUFFER_EXTRA, then "proceed as
+		 * though ... creating a new connection"; the same deadline bounds it */
+		if (r == 3 && !handshake(c, kind, sizeof(kind), detail, sizeof(detail)))
 			continue;
 		if (r)
 			return r == 2 ? 0 : -1;
@@ -378,6 +389,8 @@ int exp_tls_send(struct exp_tls_conn *c, const void *p, size_t n)
 {
 	const SecPkgContext_StreamSizes *z = &c->sizes;
 
+	if (!c->ready)
+		return -1;
 	while (n) {
 		size_t m = n < z->cbMaximumMessage ? n : z->cbMaximumMessage;
 		char *data = c->out + z->cbHeader;
