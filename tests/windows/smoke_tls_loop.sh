@@ -17,3 +17,37 @@ else
 		fail tls-loop "exit $rc; $(grep '^not ok' "$OUT/tls_loop.out" | head -3); see $OUT/tls_loop.out"
 	fi
 fi
+
+# tls_der.exe: the PEM/DER reading of --tls-cert/--tls-key on truncated and hostile
+# input (each input right before a no-access page), and exp_tls_key_load refusing
+# truncated PKCS#8 keys with one sentence each.
+if [ ! -f "$BUILD/tls_der.exe" ]; then
+	fail tls-der "$BUILD/tls_der.exe missing: run 'make windows'"
+else
+	D=$OUT/tls_der
+	rm -rf "$D"
+	mkdir -p "$D"
+	cert=
+	if command -v openssl >/dev/null && openssl req -x509 -newkey rsa:2048 -nodes \
+		-subj /CN=localhost -days 1 -keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null; then
+		cert=$D/cert.pem
+	else
+		echo "SKIP tls-der key-load: openssl is needed for a certificate"
+	fi
+	timeout 120 "$WINE" "$BUILD/tls_der.exe" "$D" $cert >"$OUT/tls_der.out" 2>"$OUT/tls_der.err"
+	rc=$?
+	nref=$(tr -d '\r' <"$OUT/tls_der.out" | sed -n 's/^# refusals //p')
+	nsaid=$(grep -c '^pmukit exporter: ' "$OUT/tls_der.err")
+	if [ $rc -eq 0 ] && ! grep -q '^not ok' "$OUT/tls_der.out" && [ -n "$nref" ] &&
+		[ "$nref" = "$nsaid" ] && [ "$(wc -l <"$OUT/tls_der.err")" = "$nsaid" ]; then
+		pass "tls-der: $(grep -c '^ok ' "$OUT/tls_der.out") checks; $nref refusals, one sentence each"
+	else
+		fail tls-der "exit $rc; $nref refusals, $nsaid sentences; $(grep '^not ok' "$OUT/tls_der.out" | head -3); see $OUT/tls_der.out, .err"
+	fi
+	# a UTF-16 PEM (Windows PowerShell 5's > writes one) is named as such, not "no such block"
+	if grep 'utf16.pem' "$OUT/tls_der.err" | grep -q 'UTF-16'; then
+		pass "tls-der: a UTF-16 PEM file is said to be UTF-16"
+	else
+		fail tls-der-utf16 "$(grep 'utf16.pem' "$OUT/tls_der.err")"
+	fi
+fi
