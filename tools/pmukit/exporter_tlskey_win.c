@@ -47,6 +47,13 @@ static BYTE *pem_read(const char *opt, const char *path, const char *suffix, cha
 			    path);
 		return free(text), NULL;
 	}
+	/* the text is searched as a C string: a NUL ends it early */
+	if (memchr(text, 0, len)) {
+		exp_tls_say("%s %s: it holds NUL bytes, as a UTF-16 file (Windows PowerShell 5's > "
+			    "and Out-File write one) or a binary DER file does; give the PEM text in "
+			    "ASCII (Out-File -Encoding ascii, or openssl's -out FILE)", opt, path);
+		return free(text), NULL;
+	}
 	for (p = strstr(text, "-----BEGIN "); p; p = strstr(p + 1, "-----BEGIN ")) {
 		const char *l = p + 11, *e = strstr(l, "-----");
 		size_t ln = e ? (size_t)(e - l) : 0, sn = strlen(suffix);
