@@ -130,6 +130,32 @@ print("%.1f" % (time.time() - t))' "$tp" >"$OUT/exporter_tls.silent" &
 		fi
 	fi
 
+	# A killed exporter cannot delete its key container (a copy of the private key):
+	# the next one deletes the containers of pmukit exporters no longer running.
+	tp=$(tls_port)
+	if tls_start exporter_tls_killed "$tp" 1 "$T/cert_a.pem" "$T/key_a.pem"; then
+		"$WINE" reg query 'HKCU\Software\Wine\Crypto\RSA' 2>&1 | grep -o 'pmukit-exporter-[0-9-]*' |
+			sort >"$OUT/exporter_tls.killed1"
+		kill -9 "$tpid"
+		wait "$tpid" 2>/dev/null
+		tp=$(tls_port)
+		if tls_start exporter_tls_sweep "$tp" 1 "$T/cert_a.pem" "$T/key_a.pem"; then
+			"$WINE" reg query 'HKCU\Software\Wine\Crypto\RSA' 2>&1 |
+				grep -o 'pmukit-exporter-[0-9-]*' | sort >"$OUT/exporter_tls.killed2"
+			curl -s -o /dev/null -m 10 "http://127.0.0.1:$tp/"
+		fi
+		tls_wait
+		stale=$(comm -12 "$OUT/exporter_tls.killed1" "$OUT/exporter_tls.killed2" | wc -l)
+		if [ -s "$OUT/exporter_tls.killed1" ] && [ -s "$OUT/exporter_tls.killed2" ] && [ "$stale" = 0 ]; then
+			pass "exporter-tls-killed: the key container a killed exporter left was deleted by the next one"
+		else
+			fail exporter-tls-killed "$stale container(s) of the killed exporter still there; see $OUT/exporter_tls.killed*"
+		fi
+	else
+		tls_wait
+		fail exporter-tls-killed "did not start; see $OUT/exporter_tls_killed.err"
+	fi
+
 	# PKCS#1 ("RSA PRIVATE KEY") as well as PKCS#8 ("PRIVATE KEY").
 	tp=$(tls_port)
 	if tls_start exporter_tls_pkcs1 "$tp" 1 "$T/cert_a.pem" "$T/key_a_pkcs1.pem"; then
