@@ -115,6 +115,8 @@ int exp_tls_dlls_load(void)
 	    !LOAD(nc, NCryptOpenKey) || !LOAD(nc, NCryptDeleteKey) || !LOAD(nc, NCryptFreeObject))
 		return exp_tls_say("--tls-cert: secur32, crypt32 or ncrypt here lacks a function "
 				   "HTTPS needs (Windows 7 or later has them all)");
+	LOAD(nc, NCryptEnumKeys);
+	LOAD(nc, NCryptFreeBuffer);
 	return 0;
 }
 

@@ -38,6 +38,8 @@ struct exp_tls_dlls {
 	EXP_TLS_FN(NCryptOpenKey);
 	EXP_TLS_FN(NCryptDeleteKey);
 	EXP_TLS_FN(NCryptFreeObject);
+	EXP_TLS_FN(NCryptEnumKeys);    /* these two may be NULL: only for the sweep */
+	EXP_TLS_FN(NCryptFreeBuffer);  /* of a killed exporter's keys */
 };
 #undef EXP_TLS_FN
 extern struct exp_tls_dlls exp_tls_dll;
@@ -54,7 +56,9 @@ struct exp_tls_key;
  * certificate. 0, or 1 after writing one sentence to stderr. */
 int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls_key **out);
 PCCERT_CONTEXT exp_tls_key_cert(const struct exp_tls_key *k);
-/* Frees the certificate and deletes the key container. */
+/* Frees the certificate and deletes the key container. A killed exporter leaves its
+ * container (a copy of the private key); exp_tls_key_load deletes those of pmukit
+ * exporters no longer running. */
 void exp_tls_key_free(struct exp_tls_key *k);
 
 /* Server credentials: loaded once at start-up. 0, or 1 after one sentence on

@@ -365,6 +365,77 @@ static int import_key(struct exp_tls_key *k, const char *cert_path, const char *
 	return rc;
 }
 
+/* Whether the process that named a container "pmukit-exporter-PID-TICK" has ended.
+ * Another user's process, or another one with its PID now, keeps the container. */
+static int stale(const WCHAR *name)
+{
+	unsigned long pid;
+	HANDLE h;
+	int gone;
+
+	if (swscanf(name, L"pmukit-exporter-%lu-", &pid) != 1 || pid == GetCurrentProcessId())
+		return 0;
+	if (!(h = OpenProcess(SYNCHRONIZE, FALSE, pid)))
+		return GetLastError() == ERROR_INVALID_PARAMETER;  /* no such process */
+	gone = WaitForSingleObject(h, 0) == WAIT_OBJECT_0;
+	CloseHandle(h);
+	return gone;
+}
+
+#define SWEEP_MAX 32
+
+/* CryptoAPI's containers of ended exporters: listed first, then deleted (deleting
+ * would upset the listing). */
+static void sweep_capi(void)
+{
+	WCHAR found[SWEEP_MAX][64];
+	char name[256];
+	HCRYPTPROV prov;
+	DWORD n, flag = CRYPT_FIRST;
+	int k = 0;
+
+	if (!CryptAcquireContextW(&prov, NULL, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
+				  CRYPT_VERIFYCONTEXT))
+		return;
+	for (; k < SWEEP_MAX; flag = CRYPT_NEXT) {
+		n = sizeof(name);
+		if (!CryptGetProvParam(prov, PP_ENUMCONTAINERS, (BYTE *)name, &n, flag))
+			break;
+		if (MultiByteToWideChar(CP_ACP, 0, name, -1, found[k], 64) && stale(found[k]))
+			k++;
+	}
+	CryptReleaseContext(prov, 0);
+	while (k--)
+		CryptAcquireContextW(&prov, found[k], MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
+				     CRYPT_DELETEKEYSET);
+}
+
+/* NCrypt's keys of ended exporters, where the provider lists its keys. */
+static void sweep_ncrypt(void)
+{
+	NCRYPT_PROV_HANDLE prov;
+	NCRYPT_KEY_HANDLE key;
+	NCryptKeyName *kn;
+	void *state = NULL;
+	WCHAR found[SWEEP_MAX][64];
+	int k = 0;
+
+	if (!exp_tls_dll.NCryptEnumKeys || !exp_tls_dll.NCryptFreeBuffer ||
+	    exp_tls_dll.NCryptOpenStorageProvider(&prov, MS_KEY_STORAGE_PROVIDER, 0))
+		return;
+	while (k < SWEEP_MAX && !exp_tls_dll.NCryptEnumKeys(prov, NULL, &kn, &state, 0)) {
+		if (wcslen(kn->pszName) < 64 && stale(kn->pszName))
+			wcscpy(found[k++], kn->pszName);
+		exp_tls_dll.NCryptFreeBuffer(kn);
+	}
+	if (state)
+		exp_tls_dll.NCryptFreeBuffer(state);
+	while (k--)
+		if (!exp_tls_dll.NCryptOpenKey(prov, &key, found[k], 0, 0))
+			exp_tls_dll.NCryptDeleteKey(key, 0);
+	exp_tls_dll.NCryptFreeObject(prov);
+}
+
 int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls_key **out)
 {
 	struct exp_tls_key *k = calloc(1, sizeof(*k));
@@ -374,6 +445,8 @@ int exp_tls_key_load(const char *cert_path, const char *key_path, struct exp_tls
 
 	if (!k)
 		return exp_tls_say("no memory for the TLS credentials");
+	sweep_capi();
+	sweep_ncrypt();
 	swprintf(k->name, sizeof(k->name) / sizeof(WCHAR), L"pmukit-exporter-%lu-%llu",
 		 GetCurrentProcessId(), (unsigned long long)GetTickCount64());
 	if (!(der = pem_read("--tls-cert", cert_path, "CERTIFICATE", label, sizeof(label), &n)))
