@@ -577,6 +577,17 @@ static void t_ends(void)
 	      !r.g.handshakes, "handshake-refused-alert-sent", describe(&r));
 	balanced("handshake-refused-handles");
 
+	/* refused in the second flight: the context made by the first is deleted */
+	if (start(&r, 10000, 100, 16384))
+		return check(0, "handshake-refused-late", "no loopback socket pair");
+	put(r.cli, r.buf, rec(r.buf, 22, "CH", 2));
+	Sleep(100);
+	put(r.cli, r.buf, rec(r.buf, 22, "XX", 2));
+	finish(&r);
+	check(r.v.acc == EXP_TLS_FAILED && fk.ctx_made == 1 && r.g.handshakes == 1 &&
+	      r.g.alerts == 1, "handshake-refused-late", describe(&r));
+	balanced("handshake-refused-late-handles");
+
 	/* DecryptMessage's SEC_I_RENEGOTIATE (a TLS 1.3 KeyUpdate): its SECBUFFER_EXTRA
 	 * goes to AcceptSecurityContext, then the request goes on */
 	if (start(&r, 10000, 100, 16384))
