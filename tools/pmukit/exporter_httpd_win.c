@@ -24,6 +24,7 @@ struct conn {
 	struct exp_app *a;
 	SOCKET s;
 	struct exp_tls_conn *tls;  /* the connection's TLS once its handshake is done */
+	ULONGLONG deadline;        /* GetTickCount64: the request's end, however it trickles */
 };
 
 /* The service's status, when run by the Service Control Manager (svc set). The
@@ -57,9 +58,20 @@ static void send_all(struct conn *c, const char *p, size_t n)
 	}
 }
 
+/* Each recv waits only until the connection's deadline: a timeout per recv would let
+ * a client sending a byte every 9 s hold its thread for hours (TLS: exp_tls_recv). */
 static int conn_recv(struct conn *c, char *p, int n)
 {
-	return c->tls ? exp_tls_recv(c->tls, p, n) : recv(c->s, p, n, 0);
+	ULONGLONG now = GetTickCount64();
+	DWORD ms;
+
+	if (c->tls)
+		return exp_tls_recv(c->tls, p, n);
+	if (now >= c->deadline)
+		return -1;
+	ms = (DWORD)(c->deadline - now);
+	setsockopt(c->s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
+	return recv(c->s, p, n, 0);
 }
 
 static void reply(struct conn *c, const struct exp_reply *r, int head)
@@ -112,8 +124,9 @@ static void serve_one(struct conn *c)
 	while (len < EXP_MAX_HEADER_BYTES && !(end = strstr(buf, "\r\n\r\n"))) {
 		if ((k = conn_recv(c, buf + len, (int)(EXP_MAX_HEADER_BYTES - len))) <= 0)
 			return exp_app_log_once(a, "client timed out or went away",
-						"a connection closed or idle for 10 s before its "
-						"request was complete");
+						"a connection closed, or its request not complete "
+						"10 s after it opened (or, over TLS, a record that "
+						"did not decrypt)");
 		len += (size_t)k;
 		buf[len] = 0;
 	}
@@ -213,6 +226,7 @@ static void dispatch(struct exp_app *a, SOCKET s)
 		c->a = a;
 		c->s = s;
 		c->tls = NULL;
+		c->deadline = GetTickCount64() + EXP_TIMEOUT_S * 1000;
 		t = CreateThread(NULL, 64 * 1024, conn_thread, c, 0, NULL);
 	}
 	if (t) {
