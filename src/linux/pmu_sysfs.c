@@ -31,13 +31,20 @@ const char *pmuk_pmu_devices_dir(void)
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_ok;
 
+/* libpfm4 is loaded here, on first use (linux/pfm_dl.h). */
 static void pfm_init_once(void)
 {
-	int ret = pfm_initialize();
+	char why[512];
+	int ret;
 
+	if (pmuk_pfm_load(why, sizeof(why))) {
+		pmuk_log(PMU_LOG_WARN, "libpfm4 not loaded: %s", why);
+		return;
+	}
+	ret = pmuk_pfm.initialize();
 	pfm_ok = ret == PFM_SUCCESS;
 	if (!pfm_ok)
-		pmuk_log(PMU_LOG_WARN, "libpfm4 initialisation failed: %s", pfm_strerror(ret));
+		pmuk_log(PMU_LOG_WARN, "libpfm4 initialisation failed: %s", pmuk_pfm.strerror(ret));
 }
 
 int pmuk_pfm_ready(void)
@@ -50,7 +57,7 @@ int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->size = sizeof(*pi);
-	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS;
+	return pmuk_pfm.get_pmu_info(p, pi) == PFM_SUCCESS;
 }
 
 static int pfm_is_atom(const pfm_pmu_info_t *pi)

@@ -41,7 +41,7 @@ const char *pmuk_pmu_devices_dir(void);
 /* libpfm4 is initialised once; returns 1 when usable (0 when compiled out or failed). */
 int pmuk_pfm_ready(void);
 #ifdef PMUKIT_HAVE_PFM
-#include <perfmon/pfmlib.h>
+#include "linux/pfm_dl.h"  /* libpfm4 and pmuk_pfm, its functions */
 /* libpfm4's facts of PMU p into *pi (zeroed, its size set): 1, or 0 when it has
  * none (pfm_for_all_pmus walks every PMU libpfm4 knows, present or not). */
 int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi);
