@@ -46,10 +46,10 @@ int pmuk_expo_put(struct pmu_mset *s, const char *p, size_t n);
 #define PMUK_EXPO_PIECE 16384
 int pmuk_mset_render_sink(struct pmu_mset *s, enum pmu_expo_format fmt, pmuk_expo_sink sink,
 			  void *ctx);
-/* pmu_exporter_scrape with the text streamed to sink (pmuk_mset_render_sink):
- * a server that compresses it holds no uncompressed scrape. */
-int pmuk_exporter_scrape_sink(struct pmu_exporter *e, enum pmu_expo_format fmt,
-			      pmuk_expo_sink sink, void *ctx);
+/* pmu_exporter_scrape's collecting half: the collectors' metrics into the
+ * exporter's set (*set, valid until close), to which a server may add its own
+ * and which it then renders, whole or streamed (pmuk_mset_render_sink). */
+int pmuk_exporter_collect(struct pmu_exporter *e, struct pmu_mset **set);
 /* Writes v as Prometheus spells numbers (NaN, +Inf, shortest round trip). */
 void pmuk_expo_number(char *buf, size_t size, double v);
 /* 1 when name matches [a-zA-Z_][a-zA-Z0-9_]* (and ':' too when metric). */

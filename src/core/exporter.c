@@ -158,14 +158,11 @@ int pmu_exporter_scrape(struct pmu_exporter *e, enum pmu_expo_format fmt, const 
 	return err ? err : pmu_mset_render(e->set, fmt, text, len);
 }
 
-int pmuk_exporter_scrape_sink(struct pmu_exporter *e, enum pmu_expo_format fmt,
-			      pmuk_expo_sink sink, void *ctx)
+int pmuk_exporter_collect(struct pmu_exporter *e, struct pmu_mset **set)
 {
-	int err;
-
-	if (!e || !sink || !pmu_exporter_content_type(fmt))
-		return pmuk_fail(PMU_EINVAL, "pmuk_exporter_scrape_sink needs an exporter, a "
-				 "known format and a sink");
-	err = collect(e);
-	return err ? err : pmuk_mset_render_sink(e->set, fmt, sink, ctx);
+	if (!e || !set)
+		return pmuk_fail(PMU_EINVAL, "pmuk_exporter_collect needs an exporter and "
+				 "somewhere to put the set");
+	*set = e->set;
+	return collect(e);
 }

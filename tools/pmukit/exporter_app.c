@@ -2,6 +2,7 @@
 /* What each request to pmukit exporter gets: the routes, the format and gzip the
  * scraper asked for, one scrape at a time, each kind of failure logged once. */
 #include "exporter_http.h"
+#include "exporter_self.h"
 
 #include "core/error.h"
 #include "core/expo.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -31,6 +33,7 @@ struct exp_app {
 #endif
 	struct pmu_exporter *e;
 	unsigned long max_requests, requests;
+	double start;            /* epoch seconds: process_start_time_seconds */
 	unsigned char *gz;
 	size_t gz_cap;
 #ifdef PMUKIT_HAVE_ZLIB
@@ -73,6 +76,7 @@ int exp_app_new(struct pmu_exporter *e, unsigned long max_requests, struct exp_a
 #endif
 	a->e = e;
 	a->max_requests = max_requests;
+	a->start = (double)time(NULL);
 	*out = a;
 	return 0;
 }
@@ -234,10 +238,10 @@ static int gz_sink(void *ctx, const char *p, size_t n)
 	return gz_deflate(a, Z_NO_FLUSH);
 }
 
-/* The scrape streamed through gzip into a->gz: the uncompressed text (half a
+/* The set streamed through gzip into a->gz: the uncompressed text (half a
  * megabyte on a 256-CPU host) is never whole in memory. 1 when the scraper
  * does not take gzip or zlib cannot start: the caller sends it as it is. */
-static int scrape_gzip(struct exp_app *a, enum pmu_expo_format fmt,
+static int render_gzip(struct exp_app *a, struct pmu_mset *ms, enum pmu_expo_format fmt,
 		       const char *accept_encoding, struct exp_reply *r, int *err)
 {
 	if (!accept_encoding || !(accepts(accept_encoding, "gzip") ||
@@ -249,7 +253,7 @@ static int scrape_gzip(struct exp_app *a, enum pmu_expo_format fmt,
 	}
 	a->z.next_out = a->gz;
 	a->z.avail_out = (uInt)a->gz_cap;
-	if (!(*err = pmuk_exporter_scrape_sink(a->e, fmt, gz_sink, a)))
+	if (!(*err = pmuk_mset_render_sink(ms, fmt, gz_sink, a)))
 		*err = gz_deflate(a, Z_FINISH);
 	r->body = a->gz;
 	r->len = a->z.total_out;
@@ -257,10 +261,11 @@ static int scrape_gzip(struct exp_app *a, enum pmu_expo_format fmt,
 	return 0;
 }
 #else
-static int scrape_gzip(struct exp_app *a, enum pmu_expo_format fmt,
+static int render_gzip(struct exp_app *a, struct pmu_mset *ms, enum pmu_expo_format fmt,
 		       const char *accept_encoding, struct exp_reply *r, int *err)
 {
 	(void)a;
+	(void)ms;
 	(void)fmt;
 	(void)accept_encoding;
 	(void)r;
@@ -274,13 +279,16 @@ static void metrics(struct exp_app *a, const char *accept, const char *accept_en
 {
 	enum pmu_expo_format fmt = accept && accepts(accept, "application/openmetrics-text")
 		? PMU_EXPO_OPENMETRICS : PMU_EXPO_TEXT;
+	struct pmu_mset *ms;
 	const char *text;
 	size_t len;
-	int err = 0;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (scrape_gzip(a, fmt, accept_encoding, r, &err) && !(err = pmu_exporter_scrape(
-			a->e, fmt, &text, &len))) {
+	if (!(err = pmuk_exporter_collect(a->e, &ms)))
+		err = exp_self_metrics(ms, a->start);
+	if (!err && render_gzip(a, ms, fmt, accept_encoding, r, &err) &&
+	    !(err = pmu_mset_render(ms, fmt, &text, &len))) {
 		r->body = text;
 		r->len = len;
 	}
