@@ -176,8 +176,14 @@ static void add_pfm(struct cat *c)
 	int found = 0, have_dfl = 0;
 	pfm_pmu_t p;
 
-	if (!pmuk_pfm_ready())
+	if (!pmuk_pfm_ready()) {  /* built in, not loaded: its names are missing, say why */
+		if ((e = add(c, "libpfm4::*", "cpu", PMU_EVENT_RAW))) {
+			e->usable = 0;
+			snprintf(e->desc, sizeof(e->desc), "CPU-specific events through libpfm4");
+			snprintf(e->reason, sizeof(e->reason), "%s", pmuk_pfm_why());
+		}
 		return;
+	}
 	pfm_for_all_pmus(p) {
 		if (!pmuk_pfm_pmu_info(p, &pi) || pi.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;

@@ -30,27 +30,35 @@ const char *pmuk_pmu_devices_dir(void)
 #ifdef PMUKIT_HAVE_PFM
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_ok;
+static char pfm_why[512];  /* why not, set once with pfm_ok */
 
 /* libpfm4 is loaded here, on first use (linux/pfm_dl.h). */
 static void pfm_init_once(void)
 {
-	char why[512];
 	int ret;
 
-	if (pmuk_pfm_load(why, sizeof(why))) {
-		pmuk_log(PMU_LOG_WARN, "libpfm4 not loaded: %s", why);
+	if (pmuk_pfm_load(pfm_why, sizeof(pfm_why))) {
+		pmuk_log(PMU_LOG_WARN, "libpfm4 not loaded: %s", pfm_why);
 		return;
 	}
 	ret = pmuk_pfm.initialize();
 	pfm_ok = ret == PFM_SUCCESS;
-	if (!pfm_ok)
+	if (!pfm_ok) {
+		snprintf(pfm_why, sizeof(pfm_why), "pfm_initialize failed: %s",
+			 pmuk_pfm.strerror(ret));
 		pmuk_log(PMU_LOG_WARN, "libpfm4 initialisation failed: %s", pmuk_pfm.strerror(ret));
+	}
 }
 
 int pmuk_pfm_ready(void)
 {
 	pthread_once(&pfm_once, pfm_init_once);
 	return pfm_ok;
+}
+
+const char *pmuk_pfm_why(void)
+{
+	return pmuk_pfm_ready() ? NULL : pfm_why;
 }
 
 int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
@@ -97,6 +105,11 @@ static void pfm_counters(const char *name, int *gp, int *fixed)
 int pmuk_pfm_ready(void)
 {
 	return 0;
+}
+
+const char *pmuk_pfm_why(void)
+{
+	return NULL;
 }
 
 static void pfm_counters(const char *name, int *gp, int *fixed)

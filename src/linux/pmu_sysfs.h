@@ -40,6 +40,10 @@ const char *pmuk_pmu_devices_dir(void);
 
 /* libpfm4 is initialised once; returns 1 when usable (0 when compiled out or failed). */
 int pmuk_pfm_ready(void);
+/* Why libpfm4 built in is not usable, a sentence naming the file and its package
+ * ("cannot load libpfm.so.4 (Debian: apt install libpfm4): ..."), or NULL when it
+ * is usable or not built in. Loads it first, as pmuk_pfm_ready. */
+const char *pmuk_pfm_why(void);
 #ifdef PMUKIT_HAVE_PFM
 #include "linux/pfm_dl.h"  /* libpfm4 and pmuk_pfm, its functions */
 /* libpfm4's facts of PMU p into *pi (zeroed, its size set): 1, or 0 when it has
