@@ -156,9 +156,17 @@ static int pmu_read(const char *name, struct pmu_device *d)
 	if (!d->cpus[0] && !pmuk_path(path, sizeof(path), DEVICES "/%s/cpumask", name) &&
 	    pmuk_read_text(path, d->cpus, sizeof(d->cpus)) < 0)
 		d->cpus[0] = '\0';
-	if (d->is_core)
-		pfm_counters(name, &d->gp_counters, &d->fixed_counters);
 	return 0;
+}
+
+/* The counter budget is asked of libpfm4 only for what pmu_device_lookup and
+ * pmu_device_core_list return: the scan behind every event name does not load it
+ * (2 MB in a process that names only generic events, pmukit exporter's pmu
+ * collector on every host with a core PMU). */
+static void budget(struct pmu_device *d)
+{
+	if (d->is_core && d->gp_counters < 0)
+		pfm_counters(d->name, &d->gp_counters, &d->fixed_counters);
 }
 
 static int dev_cmp(const void *a, const void *b)
@@ -285,6 +293,7 @@ int pmuk_os_device_lookup(const char *name, struct pmu_device *out)
 {
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") || pmu_read(name, out))
 		return pmuk_fail(PMU_ENOENT, "no PMU named '%s' in %s", name, DEVICES);
+	budget(out);
 	return 0;
 }
 
@@ -299,8 +308,10 @@ int pmuk_os_device_core_list(struct pmu_device *out, int max)
 	for (int i = 0; i < n; i++) {
 		if (!v[i].is_core)
 			continue;
-		if (out && cnt < max)
+		if (out && cnt < max) {
 			out[cnt] = v[i];
+			budget(&out[cnt]);
+		}
 		cnt++;
 	}
 	free(v);

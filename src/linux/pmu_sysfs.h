@@ -18,7 +18,9 @@ struct pmuk_format {
 };
 
 /* All PMUs of the host, sorted by name; *out is malloc'd (free()). The list is read
- * once per sysroot (again when its devices directory changes), not on every call. */
+ * once per sysroot (again when its devices directory changes), not on every call.
+ * Counter budgets are -1 here (libpfm4 not loaded for them): pmu_device_lookup and
+ * pmu_device_core_list give them. */
 int pmuk_pmu_scan(struct pmu_device **out, int *n);
 /* 1 when the PMU's events live in the kernel's software context (software, tracepoint,
  * breakpoint, msr, kprobe, uprobe): they may join a group led by a hardware event. */
