@@ -20,11 +20,14 @@ mkdir -p "$root/sys/bus/event_source/devices/cpu"
 echo 4 >"$root/sys/bus/event_source/devices/cpu/type"
 free_port() { py 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 om='application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
-scrape() {  # PORT [CURL ARGS]: Prometheus' request
-  local port=$1
-  shift
-  curl -sf --retry 50 --retry-connrefused --retry-delay 0 --max-time 20 -H "Accept: $om" \
+scrape() {  # PORT ACCEPT [CURL ARGS]: Prometheus' request (ACCEPT: $om) or another
+  local port=$1 accept=$2
+  shift 2
+  curl -sf --retry 50 --retry-connrefused --retry-delay 0 --max-time 20 -H "Accept: $accept" \
     "$@" "http://127.0.0.1:$port/metrics"
+}
+same_lines() {  # A B: both non-empty, the same lines but for their values
+  [ -s "$1" ] && [ -s "$2" ] && cmp -s <(sed 's/ [^ ]*$//' "$1") <(sed 's/ [^ ]*$//' "$2")
 }
 kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
 
@@ -33,23 +36,30 @@ for args in "--collectors cpu --compat node" ""; do
   port=$(free_port)
   PMUKIT_SYSROOT=$root "$PMUKIT" exporter --listen "127.0.0.1:$port" $args 2>"$tmp/log" &
   pid=$!
-  for _ in $(seq 20); do scrape "$port" -H 'Accept-Encoding: gzip' >"$tmp/gz" || break; done
+  n=0
+  for _ in $(seq 20); do
+    scrape "$port" "$om" -H 'Accept-Encoding: gzip' >"$tmp/gz" || break
+    n=$((n + 1))
+  done
   hwm=$(kib VmHWM) rss=$(kib VmRSS)
-  echo "note: $what on 256 CPUs: VmRSS $rss KiB, VmHWM $hwm KiB after 20 scrapes"
+  echo "note: $what on 256 CPUs: VmRSS $rss KiB, VmHWM $hwm KiB after $n scrapes"
+  check_eq "$what: 20 gzipped scrapes answered" 20 "$n"
   check "$what: peak RSS under 9728 KiB ($hwm KiB)" test "${hwm:-99999}" -lt 9728
   check "$what: libpfm4 is not loaded (no event needs it)" \
     sh -c "! grep -q libpfm '/proc/$pid/maps'"
-  if [ -z "$args" ]; then
-    gzip -dc "$tmp/gz" >"$tmp/inflated"
-    scrape "$port" >"$tmp/plain"
-    check "$what: the scrape is many pieces (over 256 KiB)" \
-      test "$(stat -c %s "$tmp/plain")" -gt 262144
-    check "$what: the gzipped scrape ends with # EOF" \
+  # Streamed through gzip vs rendered whole, in both formats. The values move
+  # between scrapes (_created does not); the lines stay.
+  for accept in "$om" "text/plain;version=0.0.4"; do
+    f=${accept%%;*}
+    scrape "$port" "$accept" -H 'Accept-Encoding: gzip' | gzip -dc >"$tmp/inflated"
+    scrape "$port" "$accept" >"$tmp/plain"
+    check "$what, $f: gzipped and plain scrapes have the same lines" \
+      same_lines "$tmp/inflated" "$tmp/plain"
+    [ "$accept" = "$om" ] && check "$what: the gzipped OpenMetrics scrape ends with # EOF" \
       test "$(tail -n 1 "$tmp/inflated")" = "# EOF"
-    # the values move between scrapes (_created does not); the lines stay
-    check "$what: gzipped and plain scrapes have the same lines" \
-      cmp -s <(sed 's/ [^ ]*$//' "$tmp/inflated") <(sed 's/ [^ ]*$//' "$tmp/plain")
-  fi
+    [ -z "$args" ] && check "$what, $f: the scrape is many pieces (over 128 KiB)" \
+      test "$(stat -c %s "$tmp/plain")" -gt 131072
+  done
   kill "$pid"
   wait "$pid"
   pid=
