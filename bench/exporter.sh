@@ -10,9 +10,10 @@
 # alone (--compat node --collectors cpu: node_cpu_seconds_total{cpu,mode}, the same
 # series, read from /proc/stat only); the "series" column counts the samples each
 # sends (node adds node_cpu_guest_seconds_total, which pmukit leaves inside user and
-# nice, and its Go runtime metrics). The ratio and the target compare these two rows;
-# "pmukit all" (every collector, native names: cpuidle and cpufreq files of every CPU,
-# /proc/interrupts, the pmu collector) is shown for scale, not compared.
+# nice, and its Go runtime metrics; both add their process_* metrics). The ratio and
+# the target compare these two rows; "pmukit all" (every collector, native names:
+# cpuidle and cpufreq files of every CPU, /proc/interrupts, the pmu collector) is
+# shown for scale, not compared.
 # Target (issue 11): lower latency and CPU per scrape than node_exporter, RSS < 10 MB.
 # usage: bench/exporter.sh [BUILD_DIR]   (BENCH_SCRAPES: scrapes per server, default 1000)
 set -u

@@ -164,6 +164,18 @@ static int put_sample(struct pmu_mset *s, const struct pmu_mfamily *f,
 	return err ? err : put_str(s, "\n");
 }
 
+/* Streaming: the buffer goes to the sink once it holds a piece. A sink's
+ * error is kept apart from PMU_ENOMEM, which the buffer's own growth returns. */
+static int flush(struct pmu_mset *s, size_t at_least)
+{
+	if (!s->sink || s->out_len < at_least)
+		return 0;
+	if ((s->sink_err = s->sink(s->sink_ctx, s->out, s->out_len)))
+		return s->sink_err;
+	s->out_len = 0;
+	return 0;
+}
+
 static int put_family(struct pmu_mset *s, const struct pmu_mfamily *f, int om)
 {
 	int counter = f->type == PMU_MTYPE_COUNTER, err;
@@ -175,6 +187,7 @@ static int put_family(struct pmu_mset *s, const struct pmu_mfamily *f, int om)
 		err = put_sample(s, f, &f->s[i], counter ? "_total" : "", f->s[i].value);
 		if (!err && om && counter && f->s[i].created > 0)
 			err = put_sample(s, f, &f->s[i], "_created", f->s[i].created);
+		err = err ? err : flush(s, PMUK_EXPO_PIECE);
 	}
 	return err;
 }
@@ -196,26 +209,62 @@ static void trim(struct pmu_mset *s)
 	}
 }
 
-int pmu_mset_render(struct pmu_mset *s, enum pmu_expo_format fmt, const char **buf,
-		    size_t *len)
+static int render(struct pmu_mset *s, enum pmu_expo_format fmt)
 {
 	int om = fmt == PMU_EXPO_OPENMETRICS, err = 0;
 
-	if (!s || !buf || !len || !pmu_exporter_content_type(fmt))
-		return pmuk_fail(PMU_EINVAL, "pmu_mset_render needs a set, a known format "
-				 "and somewhere to put the text");
 	s->out_len = 0;
+	s->sink_err = 0;
 	err = pmuk_expo_put(s, "", 0);
 	for (size_t i = 0; i < s->n && !err; i++)
 		err = put_family(s, s->fam[i], om);
 	if (!err && om)
 		err = put_str(s, "# EOF\n");
-	if (err)
-		return pmuk_fail(PMU_ENOMEM, "out of memory rendering %zu metric families", s->n);
+	err = err ? err : flush(s, 1);
+	if (s->sink_err)
+		return s->sink_err;
+	return err ? pmuk_fail(PMU_ENOMEM, "out of memory rendering %zu metric families",
+			       s->n) : 0;
+}
+
+int pmu_mset_render(struct pmu_mset *s, enum pmu_expo_format fmt, const char **buf,
+		    size_t *len)
+{
+	int err;
+
+	if (!s || !buf || !len || !pmu_exporter_content_type(fmt))
+		return pmuk_fail(PMU_EINVAL, "pmu_mset_render needs a set, a known format "
+				 "and somewhere to put the text");
+	if ((err = render(s, fmt)))
+		return err;
 	trim(s);
 	*buf = s->out;
 	*len = s->out_len;
 	return 0;
+}
+
+/* After a streamed rendering the buffer holds a piece and a line: a whole
+ * rendering before (--once, a scraper without gzip) is given back. */
+int pmuk_mset_render_sink(struct pmu_mset *s, enum pmu_expo_format fmt, pmuk_expo_sink sink,
+			  void *ctx)
+{
+	size_t keep = 2 * PMUK_EXPO_PIECE;
+	char *p;
+	int err;
+
+	if (!s || !sink || !pmu_exporter_content_type(fmt))
+		return pmuk_fail(PMU_EINVAL, "pmuk_mset_render_sink needs a set, a known "
+				 "format and a sink");
+	s->sink = sink;
+	s->sink_ctx = ctx;
+	err = render(s, fmt);
+	s->sink = NULL;
+	if (s->out_cap > 2 * keep && (p = realloc(s->out, keep))) {
+		s->out = p;
+		s->out_cap = keep;
+		s->out_peak = 0;
+	}
+	return err;
 }
 
 int pmu_mset_write(struct pmu_mset *s, FILE *f, enum pmu_expo_format fmt)

@@ -127,27 +127,42 @@ static int resets_family(struct pmu_exporter *e)
 	return err;
 }
 
-int pmu_exporter_scrape(struct pmu_exporter *e, enum pmu_expo_format fmt, const char **text,
-			size_t *len)
+static int collect(struct pmu_exporter *e)
 {
-	static int (*const collect[PMUK_COLL_COUNT])(struct pmu_exporter *) = {
+	static int (*const coll[PMUK_COLL_COUNT])(struct pmu_exporter *) = {
 		pmuk_expo_collect_cpu, pmuk_expo_collect_cpuidle, pmuk_expo_collect_cpufreq,
 		pmuk_expo_collect_interrupts, pmuk_expo_collect_pmu,
 		pmuk_expo_collect_contention,
 	};
 	int err = 0;
 
-	if (!e || !text || !len || !pmu_exporter_content_type(fmt))
-		return pmuk_fail(PMU_EINVAL, "pmu_exporter_scrape needs an exporter, a known "
-				 "format and somewhere to put the text");
 	pmu_mset_clear(e->set);
 	e->gen++;
 	if (e->cs && (err = pmu_cpustat_sample(e->cs)))
 		return err;
 	for (int k = 0; k < PMUK_COLL_COUNT && !err; k++)
 		if (e->mask & (1u << k))
-			err = collect[k](e);
-	if (!err)
-		err = resets_family(e);
+			err = coll[k](e);
+	return err ? err : resets_family(e);
+}
+
+int pmu_exporter_scrape(struct pmu_exporter *e, enum pmu_expo_format fmt, const char **text,
+			size_t *len)
+{
+	int err;
+
+	if (!e || !text || !len || !pmu_exporter_content_type(fmt))
+		return pmuk_fail(PMU_EINVAL, "pmu_exporter_scrape needs an exporter, a known "
+				 "format and somewhere to put the text");
+	err = collect(e);
 	return err ? err : pmu_mset_render(e->set, fmt, text, len);
+}
+
+int pmuk_exporter_collect(struct pmu_exporter *e, struct pmu_mset **set)
+{
+	if (!e || !set)
+		return pmuk_fail(PMU_EINVAL, "pmuk_exporter_collect needs an exporter and "
+				 "somewhere to put the set");
+	*set = e->set;
+	return collect(e);
 }

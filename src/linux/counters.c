@@ -69,7 +69,8 @@ static int budget_group(const struct pmu_event *ev, const size_t *m, size_t n)
 				seen = 1; /* this PMU was checked already */
 			need++;
 		}
-		if (seen || device_lookup(event_pmu(e), &d) < 0)
+		/* one event fits any PMU: no lookup (its budget would load libpfm4) */
+		if (seen || need < 2 || device_lookup(event_pmu(e), &d) < 0)
 			continue;
 		if (d.gp_counters < 0 || d.fixed_counters < 0 ||
 		    need <= d.gp_counters + d.fixed_counters)

@@ -147,12 +147,12 @@ static void add_pfm_pmu(struct cat *c, const pfm_pmu_info_t *pi, int usable)
 	pfm_event_info_t ei;
 	char name[128];
 
-	for (int i = pi->first_event; i != -1; i = pfm_get_event_next(i)) {
+	for (int i = pi->first_event; i != -1; i = pmuk_pfm.get_event_next(i)) {
 		struct pmu_event_info *e;
 
 		memset(&ei, 0, sizeof(ei));
 		ei.size = sizeof(ei);
-		if (pfm_get_event_info(i, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+		if (pmuk_pfm.get_event_info(i, PFM_OS_NONE, &ei) != PFM_SUCCESS)
 			continue;
 		snprintf(name, sizeof(name), "%s::%s", pi->name, ei.name);
 		e = add(c, name, c->core ? c->core->name : "cpu", PMU_EVENT_RAW);
@@ -176,8 +176,14 @@ static void add_pfm(struct cat *c)
 	int found = 0, have_dfl = 0;
 	pfm_pmu_t p;
 
-	if (!pmuk_pfm_ready())
+	if (!pmuk_pfm_ready()) {  /* built in, not loaded: its names are missing, say why */
+		if ((e = add(c, "libpfm4::*", "cpu", PMU_EVENT_RAW))) {
+			e->usable = 0;
+			snprintf(e->desc, sizeof(e->desc), "CPU-specific events through libpfm4");
+			snprintf(e->reason, sizeof(e->reason), "%s", pmuk_pfm_why());
+		}
 		return;
+	}
 	pfm_for_all_pmus(p) {
 		if (!pmuk_pfm_pmu_info(p, &pi) || pi.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;

@@ -144,7 +144,7 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	arg.size = sizeof(arg);
 	/* User and kernel by default, as perf counts: a name that restricts the levels
 	 * itself ("...:u", "...:k=1") shows as exclude_user or exclude_kernel. */
-	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	return pmuk_pfm.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 }
 
 int pmuk_resolve_pfm(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct pmuk_cand *k)
@@ -175,7 +175,7 @@ int pmuk_resolve_pfm(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struct p
 		colon = colon && colon[1] == ':' ? strchr(colon + 2, ':') : colon;
 		return pmuk_fail(PMU_EINVAL, "libpfm4 cannot encode '%s' at position %d: %s (see "
 				 "'pmukit list %.*s'; libpfm4's showevtinfo lists its unit masks)",
-				 name, t->pos, pfm_strerror(ret),
+				 name, t->pos, pmuk_pfm.strerror(ret),
 				 colon ? (int)(colon - name) : (int)strlen(name), name);
 	}
 	memset(k, 0, sizeof(*k));

@@ -142,6 +142,7 @@ static int builtin_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, struc
 static int unknown_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, int looks_tp)
 {
 	char hint[512];
+	const char *pfm;
 
 	if (looks_tp == 2 || looks_tp == 4) /* sys:name and tracefs is not mounted/readable */
 		return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d: if it is a "
@@ -152,8 +153,10 @@ static int unknown_name(struct pmuk_rctx *c, const struct pmuk_ev_term *t, int l
 				 "in its subsystem (see 'pmukit list %.*s:')", t->text, t->pos,
 				 (int)(strchr(t->text, ':') - t->text), t->text);
 	suggest_names(c, t->text, hint, sizeof(hint));
-	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s", t->text, t->pos, hint,
-			 hint[0] ? "" : " (see 'pmukit list')");
+	pfm = pmuk_pfm_why();  /* libpfm4 built in but not loaded: say why */
+	return pmuk_fail(PMU_ENOENT, "unknown event '%s' at position %d%s%s%s%s", t->text, t->pos,
+			 hint, hint[0] ? "" : " (see 'pmukit list')",
+			 pfm ? "; CPU-specific (libpfm4) names are unavailable: " : "", pfm ? pfm : "");
 }
 
 /* A name that is not pmu/.../: generic, cache, raw, tracepoint, libpfm4 or sysfs alias. */

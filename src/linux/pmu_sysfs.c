@@ -30,14 +30,24 @@ const char *pmuk_pmu_devices_dir(void)
 #ifdef PMUKIT_HAVE_PFM
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_ok;
+static char pfm_why[512];  /* why not, set once with pfm_ok */
 
+/* libpfm4 is loaded here, on first use (linux/pfm_dl.h). */
 static void pfm_init_once(void)
 {
-	int ret = pfm_initialize();
+	int ret;
 
+	if (pmuk_pfm_load(pfm_why, sizeof(pfm_why))) {
+		pmuk_log(PMU_LOG_WARN, "libpfm4 not loaded: %s", pfm_why);
+		return;
+	}
+	ret = pmuk_pfm.initialize();
 	pfm_ok = ret == PFM_SUCCESS;
-	if (!pfm_ok)
-		pmuk_log(PMU_LOG_WARN, "libpfm4 initialisation failed: %s", pfm_strerror(ret));
+	if (!pfm_ok) {
+		snprintf(pfm_why, sizeof(pfm_why), "pfm_initialize failed: %s",
+			 pmuk_pfm.strerror(ret));
+		pmuk_log(PMU_LOG_WARN, "libpfm4 initialisation failed: %s", pmuk_pfm.strerror(ret));
+	}
 }
 
 int pmuk_pfm_ready(void)
@@ -46,11 +56,16 @@ int pmuk_pfm_ready(void)
 	return pfm_ok;
 }
 
+const char *pmuk_pfm_why(void)
+{
+	return pmuk_pfm_ready() ? NULL : pfm_why;
+}
+
 int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	pi->size = sizeof(*pi);
-	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS;
+	return pmuk_pfm.get_pmu_info(p, pi) == PFM_SUCCESS;
 }
 
 static int pfm_is_atom(const pfm_pmu_info_t *pi)
@@ -90,6 +105,11 @@ static void pfm_counters(const char *name, int *gp, int *fixed)
 int pmuk_pfm_ready(void)
 {
 	return 0;
+}
+
+const char *pmuk_pfm_why(void)
+{
+	return NULL;
 }
 
 static void pfm_counters(const char *name, int *gp, int *fixed)
@@ -136,9 +156,17 @@ static int pmu_read(const char *name, struct pmu_device *d)
 	if (!d->cpus[0] && !pmuk_path(path, sizeof(path), DEVICES "/%s/cpumask", name) &&
 	    pmuk_read_text(path, d->cpus, sizeof(d->cpus)) < 0)
 		d->cpus[0] = '\0';
-	if (d->is_core)
-		pfm_counters(name, &d->gp_counters, &d->fixed_counters);
 	return 0;
+}
+
+/* The counter budget is asked of libpfm4 only for what pmu_device_lookup and
+ * pmu_device_core_list return: the scan behind every event name does not load it
+ * (2 MB in a process that names only generic events, pmukit exporter's pmu
+ * collector on every host with a core PMU). */
+static void budget(struct pmu_device *d)
+{
+	if (d->is_core && d->gp_counters < 0)
+		pfm_counters(d->name, &d->gp_counters, &d->fixed_counters);
 }
 
 static int dev_cmp(const void *a, const void *b)
@@ -265,6 +293,7 @@ int pmuk_os_device_lookup(const char *name, struct pmu_device *out)
 {
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") || pmu_read(name, out))
 		return pmuk_fail(PMU_ENOENT, "no PMU named '%s' in %s", name, DEVICES);
+	budget(out);
 	return 0;
 }
 
@@ -279,8 +308,10 @@ int pmuk_os_device_core_list(struct pmu_device *out, int max)
 	for (int i = 0; i < n; i++) {
 		if (!v[i].is_core)
 			continue;
-		if (out && cnt < max)
+		if (out && cnt < max) {
 			out[cnt] = v[i];
+			budget(&out[cnt]);
+		}
 		cnt++;
 	}
 	free(v);

@@ -18,7 +18,9 @@ struct pmuk_format {
 };
 
 /* All PMUs of the host, sorted by name; *out is malloc'd (free()). The list is read
- * once per sysroot (again when its devices directory changes), not on every call. */
+ * once per sysroot (again when its devices directory changes), not on every call.
+ * Counter budgets are -1 here (libpfm4 not loaded for them): pmu_device_lookup and
+ * pmu_device_core_list give them. */
 int pmuk_pmu_scan(struct pmu_device **out, int *n);
 /* 1 when the PMU's events live in the kernel's software context (software, tracepoint,
  * breakpoint, msr, kprobe, uprobe): they may join a group led by a hardware event. */
@@ -40,8 +42,12 @@ const char *pmuk_pmu_devices_dir(void);
 
 /* libpfm4 is initialised once; returns 1 when usable (0 when compiled out or failed). */
 int pmuk_pfm_ready(void);
+/* Why libpfm4 built in is not usable, a sentence naming the file and its package
+ * ("cannot load libpfm.so.4 (Debian: apt install libpfm4): ..."), or NULL when it
+ * is usable or not built in. Loads it first, as pmuk_pfm_ready. */
+const char *pmuk_pfm_why(void);
 #ifdef PMUKIT_HAVE_PFM
-#include <perfmon/pfmlib.h>
+#include "linux/pfm_dl.h"  /* libpfm4 and pmuk_pfm, its functions */
 /* libpfm4's facts of PMU p into *pi (zeroed, its size set): 1, or 0 when it has
  * none (pfm_for_all_pmus walks every PMU libpfm4 knows, present or not). */
 int pmuk_pfm_pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi);

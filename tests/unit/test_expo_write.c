@@ -4,7 +4,8 @@
  * vs untyped), escaping of label values and help, NaN and +-Inf, and the
  * model's refusals (bad names, a counter named _total, a unit the name does
  * not end in, a negative counter); numbers spelled exactly as "%.15g" (else
- * "%.17g") spells them, whether or not they take the integer fast path. */
+ * "%.17g") spells them, whether or not they take the integer fast path; the
+ * streamed rendering (pmuk_mset_render_sink) gives the same bytes in pieces. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,6 +215,80 @@ static void test_numbers(void **state)
 	}
 }
 
+/* What a sink received: the pieces back to back, their count and the longest. */
+struct pieces {
+	char *text;
+	size_t len, calls, longest, fail_at;  /* fail_at: the call that fails, 0 none */
+};
+
+static int collect_piece(void *ctx, const char *p, size_t n)
+{
+	struct pieces *c = ctx;
+
+	if (++c->calls == c->fail_at)
+		return PMU_EIO;
+	assert_non_null(c->text = realloc(c->text, c->len + n + 1));
+	memcpy(c->text + c->len, p, n);
+	c->len += n;
+	c->text[c->len] = '\0';
+	if (n > c->longest)
+		c->longest = n;
+	return 0;
+}
+
+/* A set of a dozen pieces or more: cpu x mode counters (with _created). */
+static struct pmu_mset *big_set(void)
+{
+	struct pmu_mset *s;
+	struct pmu_mfamily *f;
+	char cpu[16];
+
+	assert_int_equal(pmu_mset_new(&s), 0);
+	assert_int_equal(pmu_mset_family(s, "t_cpu_seconds", PMU_MTYPE_COUNTER, "CPU time.",
+					 "seconds", &f), 0);
+	for (int i = 0; i < 4096; i++) {
+		const char *l[] = { "cpu", cpu, "mode", i % 2 ? "user" : "idle", NULL };
+
+		snprintf(cpu, sizeof(cpu), "%d", i / 2);
+		assert_int_equal(pmu_mfamily_add(f, l, i * 0.01, 1700000000), 0);
+	}
+	return s;
+}
+
+/* Streamed, the text is the same bytes in pieces of about PMUK_EXPO_PIECE, the
+ * set keeps no whole rendering afterwards, and a sink's error stops it. */
+static void test_sink(void **state)
+{
+	struct pmu_mset *s = big_set();
+	struct pieces c = { 0 };
+	const char *buf;
+	size_t len;
+	char *whole;
+
+	(void)state;
+	for (int fmt = PMU_EXPO_TEXT; fmt <= PMU_EXPO_OPENMETRICS; fmt++) {
+		assert_int_equal(pmu_mset_render(s, fmt, &buf, &len), 0);
+		assert_true(len > 8 * PMUK_EXPO_PIECE);
+		assert_non_null(whole = strdup(buf));
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(pmuk_mset_render_sink(s, fmt, collect_piece, &c), 0);
+		assert_int_equal(c.len, len);
+		assert_string_equal(c.text, whole);
+		assert_true(c.calls >= len / (PMUK_EXPO_PIECE + 200));
+		assert_true(c.longest < PMUK_EXPO_PIECE + 200);  /* a piece and a line */
+		assert_true(s->out_cap <= 2 * PMUK_EXPO_PIECE);   /* the whole one given back */
+		free(whole);
+		free(c.text);
+	}
+	memset(&c, 0, sizeof(c));
+	c.fail_at = 2;
+	assert_int_equal(pmuk_mset_render_sink(s, PMU_EXPO_TEXT, collect_piece, &c), PMU_EIO);
+	assert_int_equal(c.calls, 2);
+	free(c.text);
+	assert_int_equal(pmuk_mset_render_sink(s, PMU_EXPO_TEXT, NULL, &c), PMU_EINVAL);
+	pmu_mset_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_write_and_clear),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_sink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

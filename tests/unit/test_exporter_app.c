@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pmukit exporter's request logic (tools/pmukit/exporter_app.c) without a socket:
  * the listen address parser, the routes, and Accept / Accept-Encoding negotiation
- * with their q values, against a real exporter of this host's cpu collector. */
+ * with their q values, and the server's own process_* metrics, against a real
+ * exporter of this host's cpu collector. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +13,10 @@
 
 #include <pmukit/pmukit.h>
 #include <pmukit/exporter.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void test_listen_parse(void **state)
 {
@@ -121,12 +125,64 @@ static void test_negotiation(void **state)
 	assert_null(r.encoding);
 }
 
+/* The value of the sample line that starts with name and a space, or -1. */
+static double sample(const struct exp_reply *r, const char *name)
+{
+	char *text = strndup(r->body, r->len), *p;
+	double v = -1;
+	size_t n = strlen(name);
+
+	assert_non_null(text);
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			v = strtod(p + n + 1, NULL);
+	free(text);
+	return v;
+}
+
+static double vmrss_bytes(void)
+{
+	char line[256];
+	double kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = strtod(line + 6, NULL);
+	fclose(f);
+	return kib * 1024;
+}
+
+/* The server's own process metrics: its RSS as /proc says it (it moves a
+ * little between the two reads), CPU time that does not go back, a start time
+ * of this run. */
+static void test_self(void **state)
+{
+	struct fix *f = *state;
+	struct exp_reply r;
+	double rss, proc, cpu, start, now = (double)time(NULL);
+
+	assert_int_equal(route(f, "GET", "/metrics", NULL, NULL, &r), 200);
+	rss = sample(&r, "process_resident_memory_bytes");
+	proc = vmrss_bytes();
+	cpu = sample(&r, "process_cpu_seconds_total");
+	start = sample(&r, "process_start_time_seconds");
+	assert_true(rss > 0.75 * proc && rss < 1.25 * proc);
+	assert_true(sample(&r, "process_virtual_memory_bytes") > rss);
+	assert_true(cpu >= 0);
+	assert_true(start > now - 600 && start <= now);
+	assert_int_equal(route(f, "GET", "/metrics", NULL, NULL, &r), 200);
+	assert_true(sample(&r, "process_cpu_seconds_total") >= cpu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listen_parse),
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_negotiation),
+		cmocka_unit_test(test_self),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,8 @@
 # Wine smoke part (sourced by smoke.sh): pmukit exporter's Winsock server. It starts,
 # /metrics answers with the CPU times (NtQuerySystemInformation under Wine) for every
 # CPU, 404 and 405 are said, gzip is given when asked, a slow client holding a
-# connection does not delay a scrape, and --max-requests ends it.
+# connection does not delay a scrape, and --max-requests ends it; the server's own
+# process_* metrics come from GetProcessMemoryInfo and GetProcessTimes.
 if command -v curl >/dev/null; then
 	eport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	"$WINE" "$BUILD/pmukit.exe" exporter --listen "127.0.0.1:$eport" --max-requests 6 \
@@ -36,6 +37,18 @@ time.sleep(4)' "$eport" &
 		pass "exporter: Winsock server under Wine (/metrics with $ncpu CPUs beside a slow client, 404, 405, gzip, --max-requests; counter owners unavailable with Wine's reason)"
 	else
 		fail exporter "up $up, $ncpu CPUs, 404 -> $c404, 405 -> $c405, exit $erc; see $OUT/exporter.*"
+	fi
+	# Its own process_* metrics (GetProcessMemoryInfo, GetProcessTimes), as client_golang's.
+	now=$(date +%s)
+	self=$(grep '^process_' "$OUT/exporter.metrics" | tr '\n' ' ')
+	if grep -qE '^process_resident_memory_bytes [1-9][0-9]{5,}$' "$OUT/exporter.metrics" &&
+		grep -qE '^process_virtual_memory_bytes [1-9][0-9]{5,}$' "$OUT/exporter.metrics" &&
+		grep -qE '^process_cpu_seconds_total [0-9.e+-]+$' "$OUT/exporter.metrics" &&
+		awk -v now="$now" '$1 == "process_start_time_seconds" && $2 > now - 600 && $2 <= now { ok = 1 }
+			END { exit !ok }' "$OUT/exporter.metrics"; then
+		pass "exporter: its own process metrics under Wine ($self)"
+	else
+		fail exporter "process metrics missing or implausible: $self"
 	fi
 else
 	echo "SKIP exporter: curl is not installed"

@@ -161,13 +161,16 @@ static int serve(struct pmu_exporter *e, const struct args *a)
 /* A long-running server on every host of a fleet: its memory should be what
  * it holds. glibc gives each thread that mallocs its own arena (64 MiB
  * reserved, its touched pages kept); the scrapes are serialized anyway, so one
- * arena serves them all. The per-CPU files stay open between scrapes (up to
+ * arena serves them all. A fixed mmap threshold: glibc would otherwise raise
+ * it to the largest block freed (an uncompressed scrape's copy, half a
+ * megabyte on a 256-CPU host), and keep such blocks in the heap once freed. The per-CPU files stay open between scrapes (up to
  * half the fd limit; past it they are reopened per scrape): the soft limit is
  * raised to the hard one, as Go servers such as node_exporter do. */
 static void server_process(void)
 {
 #ifdef __GLIBC__
 	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);  /* glibc's default, kept fixed */
 #endif
 #ifndef _WIN32
 	struct rlimit rl;

@@ -2,12 +2,17 @@
 /* What each request to pmukit exporter gets: the routes, the format and gzip the
  * scraper asked for, one scrape at a time, each kind of failure logged once. */
 #include "exporter_http.h"
+#include "exporter_self.h"
+
+#include "core/error.h"
+#include "core/expo.h"
 
 #include <pmukit/pmukit.h>
 #include <pmukit/exporter.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _WIN32
 #include <windows.h>
 #else
@@ -28,6 +33,7 @@ struct exp_app {
 #endif
 	struct pmu_exporter *e;
 	unsigned long max_requests, requests;
+	double start;            /* epoch seconds: process_start_time_seconds */
 	unsigned char *gz;
 	size_t gz_cap;
 #ifdef PMUKIT_HAVE_ZLIB
@@ -70,6 +76,7 @@ int exp_app_new(struct pmu_exporter *e, unsigned long max_requests, struct exp_a
 #endif
 	a->e = e;
 	a->max_requests = max_requests;
+	a->start = (double)time(NULL);
 	*out = a;
 	return 0;
 }
@@ -202,52 +209,89 @@ static int gz_room(struct exp_app *a)
 }
 #endif
 
-/* The scrape gzipped into a->gz when the scraper accepts it; else as it is. */
-static void maybe_gzip(struct exp_app *a, const char *accept_encoding, struct exp_reply *r)
-{
 #ifdef PMUKIT_HAVE_ZLIB
-	int rc = Z_OK;
+/* Runs deflate over what is in a->z, growing a->gz as needed: until the input
+ * is taken (Z_NO_FLUSH), or the stream is complete (Z_FINISH). */
+static int gz_deflate(struct exp_app *a, int flush)
+{
+	for (;;) {
+		int rc;
 
+		if (!a->z.avail_out && gz_room(a))
+			return pmuk_fail(PMU_ENOMEM, "out of memory compressing the scrape");
+		rc = deflate(&a->z, flush);
+		if (rc == Z_STREAM_END || (flush == Z_NO_FLUSH && !a->z.avail_in && a->z.avail_out))
+			return 0;
+		if (rc != Z_OK && !(rc == Z_BUF_ERROR && !a->z.avail_out))
+			return pmuk_fail(PMU_EIO, "zlib's deflate failed (error %d) compressing "
+					 "the scrape", rc);
+	}
+}
+
+/* Each piece of the rendered text, straight into the gzip stream. */
+static int gz_sink(void *ctx, const char *p, size_t n)
+{
+	struct exp_app *a = ctx;
+
+	a->z.next_in = (unsigned char *)p;  /* zlib's API is not const */
+	a->z.avail_in = (uInt)n;            /* a piece: PMUK_EXPO_PIECE and a line */
+	return gz_deflate(a, Z_NO_FLUSH);
+}
+
+/* The set streamed through gzip into a->gz: the uncompressed text (half a
+ * megabyte on a 256-CPU host) is never whole in memory. 1 when the scraper
+ * does not take gzip or zlib cannot start: the caller sends it as it is. */
+static int render_gzip(struct exp_app *a, struct pmu_mset *ms, enum pmu_expo_format fmt,
+		       const char *accept_encoding, struct exp_reply *r, int *err)
+{
 	if (!accept_encoding || !(accepts(accept_encoding, "gzip") ||
 				  accepts(accept_encoding, "*")))
-		return;
-	if (gz_start(a))
-		return log_once_locked(a, "gzip", "zlib could not start (no memory); sent "
-				       "uncompressed");
-	a->z.next_in = (unsigned char *)r->body;  /* zlib's API is not const */
-	a->z.avail_in = (uInt)r->len;
+		return 1;
+	if (gz_start(a)) {
+		log_once_locked(a, "gzip", "zlib could not start (no memory); sent uncompressed");
+		return 1;
+	}
 	a->z.next_out = a->gz;
 	a->z.avail_out = (uInt)a->gz_cap;
-	while (rc == Z_OK || rc == Z_BUF_ERROR) {
-		if (!a->z.avail_out && gz_room(a))
-			return log_once_locked(a, "gzip", "no memory; sent uncompressed");
-		rc = deflate(&a->z, Z_FINISH);
-		if (rc == Z_BUF_ERROR && a->z.avail_out)
-			break;  /* no progress possible: not for want of room */
-	}
-	if (rc == Z_STREAM_END) {
-		r->body = a->gz;
-		r->len = a->z.total_out;
-		r->encoding = "gzip";
-	} else {
-		log_once_locked(a, "gzip", "deflate did not finish; sent uncompressed");
-	}
+	if (!(*err = pmuk_mset_render_sink(ms, fmt, gz_sink, a)))
+		*err = gz_deflate(a, Z_FINISH);
+	r->body = a->gz;
+	r->len = a->z.total_out;
+	r->encoding = "gzip";
+	return 0;
+}
 #else
+static int render_gzip(struct exp_app *a, struct pmu_mset *ms, enum pmu_expo_format fmt,
+		       const char *accept_encoding, struct exp_reply *r, int *err)
+{
 	(void)a;
+	(void)ms;
+	(void)fmt;
 	(void)accept_encoding;
 	(void)r;
-#endif
+	(void)err;
+	return 1;
 }
+#endif
 
 static void metrics(struct exp_app *a, const char *accept, const char *accept_encoding,
 		    struct exp_reply *r)
 {
 	enum pmu_expo_format fmt = accept && accepts(accept, "application/openmetrics-text")
 		? PMU_EXPO_OPENMETRICS : PMU_EXPO_TEXT;
+	struct pmu_mset *ms;
 	const char *text;
 	size_t len;
-	int err = pmu_exporter_scrape(a->e, fmt, &text, &len);
+	int err;
 
+	memset(r, 0, sizeof(*r));
+	if (!(err = pmuk_exporter_collect(a->e, &ms)))
+		err = exp_self_metrics(ms, a->start);
+	if (!err && render_gzip(a, ms, fmt, accept_encoding, r, &err) &&
+	    !(err = pmu_mset_render(ms, fmt, &text, &len))) {
+		r->body = text;
+		r->len = len;
+	}
 	if (err) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s: %s", pmu_strerror(err), pmu_error_detail());
@@ -255,12 +299,8 @@ static void metrics(struct exp_app *a, const char *accept, const char *accept_en
 		return set(r, 500, "text/plain; charset=utf-8", "scrape failed; see the "
 			   "exporter's log\n");
 	}
-	memset(r, 0, sizeof(*r));
 	r->status = 200;
 	r->type = pmu_exporter_content_type(fmt);
-	r->body = text;
-	r->len = len;
-	maybe_gzip(a, accept_encoding, r);
 }
 
 void exp_app_route(struct exp_app *a, const char *method, const char *path,
