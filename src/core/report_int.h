@@ -12,11 +12,17 @@
 /* The report's "no id"; its tables are core/hash.h indexes. */
 #define RP_NONE PMUK_INDEX_NONE
 
-/* Interned strings: ids are stable, 0 is "". */
+/* Interned strings: ids are stable, 0 is "". The text lives in blocks
+ * (a report interns a name or two per distinct address: one malloc each
+ * would cost more than the rest of the string's work). */
 struct rp_strings {
 	struct pmuk_index ix;
 	char **s;
 	size_t cap;
+	char *free_at;           /* unused room of the newest block */
+	size_t free_n;
+	char **blocks;
+	size_t n_blocks, cap_blocks;
 };
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
 

@@ -21,24 +21,41 @@ static int str_eq(const void *key, uint32_t id, const void *ctx)
 	return !strcmp(key, t->s[id]);
 }
 
+#define STR_BLOCK 65536
+
+/* Room for n bytes of text, NULL without memory. */
+static char *str_room(struct rp_strings *t, size_t n)
+{
+	if (n > t->free_n) {
+		size_t size = n > STR_BLOCK / 4 ? n : STR_BLOCK;   /* a long one alone */
+		char *b;
+		if (pmuk_grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1,
+			      sizeof(*t->blocks)) || !(b = malloc(size)))
+			return NULL;
+		t->blocks[t->n_blocks++] = b;
+		if (size != STR_BLOCK)
+			return b;
+		t->free_at = b, t->free_n = size;
+	}
+	char *o = t->free_at;
+	t->free_at += n, t->free_n -= n;
+	return o;
+}
+
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 {
-	uint64_t h = pmuk_hash_bytes(s, strlen(s), 1);
+	size_t len = strlen(s);
+	uint64_t h = pmuk_hash_bytes(s, len, 1);
 	uint32_t id = pmuk_index_find(&t->ix, h, str_eq, s, t);
 
 	if (id != RP_NONE)
 		return id;
-	char *copy = strdup(s);
-	if (!copy || pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s))) {
-		free(copy);
+	if (pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s)))
 		return 0;	/* out of memory: the name reads "" */
-	}
-	id = pmuk_index_add(&t->ix, h);
-	if (id == RP_NONE) {
-		free(copy);
-		return 0;
-	}
-	t->s[id] = copy;
+	char *copy = str_room(t, len + 1);
+	if (!copy || (id = pmuk_index_add(&t->ix, h)) == RP_NONE)
+		return 0;	/* the room stays unused */
+	t->s[id] = memcpy(copy, s, len + 1);
 	return id;
 }
 
@@ -70,8 +87,9 @@ void pmu_report_free(struct pmu_report *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->str.ix.n; i++)
-		free(r->str.s[i]);
+	for (size_t i = 0; i < r->str.n_blocks; i++)
+		free(r->str.blocks[i]);
+	free(r->str.blocks);
 	free(r->str.s);
 	pmuk_index_free(&r->str.ix);
 	for (size_t i = 0; i < r->n_maps; i++) {
@@ -444,6 +462,37 @@ static int add_inlined(struct pmu_report *r, struct rp_frame *fr, const struct n
 	return 0;
 }
 
+/* Names made as snprintf would make them (cut at size - 1 bytes), without its
+ * format parsing: most of a report's addresses are named once each. */
+struct txt {
+	char *o;
+	size_t n, size;
+};
+
+static void put(struct txt *t, const char *s)
+{
+	while (*s && t->n + 1 < t->size)
+		t->o[t->n++] = *s++;
+	t->o[t->n] = '\0';
+}
+
+/* "0x" and v in hex, at least `digits` digits: "0x%0*" PRIx64 */
+static void put_hex(struct txt *t, uint64_t v, int digits)
+{
+	char d[20];
+	int n = 0;
+
+	do
+		d[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) != 0);
+	while (n < digits)
+		d[n++] = '0';
+	d[n++] = 'x', d[n++] = '0';
+	while (n > 0 && t->n + 1 < t->size)
+		t->o[t->n++] = d[--n];
+	t->o[t->n] = '\0';
+}
+
 /* name ("module!function") and label ("function") of an address. */
 static void name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
 		    const char *fn, uint64_t addr, char *name, char *label, size_t size)
@@ -464,18 +513,21 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 		fn = o->function;
 	if (!*mod && o && o->module)
 		mod = pmuk_path_base(o->module);
+	struct txt l = { label, 0, size }, n = { name, 0, size };
 	if (fn && *fn)
-		snprintf(label, size, "%s", fn);
+		put(&l, fn);
 	else
-		snprintf(label, size, "0x%016" PRIx64, off);
-	if (*mod && fn && *fn)
-		snprintf(name, size, "%s!%s", mod, fn);
+		put_hex(&l, off, 16);
+	if (*mod) {
+		put(&n, mod);
+		put(&n, "!");
+	}
+	if (fn && *fn)
+		put(&n, fn);
 	else if (*mod)
-		snprintf(name, size, "%s!+0x%" PRIx64, mod, off);
-	else if (fn && *fn)
-		snprintf(name, size, "%s", fn);
+		put(&n, "+"), put_hex(&n, off, 1);
 	else
-		snprintf(name, size, "0x%" PRIx64, addr);
+		put_hex(&n, addr, 1);
 }
 
 /* The resolve callback's name for addr, NULL when none. */
