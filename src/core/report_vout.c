@@ -180,20 +180,57 @@ static void columns(FILE *f, const struct rv_view *v, const size_t *width, int d
 	fputc('\n', f);
 }
 
-/* "%9.2f%%" of a period; rows sorted by period repeat one often, so the
- * last one's text is kept. */
+/* "%9.2f%%" of a period. A report's rows share few distinct periods (most
+ * rows are a sample or two), so their texts are kept in a small cache
+ * indexed by the period's low bits: printf runs once per period seen. */
+#define PCT_CACHE 256
+
 struct pct {
 	uint64_t p;
-	char s[48];
+	uint8_t len;
+	char s[47];
 };
 
-static const char *pct_text(const struct rv_view *v, struct pct *c, uint64_t p)
+static const struct pct *pct_text(const struct rv_view *v, struct pct *cache, uint64_t p)
 {
-	if (c->p != p) {
+	struct pct *c = &cache[pmuk_hash_u64(p) % PCT_CACHE];
+
+	if (c->p != p || !c->len) {
+		int n = snprintf(c->s, sizeof(c->s), "%9.2f%%", pmuk_rv_pct(v, p));
 		c->p = p;
-		snprintf(c->s, sizeof(c->s), "%9.2f%%", pmuk_rv_pct(v, p));
+		c->len = (uint8_t)(n < 0 ? 0 : (size_t)n < sizeof(c->s) ? (size_t)n : sizeof(c->s) - 1);
 	}
-	return c->s;
+	return c;
+}
+
+/* One row's text into o (room for 2 percentages and nk values of up to
+ * width/buffer size each): its length. */
+static size_t row_text(const struct rv_view *v, const struct rv_row *w, const size_t *width,
+		       struct pct *cache, char *o)
+{
+	char buf[700];
+	size_t at = 0;
+	const struct pct *c;
+
+	if (v->children) {
+		c = pct_text(v, cache, w->ch_p);
+		memcpy(o, c->s, c->len), at = c->len;
+	}
+	c = pct_text(v, cache, w->self_p);
+	memcpy(o + at, c->s, c->len), at += c->len;
+	for (size_t i = 0; i < v->nk; i++) {
+		const char *s = pmuk_rv_value(v, w, i, buf, sizeof(buf));
+		size_t len = strlen(s);
+		memcpy(o + at, "  ", 2);
+		memcpy(o + at + 2, s, len);
+		at += 2 + len;
+		if (i + 1 < v->nk && len < width[i]) {   /* "%-*s" */
+			memset(o + at, ' ', width[i] - len);
+			at += width[i] - len;
+		}
+	}
+	o[at++] = '\n';
+	return at;
 }
 
 static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
@@ -213,24 +250,22 @@ static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
 	columns(f, v, width, 0);
 	columns(f, v, width, 1);
 	fputs("#\n", f);
-	struct pct ch = { UINT64_MAX, "" }, self = { UINT64_MAX, "" };
+	size_t room = 2 * sizeof(((struct pct *)0)->s) + 2;
+	for (size_t i = 0; i < v->nk; i++)
+		room += 2 + (width[i] > sizeof(buf) ? width[i] : sizeof(buf));
+	struct pct *cache = calloc(PCT_CACHE, sizeof(*cache));
+	char *line = malloc(room);
+	if (!cache || !line) {
+		free(cache), free(line);
+		return pmuk_fail(PMU_ENOMEM, "no memory to write the report");
+	}
 	for (size_t j = 0; j < v->shown; j++) {
 		const struct rv_row *w = &v->rows[v->order[j]];
-		if (v->children)
-			fputs(pct_text(v, &ch, w->ch_p), f);
-		fputs(pct_text(v, &self, w->self_p), f);
-		for (size_t i = 0; i < v->nk; i++) {
-			const char *s = pmuk_rv_value(v, w, i, buf, sizeof(buf));
-			size_t len = strlen(s);
-			fwrite("  ", 1, 2, f);
-			fwrite(s, 1, len, f);
-			for (; i + 1 < v->nk && len < width[i]; len++)   /* "%-*s" */
-				putc(' ', f);
-		}
-		putc('\n', f);
+		fwrite(line, 1, row_text(v, w, width, cache, line), f);
 		if (v->graph)
 			graph(f, v, w);
 	}
+	free(cache), free(line);
 	fputc('\n', f);
 	return 0;
 }
