@@ -39,13 +39,11 @@ static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t p
 	uint32_t id = pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
-		uint32_t *copy = malloc(n * sizeof(*copy));
+		uint32_t *copy = pmuk_rp_alloc(&r->mem, n * sizeof(*copy));
 		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
 				       sizeof(*r->stacks)) ||
-		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE) {
-			free(copy);
-			return PMU_ENOMEM;
-		}
+		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE)
+			return PMU_ENOMEM;   /* copy goes with the report */
 		memcpy(copy, r->sscratch, n * sizeof(*copy));
 		r->stacks[r->n_stacks++] = (struct rp_stack){ proc, (uint32_t)n, copy, 0, 0 };
 	}

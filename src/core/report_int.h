@@ -12,17 +12,25 @@
 /* The report's "no id"; its tables are core/hash.h indexes. */
 #define RP_NONE PMUK_INDEX_NONE
 
-/* Interned strings: ids are stable, 0 is "". The text lives in blocks
- * (a report interns a name or two per distinct address: one malloc each
- * would cost more than the rest of the string's work). */
-struct rp_strings {
-	struct pmuk_index ix;
-	char **s;
-	size_t cap;
+/* Memory freed with the report: interned text, stacks and group entries
+ * are made one or two per distinct address or stack, and one malloc and
+ * free each would cost more than the rest of their work. */
+struct rp_arena {
 	char *free_at;           /* unused room of the newest block */
 	size_t free_n;
 	char **blocks;
 	size_t n_blocks, cap_blocks;
+};
+/* n bytes aligned for uint64_t, NULL without memory. */
+void *pmuk_rp_alloc(struct rp_arena *a, size_t n);
+void pmuk_rp_arena_free(struct rp_arena *a);
+
+/* Interned strings: ids are stable, 0 is "". */
+struct rp_strings {
+	struct pmuk_index ix;
+	char **s;
+	size_t cap;
+	struct rp_arena text;
 };
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
 
@@ -134,6 +142,7 @@ struct pmu_report {
 	struct pmu_report_opts o;
 	struct pmu_report_summary sum;
 	struct rp_strings str;
+	struct rp_arena mem;     /* stacks' frames, groups' entries */
 	struct rp_module *mods;
 	size_t n_mods, cap_mods;
 	struct pmuk_index mod_ix;

@@ -21,25 +21,35 @@ static int str_eq(const void *key, uint32_t id, const void *ctx)
 	return !strcmp(key, t->s[id]);
 }
 
-#define STR_BLOCK 65536
+#define ARENA_BLOCK 65536
 
-/* Room for n bytes of text, NULL without memory. */
-static char *str_room(struct rp_strings *t, size_t n)
+void *pmuk_rp_alloc(struct rp_arena *a, size_t n)
 {
-	if (n > t->free_n) {
-		size_t size = n > STR_BLOCK / 4 ? n : STR_BLOCK;   /* a long one alone */
+	if (n > SIZE_MAX - 8)
+		return NULL;
+	n = n ? (n + 7) & ~(size_t)7 : 8;
+	if (n > a->free_n) {
+		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;   /* a big one alone */
 		char *b;
-		if (pmuk_grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1,
-			      sizeof(*t->blocks)) || !(b = malloc(size)))
+		if (pmuk_grow((void **)&a->blocks, &a->cap_blocks, a->n_blocks + 1,
+			      sizeof(*a->blocks)) || !(b = malloc(size)))
 			return NULL;
-		t->blocks[t->n_blocks++] = b;
-		if (size != STR_BLOCK)
+		a->blocks[a->n_blocks++] = b;
+		if (size != ARENA_BLOCK)
 			return b;
-		t->free_at = b, t->free_n = size;
+		a->free_at = b, a->free_n = size;
 	}
-	char *o = t->free_at;
-	t->free_at += n, t->free_n -= n;
+	char *o = a->free_at;
+	a->free_at += n, a->free_n -= n;
 	return o;
+}
+
+void pmuk_rp_arena_free(struct rp_arena *a)
+{
+	for (size_t i = 0; i < a->n_blocks; i++)
+		free(a->blocks[i]);
+	free(a->blocks);
+	memset(a, 0, sizeof(*a));
 }
 
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
@@ -52,7 +62,7 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 		return id;
 	if (pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s)))
 		return 0;	/* out of memory: the name reads "" */
-	char *copy = str_room(t, len + 1);
+	char *copy = pmuk_rp_alloc(&t->text, len + 1);
 	if (!copy || (id = pmuk_index_add(&t->ix, h)) == RP_NONE)
 		return 0;	/* the room stays unused */
 	t->s[id] = memcpy(copy, s, len + 1);
@@ -87,9 +97,7 @@ void pmu_report_free(struct pmu_report *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->str.n_blocks; i++)
-		free(r->str.blocks[i]);
-	free(r->str.blocks);
+	pmuk_rp_arena_free(&r->str.text);
 	free(r->str.s);
 	pmuk_index_free(&r->str.ix);
 	for (size_t i = 0; i < r->n_maps; i++) {
@@ -102,8 +110,6 @@ void pmu_report_free(struct pmu_report *r)
 		free(r->procs[i].pmc);
 	for (size_t i = 0; i < r->n_cpus; i++)
 		free(r->cpus[i].pmc_in);
-	for (size_t i = 0; i < r->n_stacks; i++)
-		free(r->stacks[i].frames);
 	for (int i = 0; i < 5; i++)
 		free(r->order[i]);
 	struct pmuk_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
@@ -114,6 +120,7 @@ void pmu_report_free(struct pmu_report *r)
 	free(r->moffs);
 	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
 	pmuk_rp_groups_free(r);
+	pmuk_rp_arena_free(&r->mem);
 	free(r->inl), free(r->escratch), free(r->uscratch), free(r->events);
 	free(r);
 }
