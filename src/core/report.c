@@ -163,7 +163,7 @@ static size_t sample_frames(struct pmu_report *r, const struct pmu_record *rec, 
 		return SIZE_MAX;
 	/* New frames add no mapping sets, so these pointers stay valid for the sample:
 	 * the process's set is made now (a JIT frame records its lines in it). */
-	const struct rp_mapset *own = pmuk_rp_mapset(r, pid, pid >= 0);
+	struct rp_mapset *own = pmuk_rp_mapset(r, pid, pid >= 0);
 	if (pid >= 0 && !own)
 		return SIZE_MAX;
 	const struct rp_mapset *all = pmuk_rp_mapset(r, -1, 0);

@@ -53,8 +53,9 @@ struct rp_mapset {
 	struct rp_map *v;
 	size_t n, cap;
 	uint32_t jit_gen;        /* generation of its JIT frames (report_jit.c) */
-	uint64_t *jit_line;      /* 64-byte lines of them named in this generation */
-	size_t cap_line;
+	uint64_t *jit_line;      /* 64-byte lines of them named in this generation: */
+	size_t n_line, cap_line; /* a list until a SYMBOL record of the process, */
+	int indexed;             /* then distinct and indexed by line_ix */
 	struct pmuk_index line_ix;
 };
 
@@ -200,13 +201,13 @@ int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
  * kernel: addr is a kernel frame (as the sample's cpumode or stack says). own,
  * all: pmuk_rp_mapset(r, pid, 0) and pmuk_rp_mapset(r, -1, 0), looked up once
  * per sample by the caller. */
-uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel);
 /* JIT frames (report_jit.c): whether a mapped path is anonymous memory; addr
- * of pid named in its current generation (0 or PMU_ENOMEM); a SYMBOL record
- * that names again what was named ends the generation. */
+ * named in the current generation of process set s (0 or PMU_ENOMEM); a
+ * SYMBOL record that names again what was named ends the generation. */
 int pmuk_rp_anon_path(const char *path);
-int pmuk_rp_jit_seen(struct pmu_report *r, int32_t pid, uint64_t addr);
+int pmuk_rp_jit_seen(struct rp_mapset *s, uint64_t addr);
 void pmuk_rp_jit_symbol(struct pmu_report *r, const struct pmu_record *rec);
 void pmuk_rp_jit_free(struct rp_mapset *s);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);

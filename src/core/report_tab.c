@@ -604,7 +604,7 @@ static void add_moff(struct pmu_report *r, struct rp_moff k, uint32_t id)
 		r->moffs[at] = (struct rp_moff){ k.module, id, k.off };
 }
 
-uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel)
 {
 	const struct rp_map *m = find_map(own, addr);
@@ -647,7 +647,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	fr.sym = sym_of(r, name, label, smod, kernel);
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
-	    (jit && pmuk_rp_jit_seen(r, pid, addr)) ||
+	    (jit && own && pmuk_rp_jit_seen(own, addr)) ||
 	    (id = add_frame(r, &fr, h)) == RP_NONE)
 		return RP_NONE;
 	if (keyed && named && use->fr[use->n - 1].function)   /* not stale or missing */
