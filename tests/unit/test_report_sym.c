@@ -276,6 +276,41 @@ static void test_jit_same_address(void **state)
 	unlink(path[1]);
 }
 
+/* Frames in no module of a process without JIT records are only listed
+ * (report_jit.c): its first SYMBOL record must still find them. Here an
+ * address in no mapping (a data word a frame-pointer walk took for a return
+ * address) is sampled unnamed, a SYMBOL record elsewhere leaves it so, one
+ * over it names the samples after it. */
+static void test_jit_unknown_then_named(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	const int32_t d = 0x3ffe0004;
+	const uint64_t at = 0x7f0000201000ull;
+	(void)state;
+
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	for (int i = 0; i < 40; i++)	/* other unnamed addresses: a list to search */
+		sample_at(rp, d, at + 0x10000 + 0x40 * (uint64_t)i);
+	sample_at(rp, d, at + 0x10);
+	jit_symbol(rp, d, at + 0x8000, "jit_elsewhere");
+	sample_at(rp, d, at + 0x10);
+	jit_symbol(rp, d, at, "jit_late");
+	sample_at(rp, d, at + 0x10);
+	sample_at(rp, d, at + 0x10);
+
+	char *out = text(rp, "sym");
+	assert_non_null(strstr(out, "     4.55%  [.] 0x00007f0000201010\n"));
+	assert_non_null(strstr(out, "     4.55%  [.] jit_late\n"));
+	assert_null(strstr(out, "jit_elsewhere"));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -346,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_same_offset_two_processes),
 		cmocka_unit_test(test_jit_same_address),
+		cmocka_unit_test(test_jit_unknown_then_named),
 		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
