@@ -487,17 +487,20 @@ static void put(struct txt *t, const char *s)
 static void put_hex(struct txt *t, uint64_t v, int digits)
 {
 	char d[20];
-	int n = 0;
+	size_t n = 1;
 
-	do
-		d[n++] = "0123456789abcdef"[v & 15];
-	while ((v >>= 4) != 0);
-	while (n < digits)
-		d[n++] = '0';
-	d[n++] = 'x', d[n++] = '0';
-	while (n > 0 && t->n + 1 < t->size)
-		t->o[t->n++] = d[--n];
-	t->o[t->n] = '\0';
+	for (uint64_t x = v >> 4; x; x >>= 4)
+		n++;
+	n = n < (size_t)digits ? (size_t)digits : n;
+	char *o = t->n + n + 3 <= t->size ? t->o + t->n : d;   /* d: cut below */
+	o[0] = '0', o[1] = 'x';
+	for (size_t i = n + 2; i-- > 2; v >>= 4)
+		o[i] = "0123456789abcdef"[v & 15];
+	o[n + 2] = '\0';
+	if (o == d)
+		put(t, d);
+	else
+		t->n += n + 2;
 }
 
 /* name ("module!function") and label ("function") of an address. */
