@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/hash.h"
 
+#include <pmukit/error.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,25 +71,40 @@ static void place(uint64_t *slot, size_t cap, uint64_t s)
 	slot[i] = s;
 }
 
+/* Room for one more element: 0, or -1 without memory. */
+static int reserve(struct pmuk_index *ix)
+{
+	if ((ix->n + 1) * 2 <= ix->cap)
+		return 0;
+	size_t cap = ix->cap ? ix->cap * 2 : 64;
+	uint64_t *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slot[i])
+			place(slot, cap, ix->slot[i]);
+	free(ix->slot);
+	ix->slot = slot;
+	ix->cap = cap;
+	return 0;
+}
+
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
 {
 	/* ids and ids + 1 are uint32_t, PMUK_INDEX_NONE excluded */
-	if (ix->n >= UINT32_MAX - 1)
+	if (ix->n >= UINT32_MAX - 1 || reserve(ix))
 		return PMUK_INDEX_NONE;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		uint64_t *slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return PMUK_INDEX_NONE;
-		for (size_t i = 0; i < ix->cap; i++)
-			if (ix->slot[i])
-				place(slot, cap, ix->slot[i]);
-		free(ix->slot);
-		ix->slot = slot;
-		ix->cap = cap;
-	}
 	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (ix->n + 1));
 	return (uint32_t)ix->n++;
+}
+
+int pmuk_index_put(struct pmuk_index *ix, uint64_t h, uint32_t id)
+{
+	if (id >= UINT32_MAX - 1 || ix->n >= UINT32_MAX - 1 || reserve(ix))
+		return PMU_ENOMEM;
+	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (id + 1));
+	ix->n++;
+	return 0;
 }
 
 void pmuk_index_free(struct pmuk_index *ix)

@@ -45,6 +45,10 @@ uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_
 /* Adds element id ix->n with hash h; returns it, or PMUK_INDEX_NONE without
  * memory (nothing changed then). The caller stores the element at that id. */
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h);
+/* Adds element id with hash h, for a caller whose ids also count elements
+ * it does not index (ids below PMUK_INDEX_NONE - 1, kept distinct by the
+ * caller). 0, or PMU_ENOMEM with nothing changed. */
+int pmuk_index_put(struct pmuk_index *ix, uint64_t h, uint32_t id);
 void pmuk_index_free(struct pmuk_index *ix);
 
 #endif

@@ -25,14 +25,27 @@ struct rp_arena {
 void *pmuk_rp_alloc(struct rp_arena *a, size_t n);
 void pmuk_rp_arena_free(struct rp_arena *a);
 
-/* Interned strings: ids are stable, 0 is "". */
+/* Interned strings (report_str.c): ids are stable, 0 is "". An address's
+ * name or label (see rp_sym.at_addr) has an id whose text is made only when
+ * an output keeps it: s[id] NULL until then. */
+struct rp_hexname {              /* the ids of "0x<v>" and "0x<v, 16 digits>" */
+	uint64_t v;
+	uint32_t name, label;    /* RP_NONE: none yet */
+};
 struct rp_strings {
-	struct pmuk_index ix;
+	struct pmuk_index ix;    /* the ids with text */
 	char **s;
-	size_t cap;
+	size_t n, cap;
 	struct rp_arena text;
+	struct rp_hexname *hex;
+	size_t cap_hex;
+	struct pmuk_index hex_ix;
 };
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
+/* The ids of "0x<addr>" and "0x<addr, 16 digits>", made without their text. */
+uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr);
+uint32_t pmuk_rp_addr_label(struct rp_strings *t, uint64_t addr);
+void pmuk_rp_strings_free(struct rp_strings *t);
 
 struct rp_module {
 	uint32_t path, base;     /* interned: full path, file name */
@@ -88,8 +101,20 @@ struct rp_sym {
 	uint32_t module;         /* RP_NONE: no module */
 	uint64_t samples, period;    /* as the sampled address */
 	uint32_t label;          /* interned: the function, or "0x<offset>" */
-	int kernel;              /* a kernel (or hypervisor) address */
+	uint8_t kernel;          /* a kernel (or hypervisor) address */
+	uint8_t at_addr;         /* named by addr alone, in no module: its texts may
+				    not be made (pmuk_rp_sym_name) */
+	uint64_t addr;
 };
+
+/* A symbol's name and label: its strings, or an address symbol's text made
+ * in buf (RP_ADDR_BUF bytes). */
+#define RP_ADDR_BUF 24
+const char *pmuk_rp_sym_name(const struct pmu_report *r, uint32_t sym, char *buf);
+const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *buf);
+/* Makes the texts of symbol sym (of every symbol when sym is RP_NONE), for
+ * outputs that keep names past a call: 0 or PMU_ENOMEM. */
+int pmuk_rp_sym_keep(struct pmu_report *r, uint32_t sym);
 
 struct rp_thread {
 	int32_t pid, tid;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tables of the record report: hashing, interned strings, threads and
- * processes (an id reused after EXIT starts a new entry), modules with their
- * address maps per process, and distinct code addresses with their names. */
+/* Tables of the record report: threads and processes (an id reused after
+ * EXIT starts a new entry), modules with their address maps per process, and
+ * distinct code addresses with their names. */
 #include "core/file.h"
 #include "core/error.h"
 #include "core/opts.h"
@@ -14,66 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int str_eq(const void *key, uint32_t id, const void *ctx)
-{
-	const struct rp_strings *t = ctx;
-
-	return !strcmp(key, t->s[id]);
-}
-
-#define ARENA_BLOCK 65536
-
-void *pmuk_rp_alloc(struct rp_arena *a, size_t n)
-{
-	if (n > SIZE_MAX - 8)
-		return NULL;
-	n = n ? (n + 7) & ~(size_t)7 : 8;
-	if (n > a->free_n) {
-		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;   /* a big one alone */
-		char *b;
-		if (pmuk_grow((void **)&a->blocks, &a->cap_blocks, a->n_blocks + 1,
-			      sizeof(*a->blocks)) || !(b = malloc(size)))
-			return NULL;
-		a->blocks[a->n_blocks++] = b;
-		if (size != ARENA_BLOCK)
-			return b;
-		a->free_at = b, a->free_n = size;
-	}
-	char *o = a->free_at;
-	a->free_at += n, a->free_n -= n;
-	return o;
-}
-
-void pmuk_rp_arena_free(struct rp_arena *a)
-{
-	for (size_t i = 0; i < a->n_blocks; i++)
-		free(a->blocks[i]);
-	free(a->blocks);
-	memset(a, 0, sizeof(*a));
-}
-
-uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
-{
-	size_t len = strlen(s);
-	uint64_t h = pmuk_hash_bytes(s, len, 1);
-	uint32_t id = pmuk_index_find(&t->ix, h, str_eq, s, t);
-
-	if (id != RP_NONE)
-		return id;
-	if (pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s)))
-		return 0;	/* out of memory: the name reads "" */
-	char *copy = pmuk_rp_alloc(&t->text, len + 1);
-	if (!copy || (id = pmuk_index_add(&t->ix, h)) == RP_NONE)
-		return 0;	/* the room stays unused */
-	t->s[id] = memcpy(copy, s, len + 1);
-	return id;
-}
-
-const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id)
-{
-	return id < r->str.ix.n ? r->str.s[id] : "";
-}
-
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
 {
 	struct pmu_report *r;
@@ -85,7 +25,7 @@ int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
 	if (!(r = calloc(1, sizeof(*r))))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
 	PMUK_OPTS_LOAD(r->o, opts, pmu_report_opts); /* checked above: cannot fail */
-	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.ix.n) {
+	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.n) {
 		pmu_report_free(r);
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
 	}
@@ -97,9 +37,7 @@ void pmu_report_free(struct pmu_report *r)
 {
 	if (!r)
 		return;
-	pmuk_rp_arena_free(&r->str.text);
-	free(r->str.s);
-	pmuk_index_free(&r->str.ix);
+	pmuk_rp_strings_free(&r->str);
 	for (size_t i = 0; i < r->n_maps; i++) {
 		free(r->maps[i].v);
 		pmuk_rp_jit_free(&r->maps[i]);
@@ -413,7 +351,25 @@ static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label
 	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->syms[r->n_syms++] = (struct rp_sym){ k.name, module, 0, 0,
-		pmuk_rp_intern(&r->str, label), kernel };
+		pmuk_rp_intern(&r->str, label), (uint8_t)kernel, 0, 0 };
+	return id;
+}
+
+/* The symbol "0x<addr>" in no module, its texts not made: as sym_of would
+ * find or make it, with the same string ids. */
+static uint32_t addr_sym(struct pmu_report *r, uint64_t addr, int kernel)
+{
+	struct sym_key k = { pmuk_rp_addr_name(&r->str, addr), RP_NONE };
+	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
+	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
+
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
+	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->syms[r->n_syms++] = (struct rp_sym){ k.name, RP_NONE, 0, 0,
+		pmuk_rp_addr_label(&r->str, addr), (uint8_t)kernel, 1, addr };
 	return id;
 }
 
@@ -503,9 +459,10 @@ static void put_hex(struct txt *t, uint64_t v, int digits)
 		t->n += n + 2;
 }
 
-/* name ("module!function") and label ("function") of an address. */
-static void name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
-		    const char *fn, uint64_t addr, char *name, char *label, size_t size)
+/* name ("module!function") and label ("function") of an address; 1 when
+ * they are the address alone, in no mapping (nothing is written then). */
+static int name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
+		   const char *fn, uint64_t addr, char *name, char *label, size_t size)
 {
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	uint64_t off = m ? addr - m->start + m->pgoff : addr;
@@ -517,12 +474,14 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 			mod = pmuk_path_base(o->module ? o->module : "");
 		snprintf(label, size, "0x%016" PRIx64 " %s", o->module_offset, why);
 		snprintf(name, size, "%s!+0x%" PRIx64 " %s", mod, o->module_offset, why);
-		return;
+		return 0;
 	}
 	if (o)
 		fn = o->function;
 	if (!*mod && o && o->module)
 		mod = pmuk_path_base(o->module);
+	if (!m && !*mod && !(fn && *fn))
+		return 1;
 	struct txt l = { label, 0, size }, n = { name, 0, size };
 	if (fn && *fn)
 		put(&l, fn);
@@ -538,6 +497,7 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 		put(&n, "+"), put_hex(&n, off, 1);
 	else
 		put_hex(&n, addr, 1);
+	return 0;
 }
 
 /* The resolve callback's name for addr, NULL when none. */
@@ -639,7 +599,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 	const char *fn = named ? NULL : callback(r, m, addr);
 	const struct named *use = named ? &nm : &none;
 	char name[600], label[600];
-	name_of(r, m, use, fn, addr, name, label, sizeof(name));
+	int bare = name_of(r, m, use, fn, addr, name, label, sizeof(name));
 	struct rp_frame fr = { .module = k.module, .pid = k.pid, .addr = addr, .bias = k.bias,
 			       .line = use->n ? line_of(r, &use->fr[use->n - 1]) : 0, .gen = k.gen };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
@@ -647,7 +607,16 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */
 	if (smod == RP_NONE && use->n && func && use->fr[use->n - 1].module)
 		smod = module_of(r, &(struct pmu_mmap){ .path = use->fr[use->n - 1].module });
-	fr.sym = sym_of(r, name, label, smod, kernel);
+	if (bare && smod == RP_NONE) {
+		fr.sym = addr_sym(r, addr, kernel);
+	} else if (bare) {   /* what name_of left out: the address in no mapping */
+		struct txt n = { name, 0, sizeof(name) }, l = { label, 0, sizeof(label) };
+		put_hex(&n, addr, 1);
+		put_hex(&l, addr, 16);
+		fr.sym = sym_of(r, name, label, smod, kernel);
+	} else {
+		fr.sym = sym_of(r, name, label, smod, kernel);
+	}
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
 	    (jit && own && pmuk_rp_jit_seen(own, addr)) ||

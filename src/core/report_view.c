@@ -495,7 +495,8 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 	case RV_DSO:
 		return dso_name(r, k);
 	case RV_SYM: {	/* "[k] label" without snprintf: every row asks it twice */
-		const char *l = pmuk_rp_str(r, r->syms[k].label);
+		char addr[RP_ADDR_BUF];
+		const char *l = pmuk_rp_sym_label(r, k, addr);
 		size_t n = strlen(l);
 		if (size < 5)
 			return "";

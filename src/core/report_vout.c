@@ -67,9 +67,10 @@ static const struct rv_node **visible(const struct rv_view *v, uint32_t first, s
 	return o;
 }
 
-static const char *label(const struct rv_view *v, const struct rv_node *n)
+/* buf: RP_ADDR_BUF bytes */
+static const char *label(const struct rv_view *v, const struct rv_node *n, char *buf)
 {
-	return pmuk_rp_str(v->r, v->r->syms[n->sym].label);
+	return pmuk_rp_sym_label(v->r, n->sym, buf);
 }
 
 static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k, size_t n,
@@ -79,11 +80,13 @@ static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k,
 static void chain(FILE *f, const struct rv_view *v, const struct rv_node *node, char *prefix,
 		  size_t len)
 {
+	char lb[RP_ADDR_BUF];
+
 	for (;;) {
 		size_t n;
 		const struct rv_node **k = visible(v, node->kids, &n);
 		if (n == 1 && k[0]->p == node->p) {
-			fprintf(f, "%.*s%s\n", (int)len, prefix, label(v, k[0]));
+			fprintf(f, "%.*s%s\n", (int)len, prefix, label(v, k[0], lb));
 			node = k[0];
 			free(k);
 			continue;
@@ -98,11 +101,13 @@ static void chain(FILE *f, const struct rv_view *v, const struct rv_node *node, 
 static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k, size_t n,
 		     char *prefix, size_t len)
 {
+	char lb[RP_ADDR_BUF];
+
 	for (size_t i = 0; i < n; i++) {
 		int last = i + 1 == n;
 		fprintf(f, "%.*s|          \n", (int)len, prefix);
 		fprintf(f, "%.*s%c--%.2f%%--%s\n", (int)len, prefix, last ? ' ' : '|',
-			pmuk_rv_pct(v, k[i]->p), label(v, k[i]));
+			pmuk_rv_pct(v, k[i]->p), label(v, k[i], lb));
 		if (len + 11 >= PREFIX_MAX)
 			continue;	/* deeper than a screen is wide many times over */
 		memcpy(prefix + len, last ? "           " : "|          ", 11);
@@ -115,11 +120,12 @@ static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k,
 static void single_root(FILE *f, const struct rv_view *v, const struct rv_row *w,
 			const struct rv_node *root, char *prefix)
 {
+	char lb[RP_ADDR_BUF];
 	size_t n;
 	const struct rv_node **k;
 
 	if (v->key[0] != RV_SYM || root->sym != w->k[0]) {
-		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, root));
+		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, root, lb));
 		chain(f, v, root, prefix, 15);
 		return;
 	}
@@ -283,8 +289,8 @@ static void json_row(struct pmuk_json *j, const struct rv_view *v, const struct 
 		const char *name = pmuk_rv_key_name(v->key[i]);
 		switch (v->key[i]) {
 		case RV_SYM:
-			pmuk_json_str(j, name, pmuk_rp_str(r, r->syms[k].label));
-			pmuk_json_str(j, "symbol", pmuk_rp_str(r, r->syms[k].name));
+			pmuk_json_str(j, name, pmuk_rp_sym_label(r, k, buf));
+			pmuk_json_str(j, "symbol", pmuk_rp_sym_name(r, k, buf));
 			pmuk_json_bool(j, "kernel", r->syms[k].kernel);
 			break;
 		case RV_TID:

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's interned strings (report_str.c): an address's name and label
+ * get ids without text, the same ids interning the texts would give (rows
+ * that tie are ordered by ids), whichever comes first; their text is made
+ * when written or kept. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/report_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct pmu_report *report(void)
+{
+	struct pmu_report *r;
+
+	assert_int_equal(pmu_report_new(NULL, &r), 0);
+	return r;
+}
+
+/* Ids come in order, a text's id is found again, an address's texts
+ * take the ids interning would have given them. */
+static void test_ids_as_interning(void **state)
+{
+	struct pmu_report *r = report();
+	struct rp_strings *t = &r->str;
+	(void)state;
+
+	uint32_t a = pmuk_rp_intern(t, "main");
+	uint32_t n = pmuk_rp_addr_name(t, 0x7f001234);
+	uint32_t l = pmuk_rp_addr_label(t, 0x7f001234);
+	uint32_t b = pmuk_rp_intern(t, "after");
+	assert_int_equal(n, a + 1);
+	assert_int_equal(l, a + 2);
+	assert_int_equal(b, a + 3);
+	assert_int_equal(pmuk_rp_addr_name(t, 0x7f001234), n);
+	/* the texts interned later: the same ids, now with text */
+	assert_int_equal(pmuk_rp_intern(t, "0x7f001234"), n);
+	assert_int_equal(pmuk_rp_intern(t, "0x000000007f001234"), l);
+	assert_string_equal(pmuk_rp_str(r, l), "0x000000007f001234");
+	assert_int_equal(pmuk_rp_intern(t, "0x7f001234"), n);
+	/* interned first, then asked by address: the same id, no new one */
+	uint32_t x = pmuk_rp_intern(t, "0x00000000000a07e7");
+	assert_int_equal(pmuk_rp_addr_label(t, 0xa07e7), x);
+	assert_int_equal(pmuk_rp_addr_name(t, 0xa07e7), x + 1);
+	assert_int_equal(pmuk_rp_intern(t, "next"), x + 2);
+	/* not an address's text: upper case, too long, no digits */
+	uint32_t u = pmuk_rp_intern(t, "0x7F001234");
+	assert_true(u != n);
+	assert_int_equal(pmuk_rp_intern(t, "0x0000000000007f001234"), u + 1);
+	assert_int_equal(pmuk_rp_intern(t, "0x"), u + 2);
+	pmu_report_free(r);
+}
+
+/* 16 digits with a first digit not 0: the name is the label (one text,
+ * one id), whichever is asked first. */
+static void test_long_address_one_text(void **state)
+{
+	struct pmu_report *r = report();
+	struct rp_strings *t = &r->str;
+	const uint64_t k = 0xffffffff81389be8ull, d = 0x2020202020202020ull;
+	(void)state;
+
+	uint32_t n = pmuk_rp_addr_name(t, k);
+	assert_int_equal(pmuk_rp_addr_label(t, k), n);
+	uint32_t l = pmuk_rp_addr_label(t, d);
+	assert_int_equal(pmuk_rp_addr_name(t, d), l);
+	assert_int_equal(l, n + 1);
+	assert_int_equal(pmuk_rp_intern(t, "0xffffffff81389be8"), n);
+	/* a module offset's label interned first is the address's name too */
+	uint32_t o = pmuk_rp_intern(t, "0xffffffffc0001000");
+	assert_int_equal(pmuk_rp_addr_name(t, 0xffffffffc0001000ull), o);
+	assert_int_equal(pmuk_rp_addr_label(t, 0xffffffffc0001000ull), o);
+	pmu_report_free(r);
+}
+
+/* A symbol of an address alone: its texts made in a buffer, or kept. */
+static void test_symbol_texts(void **state)
+{
+	struct pmu_report *r = report();
+	char buf[RP_ADDR_BUF];
+	(void)state;
+
+	r->syms = calloc(1, sizeof(*r->syms));
+	assert_non_null(r->syms);
+	r->n_syms = r->cap_syms = 1;
+	r->syms[0] = (struct rp_sym){ pmuk_rp_addr_name(&r->str, 0x40), RP_NONE, 0, 0,
+				      pmuk_rp_addr_label(&r->str, 0x40), 0, 1, 0x40 };
+	assert_string_equal(pmuk_rp_sym_name(r, 0, buf), "0x40");
+	assert_string_equal(pmuk_rp_sym_label(r, 0, buf), "0x0000000000000040");
+	assert_string_equal(pmuk_rp_str(r, r->syms[0].name), "");   /* not made yet */
+	assert_int_equal(pmuk_rp_sym_keep(r, RP_NONE), 0);
+	assert_string_equal(pmuk_rp_str(r, r->syms[0].name), "0x40");
+	assert_string_equal(pmuk_rp_str(r, r->syms[0].label), "0x0000000000000040");
+	assert_int_equal(pmuk_rp_intern(&r->str, "0x40"), r->syms[0].name);
+	pmu_report_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids_as_interning),
+		cmocka_unit_test(test_long_address_one_text),
+		cmocka_unit_test(test_symbol_texts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
