@@ -42,8 +42,9 @@ struct rp_strings {
 	struct pmuk_index hex_ix;
 };
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
-/* The ids of "0x<addr>" and "0x<addr, 16 digits>", made without their text. */
-uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr);
+/* The ids of "0x<addr>" and "0x<addr, 16 digits>", made without their text;
+ * *made: the name's id is new (nothing can be named by it yet). */
+uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made);
 uint32_t pmuk_rp_addr_label(struct rp_strings *t, uint64_t addr);
 void pmuk_rp_strings_free(struct rp_strings *t);
 

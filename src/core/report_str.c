@@ -162,14 +162,17 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 	return id;
 }
 
-uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr)
+uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made)
 {
 	struct rp_hexname *e = hex_of(t, addr);
 
+	*made = 0;
 	if (!e)
 		return 0;
-	if (e->name == RP_NONE)   /* 16 digits, the first not 0: the label's text too */
-		e->name = addr >> 60 && e->label != RP_NONE ? e->label : new_id(t);
+	if (e->name == RP_NONE) {   /* 16 digits, the first not 0: the label's text too */
+		*made = !(addr >> 60 && e->label != RP_NONE);
+		e->name = *made ? new_id(t) : e->label;
+	}
 	return e->name;
 }
 

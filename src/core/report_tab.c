@@ -359,9 +359,11 @@ static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label
  * find or make it, with the same string ids. */
 static uint32_t addr_sym(struct pmu_report *r, uint64_t addr, int kernel)
 {
-	struct sym_key k = { pmuk_rp_addr_name(&r->str, addr), RP_NONE };
+	int made;
+	struct sym_key k = { pmuk_rp_addr_name(&r->str, addr, &made), RP_NONE };
 	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
-	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
+	/* a new name names no symbol yet: most of these addresses are seen once */
+	uint32_t id = made ? RP_NONE : pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
 
 	if (id != RP_NONE)
 		return id;

@@ -29,16 +29,19 @@ static void test_ids_as_interning(void **state)
 {
 	struct pmu_report *r = report();
 	struct rp_strings *t = &r->str;
+	int made;
 	(void)state;
 
 	uint32_t a = pmuk_rp_intern(t, "main");
-	uint32_t n = pmuk_rp_addr_name(t, 0x7f001234);
+	uint32_t n = pmuk_rp_addr_name(t, 0x7f001234, &made);
+	assert_true(made);
 	uint32_t l = pmuk_rp_addr_label(t, 0x7f001234);
 	uint32_t b = pmuk_rp_intern(t, "after");
 	assert_int_equal(n, a + 1);
 	assert_int_equal(l, a + 2);
 	assert_int_equal(b, a + 3);
-	assert_int_equal(pmuk_rp_addr_name(t, 0x7f001234), n);
+	assert_int_equal(pmuk_rp_addr_name(t, 0x7f001234, &made), n);
+	assert_false(made);
 	/* the texts interned later: the same ids, now with text */
 	assert_int_equal(pmuk_rp_intern(t, "0x7f001234"), n);
 	assert_int_equal(pmuk_rp_intern(t, "0x000000007f001234"), l);
@@ -47,7 +50,7 @@ static void test_ids_as_interning(void **state)
 	/* interned first, then asked by address: the same id, no new one */
 	uint32_t x = pmuk_rp_intern(t, "0x00000000000a07e7");
 	assert_int_equal(pmuk_rp_addr_label(t, 0xa07e7), x);
-	assert_int_equal(pmuk_rp_addr_name(t, 0xa07e7), x + 1);
+	assert_int_equal(pmuk_rp_addr_name(t, 0xa07e7, &made), x + 1);
 	assert_int_equal(pmuk_rp_intern(t, "next"), x + 2);
 	/* not an address's text: upper case, too long, no digits */
 	uint32_t u = pmuk_rp_intern(t, "0x7F001234");
@@ -64,17 +67,21 @@ static void test_long_address_one_text(void **state)
 	struct pmu_report *r = report();
 	struct rp_strings *t = &r->str;
 	const uint64_t k = 0xffffffff81389be8ull, d = 0x2020202020202020ull;
+	int made;
 	(void)state;
 
-	uint32_t n = pmuk_rp_addr_name(t, k);
+	uint32_t n = pmuk_rp_addr_name(t, k, &made);
+	assert_true(made);
 	assert_int_equal(pmuk_rp_addr_label(t, k), n);
 	uint32_t l = pmuk_rp_addr_label(t, d);
-	assert_int_equal(pmuk_rp_addr_name(t, d), l);
+	assert_int_equal(pmuk_rp_addr_name(t, d, &made), l);
+	assert_false(made);   /* the label's id: something may be named by it */
 	assert_int_equal(l, n + 1);
 	assert_int_equal(pmuk_rp_intern(t, "0xffffffff81389be8"), n);
 	/* a module offset's label interned first is the address's name too */
 	uint32_t o = pmuk_rp_intern(t, "0xffffffffc0001000");
-	assert_int_equal(pmuk_rp_addr_name(t, 0xffffffffc0001000ull), o);
+	assert_int_equal(pmuk_rp_addr_name(t, 0xffffffffc0001000ull, &made), o);
+	assert_false(made);
 	assert_int_equal(pmuk_rp_addr_label(t, 0xffffffffc0001000ull), o);
 	pmu_report_free(r);
 }
@@ -84,12 +91,13 @@ static void test_symbol_texts(void **state)
 {
 	struct pmu_report *r = report();
 	char buf[RP_ADDR_BUF];
+	int made;
 	(void)state;
 
 	r->syms = calloc(1, sizeof(*r->syms));
 	assert_non_null(r->syms);
 	r->n_syms = r->cap_syms = 1;
-	r->syms[0] = (struct rp_sym){ pmuk_rp_addr_name(&r->str, 0x40), RP_NONE, 0, 0,
+	r->syms[0] = (struct rp_sym){ pmuk_rp_addr_name(&r->str, 0x40, &made), RP_NONE, 0, 0,
 				      pmuk_rp_addr_label(&r->str, 0x40), 0, 1, 0x40 };
 	assert_string_equal(pmuk_rp_sym_name(r, 0, buf), "0x40");
 	assert_string_equal(pmuk_rp_sym_label(r, 0, buf), "0x0000000000000040");
