@@ -113,6 +113,7 @@ struct rp_sym {
 #define RP_ADDR_BUF 24
 const char *pmuk_rp_sym_name(const struct pmu_report *r, uint32_t sym, char *buf);
 const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *buf);
+size_t pmuk_rp_sym_label_len(const struct pmu_report *r, uint32_t sym);
 /* Makes the texts of symbol sym (of every symbol when sym is RP_NONE), for
  * outputs that keep names past a call: 0 or PMU_ENOMEM. */
 int pmuk_rp_sym_keep(struct pmu_report *r, uint32_t sym);

@@ -210,6 +210,13 @@ const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *bu
 						   pmuk_rp_str(r, s->label);
 }
 
+size_t pmuk_rp_sym_label_len(const struct pmu_report *r, uint32_t sym)
+{
+	const struct rp_sym *s = &r->syms[sym];
+
+	return s->at_addr && !r->str.s[s->label] ? 18 : strlen(pmuk_rp_str(r, s->label));
+}
+
 /* Makes the text of id, an address's: 0, or -1 without memory. */
 static int make_text(struct rp_strings *t, uint32_t id, const char *s)
 {

@@ -520,3 +520,14 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 		return k ? pmuk_rp_str(r, k) : "[unknown]";
 	}
 }
+
+size_t pmuk_rv_value_len(const struct rv_view *v, const struct rv_row *w, size_t i, size_t size)
+{
+	char buf[700];
+
+	if (v->key[i] == RV_SYM) {   /* "[k] label", cut as pmuk_rv_value cuts it */
+		size_t n = pmuk_rp_sym_label_len(v->r, w->k[i]);
+		return size < 5 ? 0 : 4 + (n < size - 5 ? n : size - 5);
+	}
+	return strlen(pmuk_rv_value(v, w, i, buf, size < sizeof(buf) ? size : sizeof(buf)));
+}

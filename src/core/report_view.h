@@ -63,6 +63,8 @@ const char *pmuk_rv_key_name(enum rv_key k);
 /* The text of key i of row w: into buf when it is made up. */
 const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_t i, char *buf,
 			  size_t size);
+/* ... and its length, without making it where that costs */
+size_t pmuk_rv_value_len(const struct rv_view *v, const struct rv_row *w, size_t i, size_t size);
 double pmuk_rv_pct(const struct rv_view *v, uint64_t period);
 
 #endif

@@ -249,7 +249,7 @@ static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
 	for (size_t i = 0; i < v->nk; i++) {
 		width[i] = strlen(heading(v->key[i]));
 		for (size_t j = 0; j < v->shown; j++) {
-			size_t l = strlen(pmuk_rv_value(v, &v->rows[v->order[j]], i, buf, sizeof(buf)));
+			size_t l = pmuk_rv_value_len(v, &v->rows[v->order[j]], i, sizeof(buf));
 			width[i] = l > width[i] ? l : width[i];
 		}
 	}
