@@ -89,24 +89,21 @@ static int row_eq(const void *key, uint32_t id, const void *ctx)
 		       RV_MAX_KEYS * sizeof(uint32_t));
 }
 
-static uint64_t key_hash(const uint32_t *k)
+/* The keys past v->nk are 0: they are left out. */
+static uint64_t key_hash(const struct rv_view *v, const uint32_t *k)
 {
-	return pmuk_hash_words(k, RV_MAX_KEYS, 8);
+	return pmuk_hash_words(k, v->nk, 8);
 }
 
-static uint32_t find_row(const struct rv_view *v, const uint32_t *k)
+/* The row of keys k (hash h), made when missing; NULL without memory. */
+static struct rv_row *row_of(struct rv_view *v, const uint32_t *k, uint64_t h)
 {
-	return pmuk_index_find(&v->ix, key_hash(k), row_eq, k, v);
-}
-
-static struct rv_row *row_of(struct rv_view *v, const uint32_t *k)
-{
-	uint32_t id = find_row(v, k);
+	uint32_t id = pmuk_index_find(&v->ix, h, row_eq, k, v);
 
 	if (id != RP_NONE)
 		return &v->rows[id];
 	if (pmuk_grow((void **)&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) ||
-	    (id = pmuk_index_add(&v->ix, key_hash(k))) == RP_NONE)
+	    (id = pmuk_index_add(&v->ix, h)) == RP_NONE)
 		return NULL;
 	struct rv_row *w = &v->rows[v->n++];
 	memset(w, 0, sizeof(*w));
@@ -125,6 +122,7 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	while (size < 2 * n)
 		size *= 2;
 	if (pmuk_grow((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
+	    pmuk_grow((void **)&v->khash, &v->cap_khash, n + 1, sizeof(*v->khash)) ||
 	    pmuk_grow((void **)&v->first, &v->cap_first, n + 1, 1) ||
 	    pmuk_grow((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
 		return PMU_ENOMEM;
@@ -132,7 +130,8 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t *k = &v->keys[i * RV_MAX_KEYS];
 		key_at(v, g, i, k);
-		size_t at = (size_t)key_hash(k) & (size - 1);
+		v->khash[i] = key_hash(v, k);
+		size_t at = (size_t)v->khash[i] & (size - 1);
 		while (v->set[at] != RP_NONE &&
 		       memcmp(&v->keys[v->set[at] * RV_MAX_KEYS], k, RV_MAX_KEYS * sizeof(*k)))
 			at = (at + 1) & (size - 1);
@@ -159,7 +158,7 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 	struct rv_row *w;
 
 	key_at(v, g, g->leaf, self);
-	if (!(w = row_of(v, self)) || hit(v, w, g->leaf))
+	if (!(w = row_of(v, self, key_hash(v, self))) || hit(v, w, g->leaf))
 		return PMU_ENOMEM;
 	w->self_n += g->count, w->self_p += g->period;
 	if (!v->children)
@@ -169,7 +168,7 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 	for (size_t i = 0; i < g->n; i++) {
 		if (!v->first[i])
 			continue;
-		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
+		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS], v->khash[i])))
 			return PMU_ENOMEM;
 		w->ch_n += g->count, w->ch_p += g->period;
 		if (hit(v, w, i))
@@ -469,7 +468,8 @@ int pmuk_rv_build(struct rv_view *v)
 void pmuk_rv_free(struct rv_view *v)
 {
 	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
-	free(v->keys), free(v->first), free(v->set), free(v->hits), free(v->hit_at);
+	free(v->keys), free(v->khash), free(v->first), free(v->set), free(v->hits),
+		free(v->hit_at);
 	pmuk_index_free(&v->ix);
 	pmuk_index_free(&v->node_ix);
 }

@@ -44,9 +44,10 @@ struct rv_view {
 	/* per group: the row key of each entry, whether it is the key's first
 	 * (innermost) entry, and a hash set finding that in linear time */
 	uint32_t *keys;
+	uint64_t *khash;             /* ... each key's hash */
 	uint8_t *first;
 	uint32_t *set;
-	size_t cap_keys, cap_first, cap_set;
+	size_t cap_keys, cap_khash, cap_first, cap_set;
 	/* per group (index into r->groups): the rows it counts in, as (row,
 	 * entry) pairs from hits[2 * hit_at[g] ..) to hits[2 * hit_at[g + 1]),
 	 * its own row first: the call graphs walk these, not the keys again */
