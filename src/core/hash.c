@@ -38,28 +38,9 @@ uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed)
 	return pmuk_hash_u64(pmuk_hash_u64(h));
 }
 
-/* The slot's tag; the bucket is its low bits, so hashes that vary only in
- * their high or only in their low half both spread. */
 static uint32_t tag_of(uint64_t h)
 {
-	return (uint32_t)(h >> 32) ^ (uint32_t)h;
-}
-
-uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
-			 const void *key, const void *ctx)
-{
-	uint32_t tag = tag_of(h);
-
-	if (!ix->cap)
-		return PMUK_INDEX_NONE;
-	for (size_t i = tag & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-		uint64_t s = ix->slot[i];
-		uint32_t id = (uint32_t)s - 1;
-		if (!s)
-			return PMUK_INDEX_NONE;
-		if ((uint32_t)(s >> 32) == tag && eq(key, id, ctx))
-			return id;
-	}
+	return pmuk_index_tag(h);
 }
 
 static void place(uint64_t *slot, size_t cap, uint64_t s)

@@ -585,7 +585,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	struct rp_moff mk;
+	struct rp_moff mk = { 0, 0, 0 };
 	int keyed = moff_key(r, m, addr, &mk);
 	uint32_t seen = keyed ? pmuk_index_find(&r->moff_ix, moff_hash(&mk), moff_eq, &mk, r) :
 		RP_NONE;
