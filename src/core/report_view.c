@@ -339,7 +339,8 @@ static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 		return hint;	/* its parent is parent: it is the hint of no other */
 	uint32_t k[2] = { parent, sym };
 	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
-	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
+	/* no hint: parent has no child yet (a new branch goes on new below it) */
+	uint32_t id = hint == RP_NONE ? RP_NONE : pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
 	if (id == RP_NONE) {
 		if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
