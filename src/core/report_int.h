@@ -242,9 +242,10 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);
 const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t);
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid);
-/* report_group.c: counts the sample (frame ids in r->scratch[0..n)) in its group. */
+/* report_group.c: counts the sample (frame ids in r->scratch[0..n)) in its
+ * group; fresh: one of its symbols is new (no group holds it yet). */
 int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
-		  size_t n, uint64_t period);
+		  size_t n, uint64_t period, int fresh);
 void pmuk_rp_groups_free(struct pmu_report *r);
 /* report_out.c: what was lost or damaged (LOST_SAMPLES and LOST apart: a
  * file may hold both for the same losses), from the records and
