@@ -148,13 +148,18 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 
 	if (id != RP_NONE)
 		return id;
+	if (form && !e)
+		return 0;	/* out of memory: the name reads "" */
 	/* an address's text given an id already: the same id */
 	if (e && (id = form & NAME_FORM ? e->name : RP_NONE) == RP_NONE)
 		id = form & LABEL_FORM ? e->label : RP_NONE;
-	if (id == RP_NONE && !(id = new_id(t)))
-		return 0;	/* out of memory: the name reads "" */
-	if (set_text(t, id, s, len, h))
+	int fresh = id == RP_NONE;
+	if (fresh && !(id = new_id(t)))
 		return 0;
+	if (set_text(t, id, s, len, h)) {
+		t->n -= fresh;	/* a new id goes back: none is left without text */
+		return 0;
+	}
 	if (e && form & NAME_FORM)
 		e->name = id;
 	if (e && form & LABEL_FORM)
@@ -162,6 +167,8 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 	return id;
 }
 
+/* Out of ids or memory these give 0 ("") and record nothing: an id kept
+ * as 0 would later be given the address's text, over "". */
 uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made)
 {
 	struct rp_hexname *e = hex_of(t, addr);
@@ -170,8 +177,12 @@ uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made)
 	if (!e)
 		return 0;
 	if (e->name == RP_NONE) {   /* 16 digits, the first not 0: the label's text too */
-		*made = !(addr >> 60 && e->label != RP_NONE);
-		e->name = *made ? new_id(t) : e->label;
+		int same = addr >> 60 && e->label != RP_NONE;
+		uint32_t id = same ? e->label : new_id(t);
+		if (!id)
+			return 0;
+		e->name = id;
+		*made = !same;
 	}
 	return e->name;
 }
@@ -182,8 +193,12 @@ uint32_t pmuk_rp_addr_label(struct rp_strings *t, uint64_t addr)
 
 	if (!e)
 		return 0;
-	if (e->label == RP_NONE)
-		e->label = addr >> 60 && e->name != RP_NONE ? e->name : new_id(t);
+	if (e->label == RP_NONE) {
+		uint32_t id = addr >> 60 && e->name != RP_NONE ? e->name : new_id(t);
+		if (!id)
+			return 0;
+		e->label = id;
+	}
 	return e->label;
 }
 

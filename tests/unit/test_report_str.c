@@ -109,12 +109,83 @@ static void test_symbol_texts(void **state)
 	pmu_report_free(r);
 }
 
+/* Out of ids or of memory: no id is given out that a later text could take,
+ * string 0 stays "", and the id count is as before the failed call. */
+static void test_no_dangling_id(void **state)
+{
+	struct pmu_report *r = report();
+	struct rp_strings *t = &r->str;
+	size_t n0 = t->n;
+	int made;
+	(void)state;
+
+	t->n = RP_NONE - 1;   /* new_id has no id to give */
+	assert_int_equal(pmuk_rp_addr_name(t, 0x1234, &made), 0);
+	assert_false(made);
+	assert_int_equal(pmuk_rp_addr_label(t, 0x5678), 0);
+	t->n = n0;
+	uint32_t a = pmuk_rp_intern(t, "0x1234"), b = pmuk_rp_intern(t, "0x0000000000005678");
+	assert_int_not_equal(a, 0);
+	assert_int_not_equal(b, 0);
+	assert_string_equal(pmuk_rp_str(r, 0), "");
+	assert_string_equal(pmuk_rp_str(r, a), "0x1234");
+	assert_int_equal(pmuk_rp_addr_name(t, 0x1234, &made), a);
+	assert_int_equal(pmuk_rp_addr_label(t, 0x5678), b);
+	/* the text's index full: interning fails and takes no id */
+	n0 = t->n;
+	size_t ix_n = t->ix.n;
+	t->ix.n = UINT32_MAX - 1;
+	assert_int_equal(pmuk_rp_intern(t, "lost"), 0);
+	t->ix.n = ix_n;
+	assert_int_equal(t->n, n0);
+	assert_int_equal(pmuk_rp_intern(t, "lost"), n0);
+	assert_string_equal(pmuk_rp_str(r, 0), "");
+	pmu_report_free(r);
+}
+
+/* A text longer than a block (a C++ symbol can be huge), and texts after it,
+ * are whole and keep their ids and places as blocks are added. */
+static void test_long_texts(void **state)
+{
+	struct pmu_report *r = report();
+	size_t big = 200000;
+	char *s = malloc(big + 1), small[32];
+	uint32_t id[4000];
+	const char *at[4000];
+	(void)state;
+
+	assert_non_null(s);
+	memset(s, 'x', big);
+	s[big] = '\0';
+	uint32_t b = pmuk_rp_intern(&r->str, s);
+	const char *bp = pmuk_rp_str(r, b);
+	for (size_t i = 0; i < 4000; i++) {
+		snprintf(small, sizeof(small), "fn_%zu_%s", i, i % 7 ? "a" : "bbbbbbbbbbbbbbbbbbbbbb");
+		id[i] = pmuk_rp_intern(&r->str, small);
+		at[i] = pmuk_rp_str(r, id[i]);
+		assert_int_equal((uintptr_t)at[i] % 8, 0);
+	}
+	assert_int_equal(pmuk_rp_intern(&r->str, s), b);
+	assert_ptr_equal(pmuk_rp_str(r, b), bp);
+	assert_int_equal(strlen(bp), big);
+	for (size_t i = 0; i < 4000; i++) {
+		snprintf(small, sizeof(small), "fn_%zu_%s", i, i % 7 ? "a" : "bbbbbbbbbbbbbbbbbbbbbb");
+		assert_int_equal(pmuk_rp_intern(&r->str, small), id[i]);
+		assert_ptr_equal(pmuk_rp_str(r, id[i]), at[i]);
+		assert_string_equal(at[i], small);
+	}
+	free(s);
+	pmu_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ids_as_interning),
 		cmocka_unit_test(test_long_address_one_text),
 		cmocka_unit_test(test_symbol_texts),
+		cmocka_unit_test(test_no_dangling_id),
+		cmocka_unit_test(test_long_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
