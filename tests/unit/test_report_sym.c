@@ -311,6 +311,89 @@ static void test_jit_unknown_then_named(void **state)
 	pmu_symbolizer_close(sym);
 }
 
+/* Any output of r as a string: the view (sort given) as text or JSON, the
+ * table by symbol, folded stacks or its JSON document. */
+static char *written(struct pmu_report *rp, int what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	PMU_OPTS(pmu_report_view, v, .sort = "sym", .children = PMU_REPORT_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_CALLER, .graph_limit = -1, .json = what == 1);
+
+	assert_non_null(f);
+	if (what <= 1)
+		assert_int_equal(pmu_report_write_view(rp, f, &v), 0);
+	else if (what == 2)
+		assert_int_equal(pmu_report_write_text(rp, f, PMU_REPORT_SYM, 0), 0);
+	else if (what == 3)
+		assert_int_equal(pmu_report_write_collapsed(rp, f), 0);
+	else
+		assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Addresses in no module (report_str.c names them only when written): the
+ * public rows' names, the view's text, JSON and call graph, the table and
+ * the folded stacks give "0x<addr>" and "0x<16 digits>", the same before and
+ * after the rows make their texts; rows that tie keep the order of the
+ * symbols' first samples (the ids interning gave). */
+static void test_unmapped_names(void **state)
+{
+	struct pmu_report *rp;
+	/* short, 16 digits (name is label), 12 digits, zero */
+	const uint64_t a[] = { 0x40, 0x9876543210fedcbaull, 0x7f0000201010ull, 0 };
+	const size_t na = sizeof(a) / sizeof(a[0]);
+	char want[64], *before[5];
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	for (size_t i = 0; i < na; i++) {   /* each leaf once, called from the next */
+		uint64_t chain[] = { a[i], a[(i + 1) % na] };
+		struct pmu_record r;
+		memset(&r, 0, sizeof(r));
+		r.kind = PMU_RECORD_SAMPLE;
+		r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
+		r.pid = r.tid = 4242;
+		r.cpu = -1;
+		r.cpumode = PMU_CPUMODE_USER;
+		r.sample.ip = a[i];
+		r.sample.callchain = chain;
+		r.sample.nr_callchain = 2;
+		assert_int_equal(pmu_report_record(&r, rp), 0);
+	}
+	for (int w = 0; w < 5; w++)
+		before[w] = written(rp, w);
+	/* the view's rows tie (one sample, two stacks each): first sampled first */
+	const char *at = before[0];
+	for (size_t i = 0; i < na; i++) {
+		snprintf(want, sizeof(want), "[.] 0x%016" PRIx64 "\n", a[i]);
+		const char *p = strstr(at, want);
+		assert_non_null(p);
+		at = p + 1;
+	}
+	snprintf(want, sizeof(want), "\"symbol\": \"0x%" PRIx64 "\"", a[2]);
+	assert_non_null(strstr(before[1], want));
+	snprintf(want, sizeof(want), ";0x%" PRIx64 ";0x%" PRIx64 " 1\n", a[1], a[0]);
+	assert_non_null(strstr(before[3], want));
+	assert_int_equal(pmu_report_count(rp, PMU_REPORT_SYM), na);
+	for (size_t i = 0; i < na; i++) {
+		struct pmu_report_row row;
+		assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, i, &row), 0);
+		snprintf(want, sizeof(want), "0x%" PRIx64, a[i]);
+		assert_string_equal(row.name, want);
+		assert_int_equal(row.samples, 1);
+	}
+	for (int w = 0; w < 5; w++) {   /* texts made now: the same outputs */
+		char *after = written(rp, w);
+		assert_string_equal(after, before[w]);
+		free(after);
+		free(before[w]);
+	}
+	pmu_report_free(rp);
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -382,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_same_offset_two_processes),
 		cmocka_unit_test(test_jit_same_address),
 		cmocka_unit_test(test_jit_unknown_then_named),
+		cmocka_unit_test(test_unmapped_names),
 		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
