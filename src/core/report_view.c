@@ -296,7 +296,7 @@ static size_t sort_long(struct rv_view *v, struct sort_key *s)
 
 /* Rows by Children (with children) else Self period, highest first, then
  * by their keys' bytes. */
-static int sort_rows(struct rv_view *v)
+int pmuk_rv_sort(struct rv_view *v)
 {
 	size_t size = v->nk <= 3 ? 2 * sizeof(struct short_key) : sizeof(struct sort_key);
 	void *s = malloc((v->n + 1) * size);   /* short keys: and room to merge */
@@ -460,7 +460,7 @@ int pmuk_rv_build(struct rv_view *v)
 	}
 	v->hit_at[r->n_groups] = (uint32_t)v->n_hits;
 	if (!err)
-		err = sort_rows(v);
+		err = pmuk_rv_sort(v);
 	if (!err && v->graph)
 		err = build_graphs(v);
 	return err ? pmuk_fail(PMU_ENOMEM, "no memory for the report's view") : 0;

@@ -59,6 +59,9 @@ struct rv_view {
 int pmuk_rv_parse(struct rv_view *v, const char *sort);
 /* The rows of event v->event, sorted, limited, with call graphs when asked. */
 int pmuk_rv_build(struct rv_view *v);
+/* Its step that orders v->rows into v->order (shown: v->shown): 0 or
+ * PMU_ENOMEM. */
+int pmuk_rv_sort(struct rv_view *v);
 void pmuk_rv_free(struct rv_view *v);
 const char *pmuk_rv_key_name(enum rv_key k);
 /* The text of key i of row w: into buf when it is made up. */
