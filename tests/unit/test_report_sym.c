@@ -394,6 +394,57 @@ static void test_unmapped_names(void **state)
 	pmu_report_free(rp);
 }
 
+static void sample_period(struct pmu_report *rp, int32_t event, uint64_t ip, uint64_t period)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_PERIOD;
+	r.pid = r.tid = 4243;
+	r.cpu = -1;
+	r.event = event;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = ip;
+	r.sample.period = period;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* The text's percentages are kept by period (report_vout.c): one period in
+ * sections of other totals gets each section's own percentage, and the
+ * largest period prints whole. */
+static void test_percent_per_section(void **state)
+{
+	struct pmu_report *rp;
+	char want[96];
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	sample_period(rp, 0, 0x1000, 10);   /* section 0: 10 of 40 */
+	sample_period(rp, 0, 0x2000, 30);
+	sample_period(rp, 1, 0x1000, 10);   /* section 1: 10 of 20 */
+	sample_period(rp, 1, 0x3000, 10);
+	sample_period(rp, 2, 0x4000, UINT64_MAX);   /* section 2: all of it */
+	char *out = written(rp, 0);
+	const char *s0 = strstr(out, "# Event count (approx.): 40\n");
+	const char *s1 = strstr(out, "# Event count (approx.): 20\n");
+	snprintf(want, sizeof(want), "# Event count (approx.): %" PRIu64 "\n", UINT64_MAX);
+	const char *s2 = strstr(out, want);
+	assert_non_null(s0);
+	assert_non_null(s1);
+	assert_non_null(s2);
+	assert_true(s0 < s1 && s1 < s2);
+	const char *a = strstr(s0, "    25.00%    25.00%  [.] 0x0000000000001000\n");
+	const char *b = strstr(s1, "    50.00%    50.00%  [.] 0x0000000000001000\n");
+	const char *c = strstr(s2, "   100.00%   100.00%  [.] 0x0000000000004000\n");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_true(a < s1 && b < s2);
+	free(out);
+	pmu_report_free(rp);
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -466,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_jit_same_address),
 		cmocka_unit_test(test_jit_unknown_then_named),
 		cmocka_unit_test(test_unmapped_names),
+		cmocka_unit_test(test_percent_per_section),
 		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
