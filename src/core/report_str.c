@@ -118,11 +118,12 @@ static int str_eq(const void *key, uint32_t id, const void *ctx)
 	return !strcmp(key, ((const struct rp_strings *)ctx)->s[id]);
 }
 
-/* The next id, without text yet: 0 without memory. */
+/* The next id, without text yet: RP_NONE without memory (0 is an id: the
+ * first, given to ""). */
 static uint32_t new_id(struct rp_strings *t)
 {
 	if (t->n >= RP_NONE - 1 || pmuk_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
-		return 0;
+		return RP_NONE;
 	return (uint32_t)t->n++;
 }
 
@@ -154,7 +155,7 @@ uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
 	if (e && (id = form & NAME_FORM ? e->name : RP_NONE) == RP_NONE)
 		id = form & LABEL_FORM ? e->label : RP_NONE;
 	int fresh = id == RP_NONE;
-	if (fresh && !(id = new_id(t)))
+	if (fresh && (id = new_id(t)) == RP_NONE)
 		return 0;
 	if (set_text(t, id, s, len, h)) {
 		t->n -= fresh;	/* a new id goes back: none is left without text */
@@ -179,7 +180,7 @@ uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made)
 	if (e->name == RP_NONE) {   /* 16 digits, the first not 0: the label's text too */
 		int same = addr >> 60 && e->label != RP_NONE;
 		uint32_t id = same ? e->label : new_id(t);
-		if (!id)
+		if (id == RP_NONE)
 			return 0;
 		e->name = id;
 		*made = !same;
@@ -195,7 +196,7 @@ uint32_t pmuk_rp_addr_label(struct rp_strings *t, uint64_t addr)
 		return 0;
 	if (e->label == RP_NONE) {
 		uint32_t id = addr >> 60 && e->name != RP_NONE ? e->name : new_id(t);
-		if (!id)
+		if (id == RP_NONE)
 			return 0;
 		e->label = id;
 	}

@@ -178,6 +178,21 @@ static void test_long_texts(void **state)
 	pmu_report_free(r);
 }
 
+/* "" is string 0 from the start: interned again it is 0, and takes no id
+ * (the ids after it, which order tying rows, stay as before). */
+static void test_empty_is_zero(void **state)
+{
+	struct pmu_report *r = report();
+	(void)state;
+
+	assert_int_equal(pmuk_rp_intern(&r->str, ""), 0);
+	uint32_t a = pmuk_rp_intern(&r->str, "a");
+	assert_int_equal(a, 1);
+	assert_int_equal(pmuk_rp_intern(&r->str, ""), 0);
+	assert_int_equal(pmuk_rp_intern(&r->str, "b"), a + 1);
+	pmu_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_long_address_one_text),
 		cmocka_unit_test(test_symbol_texts),
 		cmocka_unit_test(test_no_dangling_id),
+		cmocka_unit_test(test_empty_is_zero),
 		cmocka_unit_test(test_long_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
