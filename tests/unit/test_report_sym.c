@@ -313,7 +313,8 @@ static void test_jit_unknown_then_named(void **state)
 
 /* Any output of r as a string: the view (sort given) as text or JSON, the
  * table by symbol, folded stacks or its JSON document. */
-static char *written(struct pmu_report *rp, int what)
+/* noinline: gcc -O3 takes the returned text for a pointer to the local buf */
+__attribute__((noinline)) static char *written(struct pmu_report *rp, int what)
 {
 	char *buf = NULL;
 	size_t len = 0;
