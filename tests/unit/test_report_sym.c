@@ -446,6 +446,51 @@ static void test_percent_per_section(void **state)
 	pmu_report_free(rp);
 }
 
+static void comm(struct pmu_report *rp, int32_t pid, int32_t tid, const char *name)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_COMM;
+	r.has = PMU_HAS_TID;
+	r.pid = pid, r.tid = tid;
+	r.cpu = r.event = -1;
+	snprintf(r.comm.name, sizeof(r.comm.name), "%s", name);
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* A thread named "" is unnamed (string 0): it shows its process's name, as
+ * a thread without a COMM record does. */
+static void test_empty_comm_unnamed(void **state)
+{
+	struct pmu_report *rp;
+	PMU_OPTS(pmu_report_view, v, .sort = "tid", .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+	char *buf = NULL;
+	size_t len = 0;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	comm(rp, 4244, 4244, "app");
+	comm(rp, 4244, 4245, "");
+	struct pmu_record r;
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP;
+	r.pid = 4244, r.tid = 4245;
+	r.cpu = -1;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = 0x5000;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(pmu_report_write_view(rp, f, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  4245:app\n"));
+	free(buf);
+	pmu_report_free(rp);
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -519,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_jit_unknown_then_named),
 		cmocka_unit_test(test_unmapped_names),
 		cmocka_unit_test(test_percent_per_section),
+		cmocka_unit_test(test_empty_comm_unnamed),
 		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
