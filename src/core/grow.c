@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pmuk_grow(void **v, size_t *cap, size_t need, size_t size)
+int pmuk_grow_slow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t c;
 	void *p;

@@ -8,7 +8,13 @@
  * least need elements, doubling so that appends stay amortised O(1). The new
  * elements are zeroed. Returns 0, or PMU_ENOMEM with *v and *cap untouched when
  * realloc fails or need * size does not fit a size_t; it records no detail, the
- * caller says what it was building. */
-int pmuk_grow(void **v, size_t *cap, size_t need, size_t size);
+ * caller says what it was building. Inline where there is room already: most
+ * calls (one per appended element) are that. */
+int pmuk_grow_slow(void **v, size_t *cap, size_t need, size_t size);
+
+static inline int pmuk_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : pmuk_grow_slow(v, cap, need, size);
+}
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/hash.h"
 
+#include <pmukit/error.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,28 +38,9 @@ uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed)
 	return pmuk_hash_u64(pmuk_hash_u64(h));
 }
 
-/* The slot's tag; the bucket is its low bits, so hashes that vary only in
- * their high or only in their low half both spread. */
 static uint32_t tag_of(uint64_t h)
 {
-	return (uint32_t)(h >> 32) ^ (uint32_t)h;
-}
-
-uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
-			 const void *key, const void *ctx)
-{
-	uint32_t tag = tag_of(h);
-
-	if (!ix->cap)
-		return PMUK_INDEX_NONE;
-	for (size_t i = tag & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-		uint64_t s = ix->slot[i];
-		uint32_t id = (uint32_t)s - 1;
-		if (!s)
-			return PMUK_INDEX_NONE;
-		if ((uint32_t)(s >> 32) == tag && eq(key, id, ctx))
-			return id;
-	}
+	return pmuk_index_tag(h);
 }
 
 static void place(uint64_t *slot, size_t cap, uint64_t s)
@@ -69,25 +52,40 @@ static void place(uint64_t *slot, size_t cap, uint64_t s)
 	slot[i] = s;
 }
 
+/* Room for one more element: 0, or -1 without memory. */
+static int reserve(struct pmuk_index *ix)
+{
+	if ((ix->n + 1) * 2 <= ix->cap)
+		return 0;
+	size_t cap = ix->cap ? ix->cap * 2 : 64;
+	uint64_t *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slot[i])
+			place(slot, cap, ix->slot[i]);
+	free(ix->slot);
+	ix->slot = slot;
+	ix->cap = cap;
+	return 0;
+}
+
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
 {
 	/* ids and ids + 1 are uint32_t, PMUK_INDEX_NONE excluded */
-	if (ix->n >= UINT32_MAX - 1)
+	if (ix->n >= UINT32_MAX - 1 || reserve(ix))
 		return PMUK_INDEX_NONE;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		uint64_t *slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return PMUK_INDEX_NONE;
-		for (size_t i = 0; i < ix->cap; i++)
-			if (ix->slot[i])
-				place(slot, cap, ix->slot[i]);
-		free(ix->slot);
-		ix->slot = slot;
-		ix->cap = cap;
-	}
 	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (ix->n + 1));
 	return (uint32_t)ix->n++;
+}
+
+int pmuk_index_put(struct pmuk_index *ix, uint64_t h, uint32_t id)
+{
+	if (id >= UINT32_MAX - 1 || ix->n >= UINT32_MAX - 1 || reserve(ix))
+		return PMU_ENOMEM;
+	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (id + 1));
+	ix->n++;
+	return 0;
 }
 
 void pmuk_index_free(struct pmuk_index *ix)

@@ -39,12 +39,39 @@ struct pmuk_index {
 /* Whether element id is key. */
 typedef int (*pmuk_index_eq_fn)(const void *key, uint32_t id, const void *ctx);
 
-/* The id of the element with hash h that eq says is key, or PMUK_INDEX_NONE. */
-uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h, pmuk_index_eq_fn eq,
-			 const void *key, const void *ctx);
+/* The slot's tag; the bucket is its low bits, so hashes that vary only in
+ * their high or only in their low half both spread. */
+static inline uint32_t pmuk_index_tag(uint64_t h)
+{
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* The id of the element with hash h that eq says is key, or PMUK_INDEX_NONE.
+ * Inline: a caller's eq (a static function, mostly) is then inlined too,
+ * and lookups are the report's most frequent operation. */
+static inline uint32_t pmuk_index_find(const struct pmuk_index *ix, uint64_t h,
+				       pmuk_index_eq_fn eq, const void *key, const void *ctx)
+{
+	uint32_t tag = pmuk_index_tag(h);
+
+	if (!ix->cap)
+		return PMUK_INDEX_NONE;
+	for (size_t i = tag & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+		uint64_t s = ix->slot[i];
+		uint32_t id = (uint32_t)s - 1;
+		if (!s)
+			return PMUK_INDEX_NONE;
+		if ((uint32_t)(s >> 32) == tag && eq(key, id, ctx))
+			return id;
+	}
+}
 /* Adds element id ix->n with hash h; returns it, or PMUK_INDEX_NONE without
  * memory (nothing changed then). The caller stores the element at that id. */
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h);
+/* Adds element id with hash h, for a caller whose ids also count elements
+ * it does not index (ids below PMUK_INDEX_NONE - 1, kept distinct by the
+ * caller). 0, or PMU_ENOMEM with nothing changed. */
+int pmuk_index_put(struct pmuk_index *ix, uint64_t h, uint32_t id);
 void pmuk_index_free(struct pmuk_index *ix);
 
 #endif

@@ -32,20 +32,19 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 	return s->proc == k->proc && s->n == k->n && !memcmp(s->frames, k->f, k->n * sizeof(*k->f));
 }
 
-static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period)
+/* fresh: a symbol of the stack is new, so no stack holds it yet */
+static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period, int fresh)
 {
 	struct stack_key k = { proc, r->sscratch, n };
 	uint64_t h = pmuk_hash_words(r->sscratch, n, proc);
-	uint32_t id = pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
+	uint32_t id = fresh ? RP_NONE : pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
-		uint32_t *copy = malloc(n * sizeof(*copy));
+		uint32_t *copy = pmuk_rp_alloc(&r->mem, n * sizeof(*copy));
 		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
 				       sizeof(*r->stacks)) ||
-		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE) {
-			free(copy);
-			return PMU_ENOMEM;
-		}
+		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE)
+			return PMU_ENOMEM;   /* copy goes with the report */
 		memcpy(copy, r->sscratch, n * sizeof(*copy));
 		r->stacks[r->n_stacks++] = (struct rp_stack){ proc, (uint32_t)n, copy, 0, 0 };
 	}
@@ -165,7 +164,7 @@ static size_t sample_frames(struct pmu_report *r, const struct pmu_record *rec, 
 		return SIZE_MAX;
 	/* New frames add no mapping sets, so these pointers stay valid for the sample:
 	 * the process's set is made now (a JIT frame records its lines in it). */
-	const struct rp_mapset *own = pmuk_rp_mapset(r, pid, pid >= 0);
+	struct rp_mapset *own = pmuk_rp_mapset(r, pid, pid >= 0);
 	if (pid >= 0 && !own)
 		return SIZE_MAX;
 	const struct rp_mapset *all = pmuk_rp_mapset(r, -1, 0);
@@ -243,9 +242,15 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 		r->sum.hidden++;
 		return 0;
 	}
+	size_t syms = r->n_syms;   /* ids from here on: symbols new in this sample */
 	size_t k = sample_frames(r, rec, t->pid), n = k == SIZE_MAX ? k : expand(r, k);
 	if (n == SIZE_MAX)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
+	/* a sampled data word (no frame pointer) is most often a new symbol: then
+	 * the sample's stack and group are new, and their lookups are skipped */
+	int fresh = 0;
+	for (size_t i = 0; i < n && !fresh; i++)
+		fresh = r->sscratch[i] >= syms;
 	struct rp_sym *leaf = &r->syms[r->frames[r->scratch[0]].sym];
 	count(&leaf->samples, &leaf->period, period);
 	if (leaf->module != RP_NONE)
@@ -258,8 +263,8 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 	/* p->name is interned already: only a nameless process's fallback is looked up */
 	uint32_t proc = *pmuk_rp_str(r, p->name) ? p->name :
 			pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, t));
-	if (count_stack(r, proc, n, period) ||
-	    pmuk_rp_group(r, rec, t, k, period))
+	if (count_stack(r, proc, n, period, fresh) ||
+	    pmuk_rp_group(r, rec, t, k, period, fresh))
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's stack table");
 	if (r->o.script)
 		pmuk_rp_script(r, rec, t, k);

@@ -54,7 +54,7 @@ static size_t entries(struct pmu_report *r, size_t k)
 }
 
 int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
-		  size_t k, uint64_t period)
+		  size_t k, uint64_t period, int fresh)
 {
 	size_t n = entries(r, k);
 
@@ -66,15 +66,13 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 	uint64_t h = pmuk_hash_u64((uint64_t)(uint32_t)key.event << 32 | key.thread) ^
 		     (uint32_t)key.cpu ^ (uint64_t)key.leaf << 40;
 	h = pmuk_hash_words(key.e, 2 * n, h);
-	uint32_t id = pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
+	uint32_t id = fresh ? RP_NONE : pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
 	if (id == RP_NONE) {
-		uint32_t *copy = malloc(2 * n * sizeof(*copy) + 1);
+		uint32_t *copy = pmuk_rp_alloc(&r->mem, 2 * n * sizeof(*copy) + 1);
 		if (!copy || pmuk_grow((void **)&r->groups, &r->cap_groups, r->n_groups + 1,
 				       sizeof(*r->groups)) ||
-		    (id = pmuk_index_add(&r->group_ix, h)) == RP_NONE) {
-			free(copy);
-			return PMU_ENOMEM;
-		}
+		    (id = pmuk_index_add(&r->group_ix, h)) == RP_NONE)
+			return PMU_ENOMEM;   /* copy goes with the report */
 		memcpy(copy, key.e, 2 * n * sizeof(*copy));
 		r->groups[r->n_groups++] = (struct rp_group){ key.event, key.thread, key.cpu,
 			(uint32_t)n, key.leaf, copy, 0, 0 };
@@ -86,8 +84,6 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 
 void pmuk_rp_groups_free(struct pmu_report *r)
 {
-	for (size_t i = 0; i < r->n_groups; i++)
-		free(r->groups[i].e);
-	free(r->groups);
+	free(r->groups);   /* their entries are in r->mem */
 	pmuk_index_free(&r->group_ix);
 }

@@ -12,13 +12,41 @@
 /* The report's "no id"; its tables are core/hash.h indexes. */
 #define RP_NONE PMUK_INDEX_NONE
 
-/* Interned strings: ids are stable, 0 is "". */
+/* Memory freed with the report: interned text, stacks and group entries
+ * are made one or two per distinct address or stack, and one malloc and
+ * free each would cost more than the rest of their work. */
+struct rp_arena {
+	char *free_at;           /* unused room of the newest block */
+	size_t free_n;
+	char **blocks;
+	size_t n_blocks, cap_blocks;
+};
+/* n bytes aligned for uint64_t, NULL without memory. */
+void *pmuk_rp_alloc(struct rp_arena *a, size_t n);
+void pmuk_rp_arena_free(struct rp_arena *a);
+
+/* Interned strings (report_str.c): ids are stable, 0 is "". An address's
+ * name or label (see rp_sym.at_addr) has an id whose text is made only when
+ * an output keeps it: s[id] NULL until then. */
+struct rp_hexname {              /* the ids of "0x<v>" and "0x<v, 16 digits>" */
+	uint64_t v;
+	uint32_t name, label;    /* RP_NONE: none yet */
+};
 struct rp_strings {
-	struct pmuk_index ix;
+	struct pmuk_index ix;    /* the ids with text */
 	char **s;
-	size_t cap;
+	size_t n, cap;
+	struct rp_arena text;
+	struct rp_hexname *hex;
+	size_t cap_hex;
+	struct pmuk_index hex_ix;
 };
 uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s);
+/* The ids of "0x<addr>" and "0x<addr, 16 digits>", made without their text;
+ * *made: the name's id is new (nothing can be named by it yet). */
+uint32_t pmuk_rp_addr_name(struct rp_strings *t, uint64_t addr, int *made);
+uint32_t pmuk_rp_addr_label(struct rp_strings *t, uint64_t addr);
+void pmuk_rp_strings_free(struct rp_strings *t);
 
 struct rp_module {
 	uint32_t path, base;     /* interned: full path, file name */
@@ -39,8 +67,9 @@ struct rp_mapset {
 	struct rp_map *v;
 	size_t n, cap;
 	uint32_t jit_gen;        /* generation of its JIT frames (report_jit.c) */
-	uint64_t *jit_line;      /* 64-byte lines of them named in this generation */
-	size_t cap_line;
+	uint64_t *jit_line;      /* 64-byte lines of them named in this generation: */
+	size_t n_line, cap_line; /* a list until a SYMBOL record of the process, */
+	int indexed;             /* then distinct and indexed by line_ix */
 	struct pmuk_index line_ix;
 };
 
@@ -73,8 +102,21 @@ struct rp_sym {
 	uint32_t module;         /* RP_NONE: no module */
 	uint64_t samples, period;    /* as the sampled address */
 	uint32_t label;          /* interned: the function, or "0x<offset>" */
-	int kernel;              /* a kernel (or hypervisor) address */
+	uint8_t kernel;          /* a kernel (or hypervisor) address */
+	uint8_t at_addr;         /* named by addr alone, in no module: its texts may
+				    not be made (pmuk_rp_sym_name) */
+	uint64_t addr;
 };
+
+/* A symbol's name and label: its strings, or an address symbol's text made
+ * in buf (RP_ADDR_BUF bytes). */
+#define RP_ADDR_BUF 24
+const char *pmuk_rp_sym_name(const struct pmu_report *r, uint32_t sym, char *buf);
+const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *buf);
+size_t pmuk_rp_sym_label_len(const struct pmu_report *r, uint32_t sym);
+/* Makes the texts of symbol sym (of every symbol when sym is RP_NONE), for
+ * outputs that keep names past a call: 0 or PMU_ENOMEM. */
+int pmuk_rp_sym_keep(struct pmu_report *r, uint32_t sym);
 
 struct rp_thread {
 	int32_t pid, tid;
@@ -128,6 +170,7 @@ struct pmu_report {
 	struct pmu_report_opts o;
 	struct pmu_report_summary sum;
 	struct rp_strings str;
+	struct rp_arena mem;     /* stacks' frames, groups' entries */
 	struct rp_module *mods;
 	size_t n_mods, cap_mods;
 	struct pmuk_index mod_ix;
@@ -185,13 +228,13 @@ int pmuk_rp_add_map(struct pmu_report *r, const struct pmu_record *rec);
  * kernel: addr is a kernel frame (as the sample's cpumode or stack says). own,
  * all: pmuk_rp_mapset(r, pid, 0) and pmuk_rp_mapset(r, -1, 0), looked up once
  * per sample by the caller. */
-uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel);
 /* JIT frames (report_jit.c): whether a mapped path is anonymous memory; addr
- * of pid named in its current generation (0 or PMU_ENOMEM); a SYMBOL record
- * that names again what was named ends the generation. */
+ * named in the current generation of process set s (0 or PMU_ENOMEM); a
+ * SYMBOL record that names again what was named ends the generation. */
 int pmuk_rp_anon_path(const char *path);
-int pmuk_rp_jit_seen(struct pmu_report *r, int32_t pid, uint64_t addr);
+int pmuk_rp_jit_seen(struct rp_mapset *s, uint64_t addr);
 void pmuk_rp_jit_symbol(struct pmu_report *r, const struct pmu_record *rec);
 void pmuk_rp_jit_free(struct rp_mapset *s);
 struct rp_thread *pmuk_rp_thread(struct pmu_report *r, int32_t pid, int32_t tid);
@@ -199,9 +242,10 @@ struct rp_process *pmuk_rp_process(struct pmu_report *r, int32_t pid);
 const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id);
 const char *pmuk_rp_thread_name(struct pmu_report *r, const struct rp_thread *t);
 const char *pmuk_rp_process_name(struct pmu_report *r, int32_t pid);
-/* report_group.c: counts the sample (frame ids in r->scratch[0..n)) in its group. */
+/* report_group.c: counts the sample (frame ids in r->scratch[0..n)) in its
+ * group; fresh: one of its symbols is new (no group holds it yet). */
 int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const struct rp_thread *t,
-		  size_t n, uint64_t period);
+		  size_t n, uint64_t period, int fresh);
 void pmuk_rp_groups_free(struct pmu_report *r);
 /* report_out.c: what was lost or damaged (LOST_SAMPLES and LOST apart: a
  * file may hold both for the same losses), from the records and

@@ -33,13 +33,8 @@ static uint32_t find_line(const struct rp_mapset *s, uint64_t line)
 	return pmuk_index_find(&s->line_ix, pmuk_hash_u64(line), line_eq, &line, s);
 }
 
-int pmuk_rp_jit_seen(struct pmu_report *r, int32_t pid, uint64_t addr)
+static int index_line(struct rp_mapset *s, uint64_t line)
 {
-	struct rp_mapset *s = pmuk_rp_mapset(r, pid, 1);
-	uint64_t line = addr >> LINE_SHIFT;
-
-	if (!s)
-		return PMU_ENOMEM;
 	if (find_line(s, line) != RP_NONE)
 		return 0;
 	if (pmuk_grow((void **)&s->jit_line, &s->cap_line, s->line_ix.n + 1, sizeof(*s->jit_line)))
@@ -48,12 +43,43 @@ int pmuk_rp_jit_seen(struct pmu_report *r, int32_t pid, uint64_t addr)
 	if (id == RP_NONE)
 		return PMU_ENOMEM;
 	s->jit_line[id] = line;
+	s->n_line = s->line_ix.n;
+	return 0;
+}
+
+/* Most processes never get a SYMBOL record, and most of their frames in no
+ * module are a stack's data words, each seen once: their lines are only
+ * listed, and indexed when a SYMBOL record needs to look them up. */
+int pmuk_rp_jit_seen(struct rp_mapset *s, uint64_t addr)
+{
+	uint64_t line = addr >> LINE_SHIFT;
+
+	if (s->indexed)
+		return index_line(s, line);
+	if (pmuk_grow((void **)&s->jit_line, &s->cap_line, s->n_line + 1, sizeof(*s->jit_line)))
+		return PMU_ENOMEM;
+	s->jit_line[s->n_line++] = line;
+	return 0;
+}
+
+/* The listed lines, made distinct, into the index: 0 or PMU_ENOMEM (then the
+ * generation ends, as no line can be told). */
+static int index_lines(struct rp_mapset *s)
+{
+	size_t n = s->n_line;
+
+	s->indexed = 1;
+	s->n_line = 0;
+	for (size_t i = 0; i < n; i++)   /* the index's ids are the kept lines' places */
+		if (index_line(s, s->jit_line[i]))
+			return PMU_ENOMEM;
 	return 0;
 }
 
 static void new_generation(struct rp_mapset *s)
 {
 	s->jit_gen++;
+	s->n_line = 0;
 	pmuk_index_free(&s->line_ix);	/* the lines array is reused */
 }
 
@@ -63,10 +89,10 @@ void pmuk_rp_jit_symbol(struct pmu_report *r, const struct pmu_record *rec)
 	uint64_t first = rec->symbol.start >> LINE_SHIFT, len = rec->symbol.len ? rec->symbol.len : 1;
 	uint64_t last = (rec->symbol.start + len - 1) >> LINE_SHIFT;
 
-	if (!s || !s->line_ix.n)
+	if (!s || !s->n_line)
 		return;
-	if (last < first || last - first >= MAX_PROBES) {	/* wraps, or huge */
-		new_generation(s);
+	if ((!s->indexed && index_lines(s)) || last < first || last - first >= MAX_PROBES) {
+		new_generation(s);	/* wraps, or huge */
 		return;
 	}
 	for (uint64_t l = first; l <= last; l++)

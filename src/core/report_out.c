@@ -132,6 +132,8 @@ int pmu_report_row(struct pmu_report *r, enum pmu_report_sort by, size_t i,
 			out->build_id = r->mods[m].bid_text;
 		}
 		if (by == PMU_REPORT_SYM) {
+			if ((err = pmuk_rp_sym_keep(r, id)))   /* the row's name outlives the call */
+				return err;
 			out->name = pmuk_rp_str(r, r->syms[id].name);
 			out->samples = r->syms[id].samples;
 			out->period = r->syms[id].period;
@@ -444,6 +446,7 @@ static int cmp_line(const void *a, const void *b)
 
 int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 {
+	char addr[RP_ADDR_BUF];
 	char **lines = calloc(r->n_stacks + 1, sizeof(*lines));
 
 	if (!lines)
@@ -452,7 +455,7 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 		const struct rp_stack *s = &r->stacks[i];
 		size_t cap = 64 + strlen(pmuk_rp_str(r, s->proc)), at;
 		for (uint32_t k = 0; k < s->n; k++)
-			cap += 1 + strlen(pmuk_rp_str(r, r->syms[s->frames[k]].name));
+			cap += 1 + strlen(pmuk_rp_sym_name(r, s->frames[k], addr));
 		if (!(lines[i] = malloc(cap))) {
 			for (size_t k = 0; k < i; k++)
 				free(lines[k]);
@@ -463,7 +466,7 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 		at = put_folded(lines[i], 0, cap, *proc ? proc : "[unknown]");
 		for (uint32_t k = s->n; k-- > 0;) {	/* root first */
 			lines[i][at++] = ';';
-			at = put_folded(lines[i], at, cap, pmuk_rp_str(r, r->syms[s->frames[k]].name));
+			at = put_folded(lines[i], at, cap, pmuk_rp_sym_name(r, s->frames[k], addr));
 		}
 		snprintf(lines[i] + at, cap - at, " %" PRIu64, s->count);
 	}

@@ -421,6 +421,8 @@ int pmu_report_write_pprof(struct pmu_report *r, FILE *f)
 
 	if (!r || !f)
 		return pmuk_fail(PMU_EINVAL, "pmu_report_write_pprof needs a report and a file");
+	if ((err = pmuk_rp_sym_keep(r, RP_NONE)))   /* its string table holds them */
+		return err;
 	if ((err = pmuk_gz_open(f, &pp.gz)))
 		return err;
 	str(&pp, "");	/* string_table[0] is "" */

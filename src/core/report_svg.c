@@ -321,6 +321,8 @@ int pmu_report_write_svg(struct pmu_report *r, FILE *f, const char *title)
 
 	if (!r || !f)
 		return pmuk_fail(PMU_EINVAL, "pmu_report_write_svg needs a report and a file");
+	if (pmuk_rp_sym_keep(r, RP_NONE))   /* the walk holds names across stacks */
+		return PMU_ENOMEM;
 	for (size_t i = 0; i < r->n_stacks; i++) {
 		v.total += r->stacks[i].count;
 		if (r->stacks[i].n > deepest)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tables of the record report: hashing, interned strings, threads and
- * processes (an id reused after EXIT starts a new entry), modules with their
- * address maps per process, and distinct code addresses with their names. */
+/* Tables of the record report: threads and processes (an id reused after
+ * EXIT starts a new entry), modules with their address maps per process, and
+ * distinct code addresses with their names. */
 #include "core/file.h"
 #include "core/error.h"
 #include "core/opts.h"
@@ -14,39 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int str_eq(const void *key, uint32_t id, const void *ctx)
-{
-	const struct rp_strings *t = ctx;
-
-	return !strcmp(key, t->s[id]);
-}
-
-uint32_t pmuk_rp_intern(struct rp_strings *t, const char *s)
-{
-	uint64_t h = pmuk_hash_bytes(s, strlen(s), 1);
-	uint32_t id = pmuk_index_find(&t->ix, h, str_eq, s, t);
-
-	if (id != RP_NONE)
-		return id;
-	char *copy = strdup(s);
-	if (!copy || pmuk_grow((void **)&t->s, &t->cap, t->ix.n + 1, sizeof(*t->s))) {
-		free(copy);
-		return 0;	/* out of memory: the name reads "" */
-	}
-	id = pmuk_index_add(&t->ix, h);
-	if (id == RP_NONE) {
-		free(copy);
-		return 0;
-	}
-	t->s[id] = copy;
-	return id;
-}
-
-const char *pmuk_rp_str(const struct pmu_report *r, uint32_t id)
-{
-	return id < r->str.ix.n ? r->str.s[id] : "";
-}
-
 int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
 {
 	struct pmu_report *r;
@@ -58,7 +25,7 @@ int pmu_report_new(const struct pmu_report_opts *opts, struct pmu_report **out)
 	if (!(r = calloc(1, sizeof(*r))))
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
 	PMUK_OPTS_LOAD(r->o, opts, pmu_report_opts); /* checked above: cannot fail */
-	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.ix.n) {
+	if (pmuk_rp_intern(&r->str, "") != 0 || !r->str.n) {
 		pmu_report_free(r);
 		return pmuk_fail(PMU_ENOMEM, "no memory for a report");
 	}
@@ -70,10 +37,7 @@ void pmu_report_free(struct pmu_report *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->str.ix.n; i++)
-		free(r->str.s[i]);
-	free(r->str.s);
-	pmuk_index_free(&r->str.ix);
+	pmuk_rp_strings_free(&r->str);
 	for (size_t i = 0; i < r->n_maps; i++) {
 		free(r->maps[i].v);
 		pmuk_rp_jit_free(&r->maps[i]);
@@ -84,8 +48,6 @@ void pmu_report_free(struct pmu_report *r)
 		free(r->procs[i].pmc);
 	for (size_t i = 0; i < r->n_cpus; i++)
 		free(r->cpus[i].pmc_in);
-	for (size_t i = 0; i < r->n_stacks; i++)
-		free(r->stacks[i].frames);
 	for (int i = 0; i < 5; i++)
 		free(r->order[i]);
 	struct pmuk_index *ix[] = { &r->mod_ix, &r->map_ix, &r->frame_ix, &r->sym_ix,
@@ -96,6 +58,7 @@ void pmu_report_free(struct pmu_report *r)
 	free(r->moffs);
 	free(r->procs), free(r->cpus), free(r->stacks), free(r->scratch), free(r->sscratch);
 	pmuk_rp_groups_free(r);
+	pmuk_rp_arena_free(&r->mem);
 	free(r->inl), free(r->escratch), free(r->uscratch), free(r->events);
 	free(r);
 }
@@ -388,7 +351,27 @@ static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label
 	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->syms[r->n_syms++] = (struct rp_sym){ k.name, module, 0, 0,
-		pmuk_rp_intern(&r->str, label), kernel };
+		pmuk_rp_intern(&r->str, label), (uint8_t)kernel, 0, 0 };
+	return id;
+}
+
+/* The symbol "0x<addr>" in no module, its texts not made: as sym_of would
+ * find or make it, with the same string ids. */
+static uint32_t addr_sym(struct pmu_report *r, uint64_t addr, int kernel)
+{
+	int made;
+	struct sym_key k = { pmuk_rp_addr_name(&r->str, addr, &made), RP_NONE };
+	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
+	/* a new name names no symbol yet: most of these addresses are seen once */
+	uint32_t id = made ? RP_NONE : pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
+
+	if (id != RP_NONE)
+		return id;
+	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
+	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->syms[r->n_syms++] = (struct rp_sym){ k.name, RP_NONE, 0, 0,
+		pmuk_rp_addr_label(&r->str, addr), (uint8_t)kernel, 1, addr };
 	return id;
 }
 
@@ -444,9 +427,44 @@ static int add_inlined(struct pmu_report *r, struct rp_frame *fr, const struct n
 	return 0;
 }
 
-/* name ("module!function") and label ("function") of an address. */
-static void name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
-		    const char *fn, uint64_t addr, char *name, char *label, size_t size)
+/* Names made as snprintf would make them (cut at size - 1 bytes), without its
+ * format parsing: most of a report's addresses are named once each. */
+struct txt {
+	char *o;
+	size_t n, size;
+};
+
+static void put(struct txt *t, const char *s)
+{
+	while (*s && t->n + 1 < t->size)
+		t->o[t->n++] = *s++;
+	t->o[t->n] = '\0';
+}
+
+/* "0x" and v in hex, at least `digits` digits: "0x%0*" PRIx64 */
+static void put_hex(struct txt *t, uint64_t v, int digits)
+{
+	char d[20];
+	size_t n = 1;
+
+	for (uint64_t x = v >> 4; x; x >>= 4)
+		n++;
+	n = n < (size_t)digits ? (size_t)digits : n;
+	char *o = t->n + n + 3 <= t->size ? t->o + t->n : d;   /* d: cut below */
+	o[0] = '0', o[1] = 'x';
+	for (size_t i = n + 2; i-- > 2; v >>= 4)
+		o[i] = "0123456789abcdef"[v & 15];
+	o[n + 2] = '\0';
+	if (o == d)
+		put(t, d);
+	else
+		t->n += n + 2;
+}
+
+/* name ("module!function") and label ("function") of an address; 1 when
+ * they are the address alone, in no mapping (nothing is written then). */
+static int name_of(struct pmu_report *r, const struct rp_map *m, const struct named *nm,
+		   const char *fn, uint64_t addr, char *name, char *label, size_t size)
 {
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	uint64_t off = m ? addr - m->start + m->pgoff : addr;
@@ -458,24 +476,30 @@ static void name_of(struct pmu_report *r, const struct rp_map *m, const struct n
 			mod = pmuk_path_base(o->module ? o->module : "");
 		snprintf(label, size, "0x%016" PRIx64 " %s", o->module_offset, why);
 		snprintf(name, size, "%s!+0x%" PRIx64 " %s", mod, o->module_offset, why);
-		return;
+		return 0;
 	}
 	if (o)
 		fn = o->function;
 	if (!*mod && o && o->module)
 		mod = pmuk_path_base(o->module);
+	if (!m && !*mod && !(fn && *fn))
+		return 1;
+	struct txt l = { label, 0, size }, n = { name, 0, size };
 	if (fn && *fn)
-		snprintf(label, size, "%s", fn);
+		put(&l, fn);
 	else
-		snprintf(label, size, "0x%016" PRIx64, off);
-	if (*mod && fn && *fn)
-		snprintf(name, size, "%s!%s", mod, fn);
+		put_hex(&l, off, 16);
+	if (*mod) {
+		put(&n, mod);
+		put(&n, "!");
+	}
+	if (fn && *fn)
+		put(&n, fn);
 	else if (*mod)
-		snprintf(name, size, "%s!+0x%" PRIx64, mod, off);
-	else if (fn && *fn)
-		snprintf(name, size, "%s", fn);
+		put(&n, "+"), put_hex(&n, off, 1);
 	else
-		snprintf(name, size, "0x%" PRIx64, addr);
+		put_hex(&n, addr, 1);
+	return 0;
 }
 
 /* The resolve callback's name for addr, NULL when none. */
@@ -545,7 +569,7 @@ static void add_moff(struct pmu_report *r, struct rp_moff k, uint32_t id)
 		r->moffs[at] = (struct rp_moff){ k.module, id, k.off };
 }
 
-uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
+uint32_t pmuk_rp_frame(struct pmu_report *r, struct rp_mapset *own,
 		       const struct rp_mapset *all, int32_t pid, uint64_t addr, int kernel)
 {
 	const struct rp_map *m = find_map(own, addr);
@@ -561,7 +585,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	uint32_t id = pmuk_index_find(&r->frame_ix, h, frame_eq, &k, r);
 	if (id != RP_NONE)
 		return id;
-	struct rp_moff mk;
+	struct rp_moff mk = { 0, 0, 0 };
 	int keyed = moff_key(r, m, addr, &mk);
 	uint32_t seen = keyed ? pmuk_index_find(&r->moff_ix, moff_hash(&mk), moff_eq, &mk, r) :
 		RP_NONE;
@@ -577,7 +601,7 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	const char *fn = named ? NULL : callback(r, m, addr);
 	const struct named *use = named ? &nm : &none;
 	char name[600], label[600];
-	name_of(r, m, use, fn, addr, name, label, sizeof(name));
+	int bare = name_of(r, m, use, fn, addr, name, label, sizeof(name));
 	struct rp_frame fr = { .module = k.module, .pid = k.pid, .addr = addr, .bias = k.bias,
 			       .line = use->n ? line_of(r, &use->fr[use->n - 1]) : 0, .gen = k.gen };
 	const char *func = use->n ? use->fr[use->n - 1].function : fn;
@@ -585,10 +609,19 @@ uint32_t pmuk_rp_frame(struct pmu_report *r, const struct rp_mapset *own,
 	uint32_t smod = k.module;	/* JIT code the symbolizer named: its module */
 	if (smod == RP_NONE && use->n && func && use->fr[use->n - 1].module)
 		smod = module_of(r, &(struct pmu_mmap){ .path = use->fr[use->n - 1].module });
-	fr.sym = sym_of(r, name, label, smod, kernel);
+	if (bare && smod == RP_NONE) {
+		fr.sym = addr_sym(r, addr, kernel);
+	} else if (bare) {   /* what name_of left out: the address in no mapping */
+		struct txt n = { name, 0, sizeof(name) }, l = { label, 0, sizeof(label) };
+		put_hex(&n, addr, 1);
+		put_hex(&l, addr, 16);
+		fr.sym = sym_of(r, name, label, smod, kernel);
+	} else {
+		fr.sym = sym_of(r, name, label, smod, kernel);
+	}
 	const char *mod = m ? pmuk_rp_str(r, r->mods[m->module].base) : "";
 	if (fr.sym == RP_NONE || add_inlined(r, &fr, use, mod, k.module, kernel) ||
-	    (jit && pmuk_rp_jit_seen(r, pid, addr)) ||
+	    (jit && own && pmuk_rp_jit_seen(own, addr)) ||
 	    (id = add_frame(r, &fr, h)) == RP_NONE)
 		return RP_NONE;
 	if (keyed && named && use->fr[use->n - 1].function)   /* not stale or missing */

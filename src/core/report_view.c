@@ -89,24 +89,21 @@ static int row_eq(const void *key, uint32_t id, const void *ctx)
 		       RV_MAX_KEYS * sizeof(uint32_t));
 }
 
-static uint64_t key_hash(const uint32_t *k)
+/* The keys past v->nk are 0: they are left out. */
+static uint64_t key_hash(const struct rv_view *v, const uint32_t *k)
 {
-	return pmuk_hash_words(k, RV_MAX_KEYS, 8);
+	return pmuk_hash_words(k, v->nk, 8);
 }
 
-static uint32_t find_row(const struct rv_view *v, const uint32_t *k)
+/* The row of keys k (hash h), made when missing; NULL without memory. */
+static struct rv_row *row_of(struct rv_view *v, const uint32_t *k, uint64_t h)
 {
-	return pmuk_index_find(&v->ix, key_hash(k), row_eq, k, v);
-}
-
-static struct rv_row *row_of(struct rv_view *v, const uint32_t *k)
-{
-	uint32_t id = find_row(v, k);
+	uint32_t id = pmuk_index_find(&v->ix, h, row_eq, k, v);
 
 	if (id != RP_NONE)
 		return &v->rows[id];
 	if (pmuk_grow((void **)&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) ||
-	    (id = pmuk_index_add(&v->ix, key_hash(k))) == RP_NONE)
+	    (id = pmuk_index_add(&v->ix, h)) == RP_NONE)
 		return NULL;
 	struct rv_row *w = &v->rows[v->n++];
 	memset(w, 0, sizeof(*w));
@@ -125,6 +122,7 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	while (size < 2 * n)
 		size *= 2;
 	if (pmuk_grow((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
+	    pmuk_grow((void **)&v->khash, &v->cap_khash, n + 1, sizeof(*v->khash)) ||
 	    pmuk_grow((void **)&v->first, &v->cap_first, n + 1, 1) ||
 	    pmuk_grow((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
 		return PMU_ENOMEM;
@@ -132,7 +130,8 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t *k = &v->keys[i * RV_MAX_KEYS];
 		key_at(v, g, i, k);
-		size_t at = (size_t)key_hash(k) & (size - 1);
+		v->khash[i] = key_hash(v, k);
+		size_t at = (size_t)v->khash[i] & (size - 1);
 		while (v->set[at] != RP_NONE &&
 		       memcmp(&v->keys[v->set[at] * RV_MAX_KEYS], k, RV_MAX_KEYS * sizeof(*k)))
 			at = (at + 1) & (size - 1);
@@ -159,7 +158,7 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 	struct rv_row *w;
 
 	key_at(v, g, g->leaf, self);
-	if (!(w = row_of(v, self)) || hit(v, w, g->leaf))
+	if (!(w = row_of(v, self, key_hash(v, self))) || hit(v, w, g->leaf))
 		return PMU_ENOMEM;
 	w->self_n += g->count, w->self_p += g->period;
 	if (!v->children)
@@ -169,7 +168,7 @@ static int count_group(struct rv_view *v, const struct rp_group *g)
 	for (size_t i = 0; i < g->n; i++) {
 		if (!v->first[i])
 			continue;
-		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS])))
+		if (!(w = row_of(v, &v->keys[i * RV_MAX_KEYS], v->khash[i])))
 			return PMU_ENOMEM;
 		w->ch_n += g->count, w->ch_p += g->period;
 		if (hit(v, w, i))
@@ -195,26 +194,119 @@ static int cmp_rows(const void *a, const void *b)
 	return memcmp(x->k, y->k, RV_MAX_KEYS * sizeof(*x->k));
 }
 
-/* Rows by Children (with children) else Self period, highest first. */
-static int sort_rows(struct rv_view *v)
-{
-	struct sort_key *s = malloc((v->n + 1) * sizeof(*s));
-	size_t n = 0;
+/* The same order for up to 3 keys (the rest are 0 then) without reading the
+ * rows: the keys' bytes in memory order as two numbers, the row id last. */
+struct short_key {
+	uint64_t p, self, k01, k2id;
+};
 
-	if (!s || !(v->order = malloc((v->n + 1) * sizeof(*v->order)))) {
-		free(s);
-		return PMU_ENOMEM;
+static uint64_t mem_order(uint32_t x)
+{
+	unsigned char b[4];
+
+	memcpy(b, &x, 4);
+	return (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+}
+
+static int before(const struct short_key *x, const struct short_key *y)
+{
+	if (x->p != y->p)
+		return x->p > y->p;
+	if (x->self != y->self)
+		return x->self > y->self;
+	return x->k01 != y->k01 ? x->k01 < y->k01 : x->k2id < y->k2id;
+}
+
+/* A merge sort with the comparison inline: a report has a row per distinct
+ * sampled address (tens of thousands), and qsort's calls and byte copies
+ * were most of the sort. Runs of 16 by insertion, then merges between a and
+ * tmp; the result ends in a. */
+static void sort_keys(struct short_key *a, struct short_key *tmp, size_t n)
+{
+	for (size_t lo = 0; lo < n; lo += 16) {
+		size_t hi = lo + 16 < n ? lo + 16 : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct short_key k = a[i];
+			size_t j = i;
+			for (; j > lo && before(&k, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = k;
+		}
 	}
+	struct short_key *from = a, *to = tmp;
+	for (size_t run = 16; run < n; run *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * run) {
+			size_t mid = lo + run < n ? lo + run : n, hi = lo + 2 * run < n ? lo + 2 * run : n;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				to[o++] = before(&from[j], &from[i]) ? from[j++] : from[i++];
+			while (i < mid)
+				to[o++] = from[i++];
+			while (j < hi)
+				to[o++] = from[j++];
+		}
+		struct short_key *t = from;
+		from = to, to = t;
+	}
+	if (from != a)
+		memcpy(a, from, n * sizeof(*a));
+}
+
+/* Whether row w is shown, and its sorting period. */
+static int listed(const struct rv_view *v, const struct rv_row *w, uint64_t *p)
+{
+	*p = v->children ? w->ch_p : w->self_p;
+	return (w->self_n || w->ch_n) && pmuk_rv_pct(v, *p) >= v->limit_pct;
+}
+
+static size_t sort_short(struct rv_view *v, struct short_key *s)
+{
+	size_t n = 0;
+	uint64_t p;
+
 	for (size_t i = 0; i < v->n; i++) {
 		const struct rv_row *w = &v->rows[i];
-		uint64_t p = v->children ? w->ch_p : w->self_p;
-		if ((w->self_n || w->ch_n) && pmuk_rv_pct(v, p) >= v->limit_pct)
+		if (listed(v, w, &p))
+			s[n++] = (struct short_key){ p, w->self_p,
+				mem_order(w->k[0]) << 32 | mem_order(w->k[1]),
+				mem_order(w->k[2]) << 32 | (uint32_t)i };
+	}
+	sort_keys(s, s + n, n);
+	for (size_t i = 0; i < n; i++)
+		v->order[i] = (uint32_t)s[i].k2id;
+	return n;
+}
+
+static size_t sort_long(struct rv_view *v, struct sort_key *s)
+{
+	size_t n = 0;
+	uint64_t p;
+
+	for (size_t i = 0; i < v->n; i++) {
+		const struct rv_row *w = &v->rows[i];
+		if (listed(v, w, &p))
 			s[n++] = (struct sort_key){ p, w->self_p, w->k, (uint32_t)i };
 	}
 	if (n > 1)
 		qsort(s, n, sizeof(*s), cmp_rows);
 	for (size_t i = 0; i < n; i++)
 		v->order[i] = s[i].id;
+	return n;
+}
+
+/* Rows by Children (with children) else Self period, highest first, then
+ * by their keys' bytes. */
+int pmuk_rv_sort(struct rv_view *v)
+{
+	size_t size = v->nk <= 3 ? 2 * sizeof(struct short_key) : sizeof(struct sort_key);
+	void *s = malloc((v->n + 1) * size);   /* short keys: and room to merge */
+	size_t n;
+
+	if (!s || !(v->order = malloc((v->n + 1) * sizeof(*v->order)))) {
+		free(s);
+		return PMU_ENOMEM;
+	}
+	n = v->nk <= 3 ? sort_short(v, s) : sort_long(v, s);
 	free(s);
 	v->shown = v->limit && v->limit < n ? v->limit : n;
 	return 0;
@@ -247,7 +339,8 @@ static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 		return hint;	/* its parent is parent: it is the hint of no other */
 	uint32_t k[2] = { parent, sym };
 	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
-	uint32_t id = pmuk_index_find(&v->node_ix, h, node_eq, k, v);
+	/* no hint: parent has no child yet (a new branch goes on new below it) */
+	uint32_t id = hint == RP_NONE ? RP_NONE : pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
 	if (id == RP_NONE) {
 		if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
@@ -367,7 +460,7 @@ int pmuk_rv_build(struct rv_view *v)
 	}
 	v->hit_at[r->n_groups] = (uint32_t)v->n_hits;
 	if (!err)
-		err = sort_rows(v);
+		err = pmuk_rv_sort(v);
 	if (!err && v->graph)
 		err = build_graphs(v);
 	return err ? pmuk_fail(PMU_ENOMEM, "no memory for the report's view") : 0;
@@ -376,7 +469,8 @@ int pmuk_rv_build(struct rv_view *v)
 void pmuk_rv_free(struct rv_view *v)
 {
 	free(v->rows), free(v->order), free(v->nodes), free(v->comm);
-	free(v->keys), free(v->first), free(v->set), free(v->hits), free(v->hit_at);
+	free(v->keys), free(v->khash), free(v->first), free(v->set), free(v->hits),
+		free(v->hit_at);
 	pmuk_index_free(&v->ix);
 	pmuk_index_free(&v->node_ix);
 }
@@ -402,7 +496,8 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 	case RV_DSO:
 		return dso_name(r, k);
 	case RV_SYM: {	/* "[k] label" without snprintf: every row asks it twice */
-		const char *l = pmuk_rp_str(r, r->syms[k].label);
+		char addr[RP_ADDR_BUF];
+		const char *l = pmuk_rp_sym_label(r, k, addr);
 		size_t n = strlen(l);
 		if (size < 5)
 			return "";
@@ -425,4 +520,15 @@ const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_
 	default:
 		return k ? pmuk_rp_str(r, k) : "[unknown]";
 	}
+}
+
+size_t pmuk_rv_value_len(const struct rv_view *v, const struct rv_row *w, size_t i, size_t size)
+{
+	char buf[700];
+
+	if (v->key[i] == RV_SYM) {   /* "[k] label", cut as pmuk_rv_value cuts it */
+		size_t n = pmuk_rp_sym_label_len(v->r, w->k[i]);
+		return size < 5 ? 0 : 4 + (n < size - 5 ? n : size - 5);
+	}
+	return strlen(pmuk_rv_value(v, w, i, buf, size < sizeof(buf) ? size : sizeof(buf)));
 }

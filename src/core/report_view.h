@@ -44,9 +44,10 @@ struct rv_view {
 	/* per group: the row key of each entry, whether it is the key's first
 	 * (innermost) entry, and a hash set finding that in linear time */
 	uint32_t *keys;
+	uint64_t *khash;             /* ... each key's hash */
 	uint8_t *first;
 	uint32_t *set;
-	size_t cap_keys, cap_first, cap_set;
+	size_t cap_keys, cap_khash, cap_first, cap_set;
 	/* per group (index into r->groups): the rows it counts in, as (row,
 	 * entry) pairs from hits[2 * hit_at[g] ..) to hits[2 * hit_at[g + 1]),
 	 * its own row first: the call graphs walk these, not the keys again */
@@ -58,11 +59,16 @@ struct rv_view {
 int pmuk_rv_parse(struct rv_view *v, const char *sort);
 /* The rows of event v->event, sorted, limited, with call graphs when asked. */
 int pmuk_rv_build(struct rv_view *v);
+/* Its step that orders v->rows into v->order (shown: v->shown): 0 or
+ * PMU_ENOMEM. */
+int pmuk_rv_sort(struct rv_view *v);
 void pmuk_rv_free(struct rv_view *v);
 const char *pmuk_rv_key_name(enum rv_key k);
 /* The text of key i of row w: into buf when it is made up. */
 const char *pmuk_rv_value(const struct rv_view *v, const struct rv_row *w, size_t i, char *buf,
 			  size_t size);
+/* ... and its length, without making it where that costs */
+size_t pmuk_rv_value_len(const struct rv_view *v, const struct rv_row *w, size_t i, size_t size);
 double pmuk_rv_pct(const struct rv_view *v, uint64_t period);
 
 #endif

@@ -67,9 +67,10 @@ static const struct rv_node **visible(const struct rv_view *v, uint32_t first, s
 	return o;
 }
 
-static const char *label(const struct rv_view *v, const struct rv_node *n)
+/* buf: RP_ADDR_BUF bytes */
+static const char *label(const struct rv_view *v, const struct rv_node *n, char *buf)
 {
-	return pmuk_rp_str(v->r, v->r->syms[n->sym].label);
+	return pmuk_rp_sym_label(v->r, n->sym, buf);
 }
 
 static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k, size_t n,
@@ -79,11 +80,13 @@ static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k,
 static void chain(FILE *f, const struct rv_view *v, const struct rv_node *node, char *prefix,
 		  size_t len)
 {
+	char lb[RP_ADDR_BUF];
+
 	for (;;) {
 		size_t n;
 		const struct rv_node **k = visible(v, node->kids, &n);
 		if (n == 1 && k[0]->p == node->p) {
-			fprintf(f, "%.*s%s\n", (int)len, prefix, label(v, k[0]));
+			fprintf(f, "%.*s%s\n", (int)len, prefix, label(v, k[0], lb));
 			node = k[0];
 			free(k);
 			continue;
@@ -98,11 +101,13 @@ static void chain(FILE *f, const struct rv_view *v, const struct rv_node *node, 
 static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k, size_t n,
 		     char *prefix, size_t len)
 {
+	char lb[RP_ADDR_BUF];
+
 	for (size_t i = 0; i < n; i++) {
 		int last = i + 1 == n;
 		fprintf(f, "%.*s|          \n", (int)len, prefix);
 		fprintf(f, "%.*s%c--%.2f%%--%s\n", (int)len, prefix, last ? ' ' : '|',
-			pmuk_rv_pct(v, k[i]->p), label(v, k[i]));
+			pmuk_rv_pct(v, k[i]->p), label(v, k[i], lb));
 		if (len + 11 >= PREFIX_MAX)
 			continue;	/* deeper than a screen is wide many times over */
 		memcpy(prefix + len, last ? "           " : "|          ", 11);
@@ -115,11 +120,12 @@ static void branches(FILE *f, const struct rv_view *v, const struct rv_node **k,
 static void single_root(FILE *f, const struct rv_view *v, const struct rv_row *w,
 			const struct rv_node *root, char *prefix)
 {
+	char lb[RP_ADDR_BUF];
 	size_t n;
 	const struct rv_node **k;
 
 	if (v->key[0] != RV_SYM || root->sym != w->k[0]) {
-		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, root));
+		fprintf(f, "%12s|\n%12s---%s\n", "", "", label(v, root, lb));
 		chain(f, v, root, prefix, 15);
 		return;
 	}
@@ -180,20 +186,57 @@ static void columns(FILE *f, const struct rv_view *v, const size_t *width, int d
 	fputc('\n', f);
 }
 
-/* "%9.2f%%" of a period; rows sorted by period repeat one often, so the
- * last one's text is kept. */
+/* "%9.2f%%" of a period. A report's rows share few distinct periods (most
+ * rows are a sample or two), so their texts are kept in a small cache
+ * indexed by the period's low bits: printf runs once per period seen. */
+#define PCT_CACHE 256
+
 struct pct {
 	uint64_t p;
-	char s[48];
+	uint8_t len;
+	char s[47];
 };
 
-static const char *pct_text(const struct rv_view *v, struct pct *c, uint64_t p)
+static const struct pct *pct_text(const struct rv_view *v, struct pct *cache, uint64_t p)
 {
-	if (c->p != p) {
+	struct pct *c = &cache[pmuk_hash_u64(p) % PCT_CACHE];
+
+	if (c->p != p || !c->len) {
+		int n = snprintf(c->s, sizeof(c->s), "%9.2f%%", pmuk_rv_pct(v, p));
 		c->p = p;
-		snprintf(c->s, sizeof(c->s), "%9.2f%%", pmuk_rv_pct(v, p));
+		c->len = (uint8_t)(n < 0 ? 0 : (size_t)n < sizeof(c->s) ? (size_t)n : sizeof(c->s) - 1);
 	}
-	return c->s;
+	return c;
+}
+
+/* One row's text into o (room for 2 percentages and nk values of up to
+ * width/buffer size each): its length. */
+static size_t row_text(const struct rv_view *v, const struct rv_row *w, const size_t *width,
+		       struct pct *cache, char *o)
+{
+	char buf[700];
+	size_t at = 0;
+	const struct pct *c;
+
+	if (v->children) {
+		c = pct_text(v, cache, w->ch_p);
+		memcpy(o, c->s, c->len), at = c->len;
+	}
+	c = pct_text(v, cache, w->self_p);
+	memcpy(o + at, c->s, c->len), at += c->len;
+	for (size_t i = 0; i < v->nk; i++) {
+		const char *s = pmuk_rv_value(v, w, i, buf, sizeof(buf));
+		size_t len = strlen(s);
+		memcpy(o + at, "  ", 2);
+		memcpy(o + at + 2, s, len);
+		at += 2 + len;
+		if (i + 1 < v->nk && len < width[i]) {   /* "%-*s" */
+			memset(o + at, ' ', width[i] - len);
+			at += width[i] - len;
+		}
+	}
+	o[at++] = '\n';
+	return at;
 }
 
 static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
@@ -206,31 +249,29 @@ static int text_section(FILE *f, struct rv_view *v, const struct rp_event *ev)
 	for (size_t i = 0; i < v->nk; i++) {
 		width[i] = strlen(heading(v->key[i]));
 		for (size_t j = 0; j < v->shown; j++) {
-			size_t l = strlen(pmuk_rv_value(v, &v->rows[v->order[j]], i, buf, sizeof(buf)));
+			size_t l = pmuk_rv_value_len(v, &v->rows[v->order[j]], i, sizeof(buf));
 			width[i] = l > width[i] ? l : width[i];
 		}
 	}
 	columns(f, v, width, 0);
 	columns(f, v, width, 1);
 	fputs("#\n", f);
-	struct pct ch = { UINT64_MAX, "" }, self = { UINT64_MAX, "" };
+	size_t room = 2 * sizeof(((struct pct *)0)->s) + 2;
+	for (size_t i = 0; i < v->nk; i++)
+		room += 2 + (width[i] > sizeof(buf) ? width[i] : sizeof(buf));
+	struct pct *cache = calloc(PCT_CACHE, sizeof(*cache));
+	char *line = malloc(room);
+	if (!cache || !line) {
+		free(cache), free(line);
+		return pmuk_fail(PMU_ENOMEM, "no memory to write the report");
+	}
 	for (size_t j = 0; j < v->shown; j++) {
 		const struct rv_row *w = &v->rows[v->order[j]];
-		if (v->children)
-			fputs(pct_text(v, &ch, w->ch_p), f);
-		fputs(pct_text(v, &self, w->self_p), f);
-		for (size_t i = 0; i < v->nk; i++) {
-			const char *s = pmuk_rv_value(v, w, i, buf, sizeof(buf));
-			size_t len = strlen(s);
-			fwrite("  ", 1, 2, f);
-			fwrite(s, 1, len, f);
-			for (; i + 1 < v->nk && len < width[i]; len++)   /* "%-*s" */
-				putc(' ', f);
-		}
-		putc('\n', f);
+		fwrite(line, 1, row_text(v, w, width, cache, line), f);
 		if (v->graph)
 			graph(f, v, w);
 	}
+	free(cache), free(line);
 	fputc('\n', f);
 	return 0;
 }
@@ -248,8 +289,8 @@ static void json_row(struct pmuk_json *j, const struct rv_view *v, const struct 
 		const char *name = pmuk_rv_key_name(v->key[i]);
 		switch (v->key[i]) {
 		case RV_SYM:
-			pmuk_json_str(j, name, pmuk_rp_str(r, r->syms[k].label));
-			pmuk_json_str(j, "symbol", pmuk_rp_str(r, r->syms[k].name));
+			pmuk_json_str(j, name, pmuk_rp_sym_label(r, k, buf));
+			pmuk_json_str(j, "symbol", pmuk_rp_sym_name(r, k, buf));
 			pmuk_json_bool(j, "kernel", r->syms[k].kernel);
 			break;
 		case RV_TID:

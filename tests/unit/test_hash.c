@@ -110,6 +110,39 @@ static void test_index(void **state)
 	assert_null(ix.slot);
 }
 
+/* pmuk_index_put: ids chosen by the caller (with gaps, out of order), found
+ * again through growth; the largest ids refused with nothing changed. */
+static void test_index_put(void **state)
+{
+	static struct words t;
+	struct pmuk_index ix = { 0 };
+
+	(void)state;
+	for (uint32_t i = 0; i < 700; i++) {
+		uint32_t id = (i * 7) % 2000;   /* spread over 0..1999, every third-ish left out */
+		snprintf(t.w[id], sizeof(t.w[id]), "p%u", id);
+		assert_int_equal(pmuk_index_put(&ix, pmuk_hash_bytes(t.w[id], strlen(t.w[id]), 3), id),
+				 0);
+	}
+	assert_int_equal(ix.n, 700);
+	assert_true(ix.cap >= 2 * ix.n);
+	for (uint32_t id = 0; id < 2000; id++) {
+		char k[8];
+		snprintf(k, sizeof(k), "p%u", id);
+		int put = 0;
+		for (uint32_t i = 0; i < 700 && !put; i++)
+			put = (i * 7) % 2000 == id;
+		assert_int_equal(pmuk_index_find(&ix, pmuk_hash_bytes(k, strlen(k), 3), word_eq, k, &t),
+				 put ? id : PMUK_INDEX_NONE);
+	}
+	size_t cap = ix.cap;
+	assert_int_not_equal(pmuk_index_put(&ix, 5, PMUK_INDEX_NONE - 1), 0);
+	assert_int_not_equal(pmuk_index_put(&ix, 5, PMUK_INDEX_NONE), 0);
+	assert_int_equal(ix.n, 700);
+	assert_int_equal(ix.cap, cap);
+	pmuk_index_free(&ix);
+}
+
 /* Every key in one bucket: found all the same, by probing. */
 static void test_index_collisions(void **state)
 {
@@ -171,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_hash_bytes),
 		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_index_put),
 		cmocka_unit_test(test_index_collisions),
 		cmocka_unit_test(test_index_tags),
 	};

@@ -276,6 +276,221 @@ static void test_jit_same_address(void **state)
 	unlink(path[1]);
 }
 
+/* Frames in no module of a process without JIT records are only listed
+ * (report_jit.c): its first SYMBOL record must still find them. Here an
+ * address in no mapping (a data word a frame-pointer walk took for a return
+ * address) is sampled unnamed, a SYMBOL record elsewhere leaves it so, one
+ * over it names the samples after it. */
+static void test_jit_unknown_then_named(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
+	struct pmu_symbolizer *sym;
+	struct pmu_report *rp;
+	const int32_t d = 0x3ffe0004;
+	const uint64_t at = 0x7f0000201000ull;
+	(void)state;
+
+	assert_int_equal(pmu_symbolizer_open(&so, &sym), 0);
+	PMU_OPTS(pmu_report_opts, o, .symbolizer = sym);
+	assert_int_equal(pmu_report_new(&o, &rp), 0);
+	for (int i = 0; i < 40; i++)	/* other unnamed addresses: a list to search */
+		sample_at(rp, d, at + 0x10000 + 0x40 * (uint64_t)i);
+	sample_at(rp, d, at + 0x10);
+	jit_symbol(rp, d, at + 0x8000, "jit_elsewhere");
+	sample_at(rp, d, at + 0x10);
+	jit_symbol(rp, d, at, "jit_late");
+	sample_at(rp, d, at + 0x10);
+	sample_at(rp, d, at + 0x10);
+
+	char *out = text(rp, "sym");
+	assert_non_null(strstr(out, "     4.55%  [.] 0x00007f0000201010\n"));
+	assert_non_null(strstr(out, "     4.55%  [.] jit_late\n"));
+	assert_null(strstr(out, "jit_elsewhere"));
+	free(out);
+	pmu_report_free(rp);
+	pmu_symbolizer_close(sym);
+}
+
+/* Any output of r as a string: the view (sort given) as text or JSON, the
+ * table by symbol, folded stacks or its JSON document. */
+/* noinline: gcc -O3 takes the returned text for a pointer to the local buf */
+__attribute__((noinline)) static char *written(struct pmu_report *rp, int what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	PMU_OPTS(pmu_report_view, v, .sort = "sym", .children = PMU_REPORT_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_CALLER, .graph_limit = -1, .json = what == 1);
+
+	assert_non_null(f);
+	if (what <= 1)
+		assert_int_equal(pmu_report_write_view(rp, f, &v), 0);
+	else if (what == 2)
+		assert_int_equal(pmu_report_write_text(rp, f, PMU_REPORT_SYM, 0), 0);
+	else if (what == 3)
+		assert_int_equal(pmu_report_write_collapsed(rp, f), 0);
+	else
+		assert_int_equal(pmu_report_write_json(rp, f, 0), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Addresses in no module (report_str.c names them only when written): the
+ * public rows' names, the view's text, JSON and call graph, the table and
+ * the folded stacks give "0x<addr>" and "0x<16 digits>", the same before and
+ * after the rows make their texts; rows that tie keep the order of the
+ * symbols' first samples (the ids interning gave). */
+static void test_unmapped_names(void **state)
+{
+	struct pmu_report *rp;
+	/* short, 16 digits (name is label), 12 digits, zero */
+	const uint64_t a[] = { 0x40, 0x9876543210fedcbaull, 0x7f0000201010ull, 0 };
+	const size_t na = sizeof(a) / sizeof(a[0]);
+	char want[64], *before[5];
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	for (size_t i = 0; i < na; i++) {   /* each leaf once, called from the next */
+		uint64_t chain[] = { a[i], a[(i + 1) % na] };
+		struct pmu_record r;
+		memset(&r, 0, sizeof(r));
+		r.kind = PMU_RECORD_SAMPLE;
+		r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
+		r.pid = r.tid = 4242;
+		r.cpu = -1;
+		r.cpumode = PMU_CPUMODE_USER;
+		r.sample.ip = a[i];
+		r.sample.callchain = chain;
+		r.sample.nr_callchain = 2;
+		assert_int_equal(pmu_report_record(&r, rp), 0);
+	}
+	for (int w = 0; w < 5; w++)
+		before[w] = written(rp, w);
+	/* the view's rows tie (one sample, two stacks each): first sampled first */
+	const char *at = before[0];
+	for (size_t i = 0; i < na; i++) {
+		snprintf(want, sizeof(want), "[.] 0x%016" PRIx64 "\n", a[i]);
+		const char *p = strstr(at, want);
+		assert_non_null(p);
+		at = p + 1;
+	}
+	snprintf(want, sizeof(want), "\"symbol\": \"0x%" PRIx64 "\"", a[2]);
+	assert_non_null(strstr(before[1], want));
+	snprintf(want, sizeof(want), ";0x%" PRIx64 ";0x%" PRIx64 " 1\n", a[1], a[0]);
+	assert_non_null(strstr(before[3], want));
+	assert_int_equal(pmu_report_count(rp, PMU_REPORT_SYM), na);
+	for (size_t i = 0; i < na; i++) {
+		struct pmu_report_row row;
+		assert_int_equal(pmu_report_row(rp, PMU_REPORT_SYM, i, &row), 0);
+		snprintf(want, sizeof(want), "0x%" PRIx64, a[i]);
+		assert_string_equal(row.name, want);
+		assert_int_equal(row.samples, 1);
+	}
+	for (int w = 0; w < 5; w++) {   /* texts made now: the same outputs */
+		char *after = written(rp, w);
+		assert_string_equal(after, before[w]);
+		free(after);
+		free(before[w]);
+	}
+	pmu_report_free(rp);
+}
+
+static void sample_period(struct pmu_report *rp, int32_t event, uint64_t ip, uint64_t period)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_PERIOD;
+	r.pid = r.tid = 4243;
+	r.cpu = -1;
+	r.event = event;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = ip;
+	r.sample.period = period;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* The text's percentages are kept by period (report_vout.c): one period in
+ * sections of other totals gets each section's own percentage, and the
+ * largest period prints whole. */
+static void test_percent_per_section(void **state)
+{
+	struct pmu_report *rp;
+	char want[96];
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	sample_period(rp, 0, 0x1000, 10);   /* section 0: 10 of 40 */
+	sample_period(rp, 0, 0x2000, 30);
+	sample_period(rp, 1, 0x1000, 10);   /* section 1: 10 of 20 */
+	sample_period(rp, 1, 0x3000, 10);
+	sample_period(rp, 2, 0x4000, UINT64_MAX);   /* section 2: all of it */
+	char *out = written(rp, 0);
+	const char *s0 = strstr(out, "# Event count (approx.): 40\n");
+	const char *s1 = strstr(out, "# Event count (approx.): 20\n");
+	snprintf(want, sizeof(want), "# Event count (approx.): %" PRIu64 "\n", UINT64_MAX);
+	const char *s2 = strstr(out, want);
+	assert_non_null(s0);
+	assert_non_null(s1);
+	assert_non_null(s2);
+	assert_true(s0 < s1 && s1 < s2);
+	const char *a = strstr(s0, "    25.00%    25.00%  [.] 0x0000000000001000\n");
+	const char *b = strstr(s1, "    50.00%    50.00%  [.] 0x0000000000001000\n");
+	const char *c = strstr(s2, "   100.00%   100.00%  [.] 0x0000000000004000\n");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_true(a < s1 && b < s2);
+	free(out);
+	pmu_report_free(rp);
+}
+
+static void comm(struct pmu_report *rp, int32_t pid, int32_t tid, const char *name)
+{
+	struct pmu_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_COMM;
+	r.has = PMU_HAS_TID;
+	r.pid = pid, r.tid = tid;
+	r.cpu = r.event = -1;
+	snprintf(r.comm.name, sizeof(r.comm.name), "%s", name);
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+}
+
+/* A thread named "" is unnamed (string 0): it shows its process's name, as
+ * a thread without a COMM record does. */
+static void test_empty_comm_unnamed(void **state)
+{
+	struct pmu_report *rp;
+	PMU_OPTS(pmu_report_view, v, .sort = "tid", .children = PMU_REPORT_NO_CHILDREN,
+		 .graph = PMU_REPORT_GRAPH_NONE);
+	char *buf = NULL;
+	size_t len = 0;
+	(void)state;
+
+	assert_int_equal(pmu_report_new(NULL, &rp), 0);
+	comm(rp, 4244, 4244, "app");
+	comm(rp, 4244, 4245, "");
+	struct pmu_record r;
+	memset(&r, 0, sizeof(r));
+	r.kind = PMU_RECORD_SAMPLE;
+	r.has = PMU_HAS_TID | PMU_HAS_IP;
+	r.pid = 4244, r.tid = 4245;
+	r.cpu = -1;
+	r.cpumode = PMU_CPUMODE_USER;
+	r.sample.ip = 0x5000;
+	assert_int_equal(pmu_report_record(&r, rp), 0);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(pmu_report_write_view(rp, f, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  4245:app\n"));
+	free(buf);
+	pmu_report_free(rp);
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -346,6 +561,10 @@ int main(void)
 		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_same_offset_two_processes),
 		cmocka_unit_test(test_jit_same_address),
+		cmocka_unit_test(test_jit_unknown_then_named),
+		cmocka_unit_test(test_unmapped_names),
+		cmocka_unit_test(test_percent_per_section),
+		cmocka_unit_test(test_empty_comm_unnamed),
 		cmocka_unit_test(test_same_entries_other_leaf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
