@@ -9,6 +9,7 @@
 #include "core/grow.h"
 #include "core/hash.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,6 +317,20 @@ static int resolve_map(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
 	}
 }
 
+struct unmapped {
+	uint64_t addr;
+	int32_t pid;
+};
+
+static void unmapped_detail(char *buf, size_t size, const void *args)
+{
+	const struct unmapped *u = args;
+
+	snprintf(buf, size, "0x%llx lies in no mapping of process %d nor of the kernel, and "
+		 "no /tmp/perf-%d.map names it", (unsigned long long)u->addr, (int)u->pid,
+		 (int)u->pid);
+}
+
 int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
 			       struct pmu_frame *frames, size_t max, size_t *n)
 {
@@ -343,10 +358,9 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 		got = resolve_map(s, k, m, addr);
 	else if (p && pid != -1 && jit_frame(s, p, addr))
 		got = 1;
-	else
-		return pmuk_fail(PMU_ENOENT, "0x%llx lies in no mapping of process %d nor of "
-				 "the kernel, and no /tmp/perf-%d.map names it",
-				 (unsigned long long)addr, (int)pid, (int)pid);
+	else	/* common (stack garbage in frame-pointer chains): formatted if asked */
+		return pmuk_fail_later(PMU_ENOENT, unmapped_detail,
+				       &(struct unmapped){ addr, pid }, sizeof(struct unmapped));
 	if (got < 0)
 		return got;
 	return pmuk_sym_finish(s, got, frames, max, n);

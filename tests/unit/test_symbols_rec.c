@@ -383,6 +383,18 @@ static void test_perf_map(void **state)
 	assert_null(f[0].function);
 	assert_string_equal(f[0].module, "//anon");
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000009000, f, 4, &n), PMU_ENOENT);
+	/* the sentence is written when asked, and says which address and process */
+	char want[160];
+	snprintf(want, sizeof(want), "0x7f0000009000 lies in no mapping of process %d nor of "
+		 "the kernel, and no /tmp/perf-%d.map names it", (int)pid, (int)pid);
+	assert_string_equal(pmu_error_detail(), want);
+	assert_string_equal(pmu_error_detail(), want);   /* asked twice: the same */
+	/* a later failure replaces it, a later unmapped address writes its own */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000009000, NULL, 4, &n),
+			 PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "room for at least one frame"));
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f000000a000, f, 4, &n), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "0x7f000000a000 lies in no mapping"));
 	pmu_symbolizer_close(s);
 	s = open_rec(NULL, 1);   /* no_demangle */
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
