@@ -158,6 +158,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 		return pmuk_fail(PMU_ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
 	}
 	s->backend = d;
+	pmuk_dw_prefetch_init(&d->prefetch);
 	if (s->opts.offline)
 		return 0;
 	dwfl_report_begin(d->dwfl);
@@ -165,6 +166,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!err)
 		return 0;
+	pmuk_dw_prefetch_stop(&d->prefetch);
 	dwfl_end(d->dwfl);
 	free(d);
 	s->backend = NULL;
@@ -177,6 +179,7 @@ void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 
 	if (!d)
 		return;
+	pmuk_dw_prefetch_stop(&d->prefetch);   /* the images, closed before, were waited for */
 	pmuk_dw_forget_units(d);
 	dwfl_end(d->dwfl);
 	free(d);
@@ -242,7 +245,7 @@ static int inspect(const struct pmu_symbolizer_module *m, uint64_t *bias, uint64
 		return pmuk_fail(PMU_ENOENT, "cannot open %s: "
 				 "%s; its addresses resolve to module + offset only", m->path,
 				 strerror(errno));
-	elf_version(EV_CURRENT);
+	pmuk_dw_elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = pmuk_fail(PMU_EFORMAT, "%s is not an ELF file; its addresses resolve to "
