@@ -99,6 +99,7 @@ struct pmuk_sym_kernel {
 	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
+	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 
 struct pmu_symbolizer {

@@ -936,6 +936,40 @@ static void test_kallsyms_cache(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The DWARF and kallsyms read ahead on threads (dw_prefetch.c, kallsyms.c): the
+ * same frames whether a lookup comes before the reading started, while it runs
+ * or after it ended, and a symbolizer closed at any of those moments (nothing
+ * resolved: the kallsyms reader is stopped) leaves nothing behind. */
+static void test_read_ahead(void **state)
+{
+	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
+	struct pmu_record r = mmap_rec(4242, exe, build_id, build_id_size), k = r;
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	k.pid = k.tid = -1;
+	k.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	for (int i = 0; i < 24; i++) {
+		s = open_rec(NULL, 0);
+		if (text && sched)
+			assert_int_equal(pmu_symbolizer_add_mmap(s, &k), 0);
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+		if (i % 3)   /* the third closes with the reading under way */
+			usleep((useconds_t)(i % 6) * 4000);
+		if (i % 3 == 1)
+			assert_target(s, 4242, exe);
+		if (i % 3 == 2 && text && sched) {
+			assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 8, &n),
+					 0);
+			assert_string_equal(f[0].function, "schedule");
+		}
+		pmu_symbolizer_close(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -954,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_init_text),
 		cmocka_unit_test(test_kallsyms_cache),
+		cmocka_unit_test(test_read_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
