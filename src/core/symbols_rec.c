@@ -126,16 +126,26 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 
 static struct pmuk_sym_proc *proc_of(struct pmu_symbolizer *s, int32_t pid, int create)
 {
-	uint64_t h = pmuk_hash_u64((uint64_t)(int64_t)pid);
-	uint32_t i = pmuk_index_find(&s->procix, h, pid_eq, &pid, s);
+	/* every lookup asks for the sample's process and the kernel: remembered */
+	uint32_t *hint = &s->proc_hint[pid != -1];
+	uint64_t h;
+	uint32_t i;
 
-	if (i != PMUK_INDEX_NONE || !create)
-		return i == PMUK_INDEX_NONE ? NULL : &s->procs[i];
-	if (pmuk_grow((void **)&s->procs, &s->capprocs, s->nprocs + 1, sizeof(*s->procs)) ||
-	    (i = pmuk_index_add(&s->procix, h)) == PMUK_INDEX_NONE)
+	if (*hint && s->procs[*hint - 1].pid == pid)
+		return &s->procs[*hint - 1];
+	h = pmuk_hash_u64((uint64_t)(int64_t)pid);
+	i = pmuk_index_find(&s->procix, h, pid_eq, &pid, s);
+	if (i == PMUK_INDEX_NONE && !create)
 		return NULL;
-	s->procs[i] = (struct pmuk_sym_proc){ .pid = pid };
-	s->nprocs++;
+	if (i == PMUK_INDEX_NONE) {
+		if (pmuk_grow((void **)&s->procs, &s->capprocs, s->nprocs + 1,
+			      sizeof(*s->procs)) ||
+		    (i = pmuk_index_add(&s->procix, h)) == PMUK_INDEX_NONE)
+			return NULL;
+		s->procs[i] = (struct pmuk_sym_proc){ .pid = pid };
+		s->nprocs++;
+	}
+	*hint = i + 1;   /* entries never move in the array nor leave it */
 	return &s->procs[i];
 }
 
