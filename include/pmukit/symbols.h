@@ -37,7 +37,10 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * inlined calls, for a live process (pid, 0 = this process) or offline, from the
  * module maps of a recording (a perf.data MMAP record, an .etl image load).
  * Linux reads ELF/DWARF with elfutils libdwfl; Windows uses DbgHelp. One thread at a
- * time per symbolizer (DbgHelp is single-threaded for the whole process). */
+ * time per symbolizer (DbgHelp is single-threaded for the whole process). On Linux a
+ * recording-mode symbolizer reads ahead on threads of its own (each image's debug
+ * information from its first mapping on, /proc/kallsyms from the first kernel
+ * mapping on); a lookup waits for what it needs, pmu_symbolizer_close() for them. */
 
 struct pmu_symbolizer;
 
@@ -136,7 +139,8 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * "[module]", a .ko path) are named through /proc/kallsyms when the running
  * kernel's build-id is the recorded one, else (the kernel itself) through the
  * copy in buildid_dir/[kernel.kallsyms]/ID/kallsyms (perf's build-id cache); the
- * file is read with the first kernel address resolved. "[vdso]" is read from
+ * file is read from the first kernel mapping on (the first kernel address resolved
+ * waits for it). "[vdso]" is read from
  * buildid_dir/.build-id/xx/rest/vdso (perf's copy), else from this process's
  * own vDSO when its build-id is the recorded one (or none was recorded); PLT
  * stubs are named "name@plt" as perf names them. PE images (build-id kind
