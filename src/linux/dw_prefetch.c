@@ -7,6 +7,7 @@
 
 #include <elfutils/libdw.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stddef.h>
 
 static void elf_init(void)
@@ -71,11 +72,17 @@ void pmuk_dw_prefetch_add(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job,
 	*job = (struct pmuk_dw_job){ .dm = dm, .state = PMUK_PF_NONE };
 	pthread_mutex_lock(&pf->lock);
 	if (!pf->started && !pf->failed) {
-		/* the first image: start the worker (without one, lookups read as before) */
+		/* the first image: start the worker (without one, lookups read as
+		 * before), with every signal blocked: they stay the caller's */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		if (pthread_create(&pf->thread, NULL, worker, pf))
 			pf->failed = 1;
 		else
 			pf->started = 1;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (pf->started) {
 		job->state = PMUK_PF_QUEUED;

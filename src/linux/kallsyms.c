@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,12 +215,18 @@ static void *read_all(void *arg)
 static void read_ahead(struct pmu_symbolizer *s)
 {
 	struct reader *r = calloc(1, sizeof(*r));
+	sigset_t all, old;
+	int err;
 
 	if (!r)
 		return;
 	r->path = s->kernel.path;
 	atomic_init(&r->cancel, 0);
-	if (pthread_create(&r->thread, NULL, read_all, r)) {
+	sigfillset(&all);   /* signals stay the caller's threads' */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&r->thread, NULL, read_all, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
 		free(r);
 		return;
 	}
