@@ -66,8 +66,12 @@ struct pmu_symbolizer_opts {
 	 * contacted), then the PDB path the image records, then the image's directory.
 	 * NULL: $_NT_SYMBOL_PATH. A PDB whose GUID+Age is not the image's is refused. */
 	const char *symbol_path;
+	/* Frames without source positions (file NULL, line and column 0; functions
+	 * and inlined calls as always): the line tables are not read, which is most
+	 * of the cost of naming code with DWARF. For callers that show no lines. */
+	int no_lines;
 };
-#define pmu_symbolizer_opts__last_field symbol_path /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field no_lines /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {

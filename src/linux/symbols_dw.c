@@ -466,7 +466,8 @@ static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, 
 	size_t nfiles = 0;
 	int n = 0;
 
-	dwarf_getsrcfiles(cu, &files, &nfiles);
+	if (!s->opts.no_lines)
+		dwarf_getsrcfiles(cu, &files, &nfiles);
 	/* chain[k - 1] is innermost; frame i + 1 holds the call site of frame i. */
 	for (int i = k - 1; i >= 0; i--, n++) {
 		struct pmu_frame *f = &s->chain[n];
@@ -547,7 +548,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	f->module_offset = addr - bias;
 	if ((cu = dwfl_module_addrdie(dm, addr, &bias)))
 		cu_scopes(d, cu, addr - bias, chain, &k);
-	if ((line = dwfl_module_getsrc(dm, addr)) &&
+	if (!s->opts.no_lines && (line = dwfl_module_getsrc(dm, addr)) &&
 	    line_in_unit(line, k ? cu : NULL, f->module_offset)) {
 		f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 		f->line = lineno > 0 ? (unsigned)lineno : 0;
@@ -555,7 +556,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	}
 	if (!cu && (cu = pmuk_cumap_addrdie(&d->cumaps, dm, addr, &bias))) {
 		cu_scopes(d, cu, addr - bias, chain, &k);
-		if ((dline = dwarf_getsrc_die(cu, addr - bias))) {
+		if (!s->opts.no_lines && (dline = dwarf_getsrc_die(cu, addr - bias))) {
 			/* no .debug_aranges entry: libdwfl found neither unit nor line */
 			f->file = dwarf_linesrc(dline, NULL, NULL);
 			f->line = !dwarf_lineno(dline, &lineno) && lineno > 0 ?

@@ -936,6 +936,73 @@ static void test_kallsyms_cache(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A file's executable mapping in this process as an MMAP record of pid: 0 when
+ * /proc/self/maps has none holding addr. */
+static int self_map(uintptr_t addr, int32_t pid, char path[4096], struct pmu_record *r)
+{
+	unsigned long long a, b, off;
+	char line[8192], perm[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
+			       path) == 5 && perm[2] == 'x' && addr >= a && addr < b;
+	fclose(f);
+	*r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
+	r->mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off, .path = path };
+	return found;
+}
+
+/* no_lines: the same frames (functions, inlined calls, offsets, flags) without
+ * their source positions, for this program's code and libc's (inlined calls
+ * where libc's debug file is installed). */
+static void test_no_lines(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .no_lines = 1);
+	struct pmu_symbolizer *with = open_rec(NULL, 0), *without;
+	struct pmu_record r;
+	struct pmu_frame a[16], b[16];
+	char libc[4096], self[4096];
+	uintptr_t at[2] = { (uintptr_t)&rec_target, (uintptr_t)&qsort };
+	size_t na, nb, lines = 0, inlined = 0;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(&o, &without), 0);
+	assert_true(self_map(at[0], 77, self, &r));
+	assert_int_equal(pmu_symbolizer_add_mmap(with, &r), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(without, &r), 0);
+	if (self_map(at[1], 77, libc, &r)) {
+		pmu_symbolizer_add_mmap(with, &r);
+		pmu_symbolizer_add_mmap(without, &r);
+	}
+	for (int k = 0; k < 2; k++)
+		for (uintptr_t x = at[k]; x < at[k] + 0x600; x += 3) {
+			int ea = pmu_symbolizer_resolve_pid(with, 77, x, a, 16, &na);
+
+			assert_int_equal(pmu_symbolizer_resolve_pid(without, 77, x, b, 16, &nb), ea);
+			assert_int_equal(na, nb);
+			for (size_t i = 0; i < na; i++) {
+				assert_true(a[i].function == b[i].function || (a[i].function &&
+					    b[i].function && !strcmp(a[i].function, b[i].function)));
+				assert_int_equal(a[i].symbol_offset, b[i].symbol_offset);
+				assert_int_equal(a[i].module_offset, b[i].module_offset);
+				assert_int_equal(a[i].flags, b[i].flags);
+				assert_null(b[i].file);
+				assert_int_equal(b[i].line, 0);
+				assert_int_equal(b[i].column, 0);
+				lines += a[i].line != 0;
+				inlined += (a[i].flags & PMU_FRAME_INLINED) != 0;
+			}
+		}
+	assert_true(lines > 0);   /* this program is built with -g: lines were there */
+	fprintf(stderr, "no_lines: %zu positions left out, %zu inlined frames kept\n", lines,
+		inlined);
+	pmu_symbolizer_close(with);
+	pmu_symbolizer_close(without);
+}
+
 /* The DWARF and kallsyms read ahead on threads (dw_prefetch.c, kallsyms.c): the
  * same frames whether a lookup comes before the reading started, while it runs
  * or after it ended, and a symbolizer closed at any of those moments (nothing
@@ -989,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_kallsyms_init_text),
 		cmocka_unit_test(test_kallsyms_cache),
 		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_no_lines),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

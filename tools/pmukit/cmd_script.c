@@ -229,7 +229,8 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 static int run(const char *path, const struct fields *fl, int nanosecs, const char *sympath)
 {
 	PMU_OPTS(pmu_trace_opts, to, .warn = on_warn);
-	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .symbol_path = sympath);
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .symbol_path = sympath,
+		 .no_lines = 1);   /* no field shows them */
 	struct script_run sr = { .nanosecs = nanosecs };
 	int err, rc = 1;
 
