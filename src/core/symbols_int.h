@@ -123,6 +123,7 @@ struct pmu_symbolizer {
 	struct pmuk_sym_proc *procs;
 	size_t nprocs, capprocs;
 	struct pmuk_index procix;           /* by pid */
+	int closing;                        /* pmu_symbolizer_close under way */
 	uint32_t proc_hint[2];              /* 1 + index of the kernel's (-1) and of the
 					     * last other process looked up, 0: none */
 	struct pmuk_sym_kernel kernel;

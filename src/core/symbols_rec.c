@@ -415,6 +415,7 @@ int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *r,
 
 void pmuk_sym_rec_free(struct pmu_symbolizer *s)
 {
+	s->closing = 1;   /* the images' read-ahead is dropped, not waited for */
 	for (size_t i = 0; i < s->nprocs; i++) {
 		pmuk_sym_backend_unwind_free(s, &s->procs[i]);
 		free(s->procs[i].maps);

@@ -84,7 +84,7 @@ void pmuk_dw_prefetch_add(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job,
 			pf->started = 1;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	if (pf->started) {
+	if (pf->started && !pf->quit) {
 		job->state = PMUK_PF_QUEUED;
 		if (pf->tail)
 			pf->tail->next = job;
@@ -115,6 +115,17 @@ void pmuk_dw_prefetch_wait(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job)
 	}
 	while (job->state == PMUK_PF_RUNNING)
 		pthread_cond_wait(&pf->cond, &pf->lock);
+	pthread_mutex_unlock(&pf->lock);
+}
+
+void pmuk_dw_prefetch_quit(struct pmuk_dw_prefetch *pf)
+{
+	pthread_mutex_lock(&pf->lock);
+	pf->quit = 1;
+	for (struct pmuk_dw_job *j = pf->head; j; j = j->next)
+		j->state = PMUK_PF_NONE;
+	pf->head = pf->tail = NULL;
+	pthread_cond_broadcast(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
 }
 

@@ -41,6 +41,10 @@ void pmuk_dw_prefetch_add(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job,
 /* From now on the caller owns job's Dwfl: a queued job is taken back (the caller
  * reads the DWARF when it needs it), a running one waited for. */
 void pmuk_dw_prefetch_wait(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job);
+/* No job started from now on: the queued ones are left to the caller (state
+ * PMUK_PF_NONE), the one running finishes (wait for it as before). Closing a
+ * symbolizer calls it first, so that it does not read what nobody will ask. */
+void pmuk_dw_prefetch_quit(struct pmuk_dw_prefetch *pf);
 /* Stops the worker; every job must have been waited for. */
 void pmuk_dw_prefetch_stop(struct pmuk_dw_prefetch *pf);
 

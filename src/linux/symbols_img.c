@@ -239,6 +239,8 @@ void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_imag
 
 	if (!h)
 		return;
+	if (s->closing && d)   /* every image goes: nothing more to read ahead */
+		pmuk_dw_prefetch_quit(&d->prefetch);
 	own(s, h);
 	/* The unit caches point into this Dwfl. */
 	if (d)
