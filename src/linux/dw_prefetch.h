@@ -29,8 +29,11 @@ struct pmuk_dw_prefetch {
 	struct pmuk_dw_job *head, *tail;
 };
 
-/* elf_version(EV_CURRENT) once per process: each call writes libelf's global, a
- * data race with the worker's elf_begin calls otherwise. */
+/* elf_version(EV_CURRENT) once per process for pmukit's own libelf readers. Each
+ * call writes libelf's "initialized" flag, which elf_begin reads: libdwfl's
+ * dwfl_begin makes the same call (elfutils 0.188), so a Dwfl begun while the
+ * worker reads still writes it (helgrind reports it; the flag only ever goes
+ * from false to true, set before any thread starts). */
 void pmuk_dw_elf_init(void);
 
 void pmuk_dw_prefetch_init(struct pmuk_dw_prefetch *pf);
