@@ -40,7 +40,10 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * time per symbolizer (DbgHelp is single-threaded for the whole process). On Linux a
  * recording-mode symbolizer reads ahead on threads of its own (each image's debug
  * information from its first mapping on, /proc/kallsyms from the first kernel
- * mapping on); a lookup waits for what it needs, pmu_symbolizer_close() for them. */
+ * mapping on, every signal blocked); a lookup waits for what it needs,
+ * pmu_symbolizer_close() for the reads under way (those not begun are dropped).
+ * A child of fork() must not use nor close a recording-mode symbolizer opened
+ * before the fork (its threads are not in the child): exec or _exit. */
 
 struct pmu_symbolizer;
 
