@@ -37,7 +37,13 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * inlined calls, for a live process (pid, 0 = this process) or offline, from the
  * module maps of a recording (a perf.data MMAP record, an .etl image load).
  * Linux reads ELF/DWARF with elfutils libdwfl; Windows uses DbgHelp. One thread at a
- * time per symbolizer (DbgHelp is single-threaded for the whole process). */
+ * time per symbolizer (DbgHelp is single-threaded for the whole process). On Linux a
+ * recording-mode symbolizer reads ahead on threads of its own (each image's debug
+ * information from its first mapping on, /proc/kallsyms from the first kernel
+ * mapping on, every signal blocked); a lookup waits for what it needs,
+ * pmu_symbolizer_close() for the reads under way (those not begun are dropped).
+ * A child of fork() must not use nor close a recording-mode symbolizer opened
+ * before the fork (its threads are not in the child): exec or _exit. */
 
 struct pmu_symbolizer;
 
@@ -63,8 +69,12 @@ struct pmu_symbolizer_opts {
 	 * contacted), then the PDB path the image records, then the image's directory.
 	 * NULL: $_NT_SYMBOL_PATH. A PDB whose GUID+Age is not the image's is refused. */
 	const char *symbol_path;
+	/* Frames without source positions (file NULL, line and column 0; functions
+	 * and inlined calls as always): the line tables are not read, which is most
+	 * of the cost of naming code with DWARF. For callers that show no lines. */
+	int no_lines;
 };
-#define pmu_symbolizer_opts__last_field symbol_path /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field no_lines /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {
@@ -136,7 +146,8 @@ int pmu_symbolizer_resolve(struct pmu_symbolizer *s, uint64_t addr, struct pmu_f
  * "[module]", a .ko path) are named through /proc/kallsyms when the running
  * kernel's build-id is the recorded one, else (the kernel itself) through the
  * copy in buildid_dir/[kernel.kallsyms]/ID/kallsyms (perf's build-id cache); the
- * file is read with the first kernel address resolved. "[vdso]" is read from
+ * file is read from the first kernel mapping on (the first kernel address resolved
+ * waits for it). "[vdso]" is read from
  * buildid_dir/.build-id/xx/rest/vdso (perf's copy), else from this process's
  * own vDSO when its build-id is the recorded one (or none was recorded); PLT
  * stubs are named "name@plt" as perf names them. PE images (build-id kind

@@ -6,6 +6,9 @@
 #include <string.h>
 
 static _Thread_local char detail[1024];
+/* A sentence not written yet (pmuk_fail_later): written on the first ask. */
+static _Thread_local pmuk_detail_fn later_fn;
+static _Thread_local _Alignas(16) unsigned char later_args[PMUK_DETAIL_ARGS];
 static pmu_log_fn log_fn;
 static void *log_ctx;
 
@@ -34,6 +37,12 @@ const char *pmu_strerror(int err)
 
 const char *pmu_error_detail(void)
 {
+	if (later_fn) {
+		pmuk_detail_fn fn = later_fn;
+
+		later_fn = NULL;
+		fn(detail, sizeof(detail), later_args);
+	}
 	return detail[0] ? detail : "no detail recorded";
 }
 
@@ -47,6 +56,16 @@ int pmuk_fail(int err, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	memcpy(detail, text, sizeof(detail));
+	later_fn = NULL;
+	return err;
+}
+
+int pmuk_fail_later(int err, pmuk_detail_fn fn, const void *args, size_t argsize)
+{
+	if (argsize > sizeof(later_args))
+		argsize = sizeof(later_args);   /* a caller's bug: PMUK_DETAIL_ARGS says */
+	memcpy(later_args, args, argsize);
+	later_fn = fn;
 	return err;
 }
 
@@ -63,11 +82,13 @@ int pmuk_fail_reasons(int err, const char *const *why, size_t n)
 					      why[i]);
 	}
 	memcpy(detail, text, sizeof(detail));
+	later_fn = NULL;
 	return err;
 }
 
 void pmuk_clear_detail(void)
 {
+	later_fn = NULL;
 	detail[0] = '\0';
 }
 

@@ -35,6 +35,8 @@ static int add_var(struct pmuk_dobj_sym **v, size_t *n, size_t *cap, const char 
 #endif
 
 #ifdef PMUKIT_HAVE_DW
+#include "linux/dw_prefetch.h"
+
 #include <fcntl.h>
 #include <gelf.h>
 #include <unistd.h>
@@ -106,7 +108,7 @@ int pmuk_dobj_elf_syms(const char *path, struct pmuk_dobj_sym **out, size_t *n, 
 	*load = 0;
 	if (path[0] != '/' || (fd = open(path, O_RDONLY)) < 0)
 		return 0;
-	elf_version(EV_CURRENT);
+	pmuk_dw_elf_init();   /* the symbolizer's worker may be in elf_begin */
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(e) == ELF_K_ELF) {
 		*load = first_load(e);
 		err = syms(e, out, n);

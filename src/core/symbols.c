@@ -246,6 +246,10 @@ int pmuk_sym_finish(struct pmu_symbolizer *s, int k, struct pmu_frame *frames, s
 	for (int i = 0; i < k && !s->opts.no_demangle; i++)
 		if (s->chain[i].function)
 			s->chain[i].function = pmuk_sym_demangle(s, s->chain[i].function);
+	for (int i = 0; i < k && s->opts.no_lines; i++) {   /* whatever the backend */
+		s->chain[i].file = NULL;
+		s->chain[i].line = s->chain[i].column = 0;
+	}
 	memcpy(frames, s->chain, (size_t)k * sizeof(*frames));
 	*n = (size_t)k;
 	return 0;

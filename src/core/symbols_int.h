@@ -99,6 +99,7 @@ struct pmuk_sym_kernel {
 	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
+	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 
 struct pmu_symbolizer {
@@ -122,6 +123,9 @@ struct pmu_symbolizer {
 	struct pmuk_sym_proc *procs;
 	size_t nprocs, capprocs;
 	struct pmuk_index procix;           /* by pid */
+	int closing;                        /* pmu_symbolizer_close under way */
+	uint32_t proc_hint[2];              /* 1 + index of the kernel's (-1) and of the
+					     * last other process looked up, 0: none */
 	struct pmuk_sym_kernel kernel;
 	/* names as perf report gives them (recording mode): the symbol table's, C++
 	 * without parameters */

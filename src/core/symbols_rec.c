@@ -9,6 +9,7 @@
 #include "core/grow.h"
 #include "core/hash.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,16 +126,26 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 
 static struct pmuk_sym_proc *proc_of(struct pmu_symbolizer *s, int32_t pid, int create)
 {
-	uint64_t h = pmuk_hash_u64((uint64_t)(int64_t)pid);
-	uint32_t i = pmuk_index_find(&s->procix, h, pid_eq, &pid, s);
+	/* every lookup asks for the sample's process and the kernel: remembered */
+	uint32_t *hint = &s->proc_hint[pid != -1];
+	uint64_t h;
+	uint32_t i;
 
-	if (i != PMUK_INDEX_NONE || !create)
-		return i == PMUK_INDEX_NONE ? NULL : &s->procs[i];
-	if (pmuk_grow((void **)&s->procs, &s->capprocs, s->nprocs + 1, sizeof(*s->procs)) ||
-	    (i = pmuk_index_add(&s->procix, h)) == PMUK_INDEX_NONE)
+	if (*hint && s->procs[*hint - 1].pid == pid)
+		return &s->procs[*hint - 1];
+	h = pmuk_hash_u64((uint64_t)(int64_t)pid);
+	i = pmuk_index_find(&s->procix, h, pid_eq, &pid, s);
+	if (i == PMUK_INDEX_NONE && !create)
 		return NULL;
-	s->procs[i] = (struct pmuk_sym_proc){ .pid = pid };
-	s->nprocs++;
+	if (i == PMUK_INDEX_NONE) {
+		if (pmuk_grow((void **)&s->procs, &s->capprocs, s->nprocs + 1,
+			      sizeof(*s->procs)) ||
+		    (i = pmuk_index_add(&s->procix, h)) == PMUK_INDEX_NONE)
+			return NULL;
+		s->procs[i] = (struct pmuk_sym_proc){ .pid = pid };
+		s->nprocs++;
+	}
+	*hint = i + 1;   /* entries never move in the array nor leave it */
 	return &s->procs[i];
 }
 
@@ -316,6 +327,20 @@ static int resolve_map(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
 	}
 }
 
+struct unmapped {
+	uint64_t addr;
+	int32_t pid;
+};
+
+static void unmapped_detail(char *buf, size_t size, const void *args)
+{
+	const struct unmapped *u = args;
+
+	snprintf(buf, size, "0x%llx lies in no mapping of process %d nor of the kernel, and "
+		 "no /tmp/perf-%d.map names it", (unsigned long long)u->addr, (int)u->pid,
+		 (int)u->pid);
+}
+
 int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t addr,
 			       struct pmu_frame *frames, size_t max, size_t *n)
 {
@@ -343,10 +368,9 @@ int pmu_symbolizer_resolve_pid(struct pmu_symbolizer *s, int32_t pid, uint64_t a
 		got = resolve_map(s, k, m, addr);
 	else if (p && pid != -1 && jit_frame(s, p, addr))
 		got = 1;
-	else
-		return pmuk_fail(PMU_ENOENT, "0x%llx lies in no mapping of process %d nor of "
-				 "the kernel, and no /tmp/perf-%d.map names it",
-				 (unsigned long long)addr, (int)pid, (int)pid);
+	else	/* common (stack garbage in frame-pointer chains): formatted if asked */
+		return pmuk_fail_later(PMU_ENOENT, unmapped_detail,
+				       &(struct unmapped){ addr, pid }, sizeof(struct unmapped));
 	if (got < 0)
 		return got;
 	return pmuk_sym_finish(s, got, frames, max, n);
@@ -391,6 +415,7 @@ int pmu_symbolizer_unwind(struct pmu_symbolizer *s, const struct pmu_record *r,
 
 void pmuk_sym_rec_free(struct pmu_symbolizer *s)
 {
+	s->closing = 1;   /* the images' read-ahead is dropped, not waited for */
 	for (size_t i = 0; i < s->nprocs; i++) {
 		pmuk_sym_backend_unwind_free(s, &s->procs[i]);
 		free(s->procs[i].maps);

@@ -4,7 +4,8 @@
  * /sys/module/NAME/notes/.note.gnu.build-id), or another kernel's from the copy in
  * perf's build-id cache. The symbol of an address is the text symbol at or below
  * it, of the same module. Whether the addresses are shown is checked with the
- * first kernel mapping; the file is read with the first kernel address. */
+ * first kernel mapping, which starts a thread reading the file; the first kernel
+ * address waits for it. */
 #include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
@@ -12,6 +13,11 @@
 #include "core/num.h"
 #include "linux/buildid.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,34 +108,59 @@ static char *hex(char *p, uint64_t *v)
 	return p;
 }
 
-/* The whole file (procfs files have no size: read to the end); NULL without
- * memory or on a read error (errno). */
-static char *slurp(FILE *f, size_t *len)
-{
-	size_t cap = 0, n = 0, got;
-	char *buf = NULL;
+/* The file read ahead: the kernel formats each of its ~100k-200k lines as it is
+ * read (tens of milliseconds of system time), so a thread reads and parses it from
+ * the first kernel mapping on, while the recording's other records are read; the
+ * first kernel address waits for it. The reader touches nothing of the
+ * symbolizer: module names point into its buffer until load() interns them. */
+struct reader {
+	pthread_t thread;
+	atomic_int cancel;      /* the symbolizer closes: stop reading */
+	const char *path;       /* interned before the thread starts */
+	char *buf;              /* the file's text, lines cut in place */
+	struct pmuk_sym_ksym *v;    /* its text symbols, sorted */
+	size_t n;
+	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled) */
+};
 
-	do {
-		if (pmuk_grow((void **)&buf, &cap, n + 65537, 1)) {
-			free(buf);
-			return NULL;
+/* The whole file into r->buf (procfs files have no size: read to the end, in
+ * large reads); 0 or PMU_E*. */
+static int slurp(struct reader *r)
+{
+	size_t cap = 0, n = 0;
+	ssize_t got;
+	int fd = open(r->path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return PMU_ENOENT;
+	for (;;) {
+		if (atomic_load(&r->cancel)) {
+			err = PMU_EIO;   /* nobody waits for the answer */
+			break;
 		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got);
-	if (ferror(f)) {
-		free(buf);
-		return NULL;
+		if (pmuk_grow((void **)&r->buf, &cap, n + (256u << 10) + 1, 1)) {
+			err = PMU_ENOMEM;
+			break;
+		}
+		got = read(fd, r->buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got < 0 ? PMU_ENOENT : 0;
+			break;
+		}
+		n += (size_t)got;
 	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
+	close(fd);
+	if (!err)
+		r->buf[n] = 0;
+	return err;
 }
 
 /* One "ffffffff81000000 T _text\t[module]" line at p, cut in place; the next
- * line. *k filled and *text set when it is a text symbol. */
-static char *parse_line(struct pmu_symbolizer *s, char *p, struct pmuk_sym_ksym *k,
-			int *text, const char **lastmod)
+ * line. *k filled and *text set when it is a text symbol (kmod pointing into the
+ * line). */
+static char *parse_line(char *p, struct pmuk_sym_ksym *k, int *text)
 {
 	char *end = strchr(p, '\n'), *name, *mod;
 
@@ -146,49 +177,121 @@ static char *parse_line(struct pmu_symbolizer *s, char *p, struct pmuk_sym_ksym 
 	k->kmod = NULL;
 	if ((mod = strchr(name, '\t'))) {
 		*mod++ = 0;
-		/* a module's symbols are consecutive: one interned name for them */
-		if (!*lastmod || strcmp(*lastmod, mod))
-			*lastmod = pmuk_sym_intern(s, mod, strlen(mod));
-		if (!(k->kmod = *lastmod))
-			return NULL;
+		k->kmod = mod;
 	}
 	*text = 1;
 	return end;
 }
 
-/* Every text symbol of the kernel's kallsyms, sorted; the names point into the
- * file's text, kept. 0 or why not. */
+/* Every text symbol of the file, sorted; the names point into r->buf. */
+static void *read_all(void *arg)
+{
+	struct reader *r = arg;
+	size_t cap = 0;
+	char *p;
+	int text;
+
+	if ((r->err = slurp(r)))
+		return NULL;
+	for (p = r->buf; *p && !atomic_load(&r->cancel);) {
+		if (pmuk_grow((void **)&r->v, &cap, r->n + 1, sizeof(*r->v))) {
+			r->err = PMU_ENOMEM;
+			return NULL;
+		}
+		p = parse_line(p, &r->v[r->n], &text);
+		r->n += (size_t)text;
+	}
+	/* the kernel lists its text symbols in address order: sort only when not */
+	for (size_t i = 1; i < r->n; i++)
+		if (r->v[i].addr < r->v[i - 1].addr) {
+			qsort(r->v, r->n, sizeof(*r->v), by_addr);
+			break;
+		}
+	return NULL;
+}
+
+/* The reader of the kernel's file started (none when no thread can be had:
+ * load() reads the file itself). */
+static void read_ahead(struct pmu_symbolizer *s)
+{
+	struct reader *r = calloc(1, sizeof(*r));
+	sigset_t all, old;
+	int err;
+
+	if (!r)
+		return;
+	r->path = s->kernel.path;
+	atomic_init(&r->cancel, 0);
+	sigfillset(&all);   /* signals stay the caller's threads' */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&r->thread, NULL, read_all, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		free(r);
+		return;
+	}
+	s->kernel.reader = r;
+}
+
+/* The reader's buffers freed. */
+static void reader_free(struct reader *r)
+{
+	free(r->buf);
+	free(r->v);
+	r->buf = NULL;
+	r->v = NULL;
+	r->n = 0;
+}
+
+/* The module names interned: a module's symbols are consecutive, one lookup for
+ * each run. 0 or PMU_ENOMEM. */
+static int intern_kmods(struct pmu_symbolizer *s, struct pmuk_sym_kernel *k)
+{
+	const char *raw = NULL, *in = NULL;
+
+	for (size_t i = 0; i < k->n; i++) {
+		if (!k->v[i].kmod)
+			continue;
+		if (!raw || strcmp(raw, k->v[i].kmod)) {
+			raw = k->v[i].kmod;
+			if (!(in = pmuk_sym_intern(s, raw, strlen(raw))))
+				return PMU_ENOMEM;
+		}
+		k->v[i].kmod = in;
+	}
+	return 0;
+}
+
+/* Every text symbol of the kernel's kallsyms, sorted, from the reader (or read
+ * now); the names point into the file's text, kept. 0 or why not. */
 static int load(struct pmu_symbolizer *s)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
-	const char *lastmod = NULL;
-	size_t cap = 0, len;
-	char *p;
-	FILE *f = fopen(k->path, "r");
-	int text;
+	struct reader own = { .path = k->path }, *r = k->reader ? k->reader : &own;
+	int err;
 
-	if (!f || !(k->buf = slurp(f, &len))) {
-		if (f)
-			fclose(f);
+	if (k->reader)
+		pthread_join(r->thread, NULL);
+	else
+		read_all(r);
+	k->reader = NULL;
+	err = r->err;
+	k->buf = r->buf;
+	k->v = r->v;
+	k->n = r->n;
+	if (r != &own)
+		free(r);
+	if (!err && (err = intern_kmods(s, k)) == 0)
+		return 0;
+	free(k->buf);   /* what was read is dropped: addresses stay unnamed */
+	free(k->v);
+	k->buf = NULL;
+	k->v = NULL;
+	k->n = 0;
+	if (err == PMU_ENOENT)
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
 				 "module + offset only", k->path);
-	}
-	fclose(f);
-	for (p = k->buf; p && *p;) {
-		if (pmuk_grow((void **)&k->v, &cap, k->n + 1, sizeof(*k->v)))
-			p = NULL;
-		else if ((p = parse_line(s, p, &k->v[k->n], &text, &lastmod)))
-			k->n += (size_t)text;
-	}
-	if (!p)
-		return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
-	/* the kernel lists its text symbols in address order: sort only when not */
-	for (size_t i = 1; i < k->n; i++)
-		if (k->v[i].addr < k->v[i - 1].addr) {
-			qsort(k->v, k->n, sizeof(*k->v), by_addr);
-			break;
-		}
-	return 0;
+	return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
 }
 
 /* Whether the addresses are shown: the first text symbol's is not 0 (the
@@ -230,12 +333,14 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, 
 		*told = k->state != 0;  /* with the first kernel mapping */
 		return k->state;
 	}
-	/* Read at the first kernel address: a recording without kernel samples
-	 * never pays for the ~100k lines. */
+	/* Read from now on by a thread, so that the first kernel address finds it
+	 * (nearly) ready; a recording without kernel samples stops it at close. */
 	k->probed = 1;
 	if (!(k->path = pmuk_sym_intern(s, path, strlen(path))))
 		return k->state = pmuk_fail(PMU_ENOMEM, "out of memory");
-	return k->state = probe(s);
+	if (!(k->state = probe(s)))
+		read_ahead(s);
+	return k->state;
 }
 
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
@@ -271,6 +376,14 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 
 void pmuk_sym_kernel_free(struct pmu_symbolizer *s)
 {
+	struct reader *r = s->kernel.reader;
+
+	if (r) {	/* never needed: stop it between two reads */
+		atomic_store(&r->cancel, 1);
+		pthread_join(r->thread, NULL);
+		reader_free(r);
+		free(r);
+	}
 	free(s->kernel.v);
 	free(s->kernel.buf);
 	s->kernel = (struct pmuk_sym_kernel){ 0 };

@@ -158,6 +158,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 		return pmuk_fail(PMU_ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
 	}
 	s->backend = d;
+	pmuk_dw_prefetch_init(&d->prefetch);
 	if (s->opts.offline)
 		return 0;
 	dwfl_report_begin(d->dwfl);
@@ -165,6 +166,7 @@ int pmuk_sym_backend_open(struct pmu_symbolizer *s)
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!err)
 		return 0;
+	pmuk_dw_prefetch_stop(&d->prefetch);
 	dwfl_end(d->dwfl);
 	free(d);
 	s->backend = NULL;
@@ -177,6 +179,7 @@ void pmuk_sym_backend_close(struct pmu_symbolizer *s)
 
 	if (!d)
 		return;
+	pmuk_dw_prefetch_stop(&d->prefetch);   /* the images, closed before, were waited for */
 	pmuk_dw_forget_units(d);
 	dwfl_end(d->dwfl);
 	free(d);
@@ -242,7 +245,7 @@ static int inspect(const struct pmu_symbolizer_module *m, uint64_t *bias, uint64
 		return pmuk_fail(PMU_ENOENT, "cannot open %s: "
 				 "%s; its addresses resolve to module + offset only", m->path,
 				 strerror(errno));
-	elf_version(EV_CURRENT);
+	pmuk_dw_elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = pmuk_fail(PMU_EFORMAT, "%s is not an ELF file; its addresses resolve to "
@@ -463,7 +466,8 @@ static int inline_chain(struct pmu_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr pc, 
 	size_t nfiles = 0;
 	int n = 0;
 
-	dwarf_getsrcfiles(cu, &files, &nfiles);
+	if (!s->opts.no_lines)
+		dwarf_getsrcfiles(cu, &files, &nfiles);
 	/* chain[k - 1] is innermost; frame i + 1 holds the call site of frame i. */
 	for (int i = k - 1; i >= 0; i--, n++) {
 		struct pmu_frame *f = &s->chain[n];
@@ -544,7 +548,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	f->module_offset = addr - bias;
 	if ((cu = dwfl_module_addrdie(dm, addr, &bias)))
 		cu_scopes(d, cu, addr - bias, chain, &k);
-	if ((line = dwfl_module_getsrc(dm, addr)) &&
+	if (!s->opts.no_lines && (line = dwfl_module_getsrc(dm, addr)) &&
 	    line_in_unit(line, k ? cu : NULL, f->module_offset)) {
 		f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 		f->line = lineno > 0 ? (unsigned)lineno : 0;
@@ -552,7 +556,7 @@ int pmuk_dw_resolve_in(struct pmu_symbolizer *s, Dwfl_Module *dm, const char *pa
 	}
 	if (!cu && (cu = pmuk_cumap_addrdie(&d->cumaps, dm, addr, &bias))) {
 		cu_scopes(d, cu, addr - bias, chain, &k);
-		if ((dline = dwarf_getsrc_die(cu, addr - bias))) {
+		if (!s->opts.no_lines && (dline = dwarf_getsrc_die(cu, addr - bias))) {
 			/* no .debug_aranges entry: libdwfl found neither unit nor line */
 			f->file = dwarf_linesrc(dline, NULL, NULL);
 			f->line = !dwarf_lineno(dline, &lineno) && lineno > 0 ?

@@ -8,6 +8,7 @@
 
 #include "core/symbols_int.h"
 #include "linux/dw_cumap.h"
+#include "linux/dw_prefetch.h"
 #include "linux/dw_symtab.h"
 
 #include <elfutils/libdwfl.h>
@@ -22,6 +23,7 @@ struct pmuk_dw {
 	size_t ncus, capcus;
 	struct pmuk_cumaps cumaps; /* units by address where .debug_aranges falls short */
 	struct pmuk_symtabs symtabs; /* function symbols by address */
+	struct pmuk_dw_prefetch prefetch; /* recording mode: images' DWARF read ahead */
 };
 
 /* The caches hold pointers into libdwfl's modules: forgotten when modules may

@@ -28,7 +28,19 @@ struct dw_image {
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
 	int fd;                 /* a memory file this image was read from, or -1 */
+	struct pmuk_dw_job job; /* its DWARF read ahead (dw_prefetch.h) */
+	int owned;              /* the job waited for: dwfl is this thread's alone */
 };
+
+/* The image's Dwfl, once the worker is done with it. */
+static Dwfl_Module *own(struct pmu_symbolizer *s, struct dw_image *h)
+{
+	if (!h->owned) {
+		pmuk_dw_prefetch_wait(&((struct pmuk_dw *)s->backend)->prefetch, &h->job);
+		h->owned = 1;
+	}
+	return h->dm;
+}
 
 /* Whether path is an ELF file with img's build-id (any when none was recorded);
  * its loadable segments into img. 1 yes, 0 another build-id, -1 not there, -2
@@ -44,7 +56,7 @@ static int try_file(struct pmuk_sym_image *img, const char *path, char *have)
 
 	if (fd < 0)
 		return -1;
-	elf_version(EV_CURRENT);
+	pmuk_dw_elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		idn = dwelf_elf_gnu_build_id(elf, &id);
@@ -108,6 +120,7 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 		return err;
 	}
 	img->handle = h;
+	pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
 	return 0;
 }
 
@@ -216,9 +229,7 @@ int pmuk_sym_backend_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
 int pmuk_sym_backend_resolve_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
 				   uint64_t addr)
 {
-	struct dw_image *h = img->handle;
-
-	return pmuk_dw_resolve_in(s, h->dm, img->path, addr);
+	return pmuk_dw_resolve_in(s, own(s, img->handle), img->path, addr);
 }
 
 void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_image *img)
@@ -228,6 +239,9 @@ void pmuk_sym_backend_image_close(struct pmu_symbolizer *s, struct pmuk_sym_imag
 
 	if (!h)
 		return;
+	if (s->closing && d)   /* every image goes: nothing more to read ahead */
+		pmuk_dw_prefetch_quit(&d->prefetch);
+	own(s, h);
 	/* The unit caches point into this Dwfl. */
 	if (d)
 		pmuk_dw_forget_units(d);

@@ -383,6 +383,18 @@ static void test_perf_map(void **state)
 	assert_null(f[0].function);
 	assert_string_equal(f[0].module, "//anon");
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000009000, f, 4, &n), PMU_ENOENT);
+	/* the sentence is written when asked, and says which address and process */
+	char want[160];
+	snprintf(want, sizeof(want), "0x7f0000009000 lies in no mapping of process %d nor of "
+		 "the kernel, and no /tmp/perf-%d.map names it", (int)pid, (int)pid);
+	assert_string_equal(pmu_error_detail(), want);
+	assert_string_equal(pmu_error_detail(), want);   /* asked twice: the same */
+	/* a later failure replaces it, a later unmapped address writes its own */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000009000, NULL, 4, &n),
+			 PMU_EINVAL);
+	assert_non_null(strstr(pmu_error_detail(), "room for at least one frame"));
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f000000a000, f, 4, &n), PMU_ENOENT);
+	assert_non_null(strstr(pmu_error_detail(), "0x7f000000a000 lies in no mapping"));
 	pmu_symbolizer_close(s);
 	s = open_rec(NULL, 1);   /* no_demangle */
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, pid, 0x7f0000001230, f, 4, &n), 0);
@@ -924,6 +936,107 @@ static void test_kallsyms_cache(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A file's executable mapping in this process as an MMAP record of pid: 0 when
+ * /proc/self/maps has none holding addr. */
+static int self_map(uintptr_t addr, int32_t pid, char path[4096], struct pmu_record *r)
+{
+	unsigned long long a, b, off;
+	char line[8192], perm[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
+			       path) == 5 && perm[2] == 'x' && addr >= a && addr < b;
+	fclose(f);
+	*r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
+	r->mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off, .path = path };
+	return found;
+}
+
+/* no_lines: the same frames (functions, inlined calls, offsets, flags) without
+ * their source positions, for this program's code and libc's (inlined calls
+ * where libc's debug file is installed). */
+static void test_no_lines(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .no_lines = 1);
+	struct pmu_symbolizer *with = open_rec(NULL, 0), *without;
+	struct pmu_record r;
+	struct pmu_frame a[16], b[16];
+	char libc[4096], self[4096];
+	uintptr_t at[2] = { (uintptr_t)&rec_target, (uintptr_t)&qsort };
+	size_t na, nb, lines = 0, inlined = 0;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(&o, &without), 0);
+	assert_true(self_map(at[0], 77, self, &r));
+	assert_int_equal(pmu_symbolizer_add_mmap(with, &r), 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(without, &r), 0);
+	if (self_map(at[1], 77, libc, &r)) {
+		pmu_symbolizer_add_mmap(with, &r);
+		pmu_symbolizer_add_mmap(without, &r);
+	}
+	for (int k = 0; k < 2; k++)
+		for (uintptr_t x = at[k]; x < at[k] + 0x600; x += 3) {
+			int ea = pmu_symbolizer_resolve_pid(with, 77, x, a, 16, &na);
+
+			assert_int_equal(pmu_symbolizer_resolve_pid(without, 77, x, b, 16, &nb), ea);
+			assert_int_equal(na, nb);
+			for (size_t i = 0; i < na; i++) {
+				assert_true(a[i].function == b[i].function || (a[i].function &&
+					    b[i].function && !strcmp(a[i].function, b[i].function)));
+				assert_int_equal(a[i].symbol_offset, b[i].symbol_offset);
+				assert_int_equal(a[i].module_offset, b[i].module_offset);
+				assert_int_equal(a[i].flags, b[i].flags);
+				assert_null(b[i].file);
+				assert_int_equal(b[i].line, 0);
+				assert_int_equal(b[i].column, 0);
+				lines += a[i].line != 0;
+				inlined += (a[i].flags & PMU_FRAME_INLINED) != 0;
+			}
+		}
+	assert_true(lines > 0);   /* this program is built with -g: lines were there */
+	fprintf(stderr, "no_lines: %zu positions left out, %zu inlined frames kept\n", lines,
+		inlined);
+	pmu_symbolizer_close(with);
+	pmu_symbolizer_close(without);
+}
+
+/* The DWARF and kallsyms read ahead on threads (dw_prefetch.c, kallsyms.c): the
+ * same frames whether a lookup comes before the reading started, while it runs
+ * or after it ended, and a symbolizer closed at any of those moments (nothing
+ * resolved: the kallsyms reader is stopped) leaves nothing behind. */
+static void test_read_ahead(void **state)
+{
+	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
+	struct pmu_record r = mmap_rec(4242, exe, build_id, build_id_size), k = r;
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[8];
+	size_t n;
+
+	(void)state;
+	k.pid = k.tid = -1;
+	k.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	for (int i = 0; i < 24; i++) {
+		s = open_rec(NULL, 0);
+		if (text && sched)
+			assert_int_equal(pmu_symbolizer_add_mmap(s, &k), 0);
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+		if (i % 3)   /* the third closes with the reading under way */
+			usleep((useconds_t)(i % 6) * 4000);
+		if (i % 3 == 1)
+			assert_target(s, 4242, exe);
+		if (i % 3 == 2 && text && sched) {
+			assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, sched + 4, f, 8, &n),
+					 0);
+			assert_string_equal(f[0].function, "schedule");
+		}
+		pmu_symbolizer_close(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,6 +1055,8 @@ int main(void)
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_init_text),
 		cmocka_unit_test(test_kallsyms_cache),
+		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_no_lines),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 #ifdef _WIN32
 #include <io.h>
 #else
@@ -177,18 +180,21 @@ static int time_window(const char *arg, uint64_t zero, uint64_t *start, uint64_t
 
 static FILE *open_out(const struct report_args *a)
 {
-	FILE *f;
+	FILE *f = stdout;
 
-	if (!a->out) {
-		if (a->fmt == FMT_PPROF && isatty(fileno(stdout))) {
-			fprintf(stderr, "pmukit report: pprof is binary (gzip'd protobuf): give "
-				"-o FILE or redirect standard output to a file\n");
-			return NULL;
-		}
-		return stdout;
+	if (!a->out && a->fmt == FMT_PPROF && isatty(fileno(stdout))) {
+		fprintf(stderr, "pmukit report: pprof is binary (gzip'd protobuf): give "
+			"-o FILE or redirect standard output to a file\n");
+		return NULL;
 	}
-	if (!(f = pmuk_fopen(a->out, "wb")))
+	if (a->out && !(f = pmuk_fopen(a->out, "wb")))
 		fprintf(stderr, "pmukit report: cannot write %s: %s\n", a->out, strerror(errno));
+#ifdef __GLIBC__
+	/* Only this thread writes the report: once the symbolizer's reader threads
+	 * exist, glibc would lock the stream for every putc. */
+	if (f)
+		__fsetlocking(f, FSETLOCKING_BYCALLER);
+#endif
 	return f;
 }
 

@@ -11,6 +11,9 @@
 #include <pmukit/error.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 
 static void usage(FILE *f)
 {
@@ -226,7 +229,8 @@ static int on_record(const struct pmu_record *rec, void *ctx)
 static int run(const char *path, const struct fields *fl, int nanosecs, const char *sympath)
 {
 	PMU_OPTS(pmu_trace_opts, to, .warn = on_warn);
-	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .symbol_path = sympath);
+	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .symbol_path = sympath,
+		 .no_lines = 1);   /* no field shows them */
 	struct script_run sr = { .nanosecs = nanosecs };
 	int err, rc = 1;
 
@@ -244,6 +248,11 @@ static int run(const char *path, const struct fields *fl, int nanosecs, const ch
 	if (pmu_symbolizer_open(&so, &sr.sym))
 		sr.sym = NULL;   /* frames print [unknown], as perf does without symbols */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+#ifdef __GLIBC__
+	/* Only this thread writes: once the symbolizer's reader threads exist,
+	 * glibc would lock stdout for every character. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
+#endif
 	if ((err = pmu_trace_read(sr.t, on_record, &sr)))
 		rc = tool_error("script", path, err);
 	else

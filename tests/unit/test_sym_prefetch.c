@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/* The recording-mode symbolizer's DWARF read-ahead thread (dw_prefetch.c) seen
+ * from its users: what it reads, and what closing a symbolizer costs. libdwfl's
+ * find_debuginfo callback is wrapped to count (and slow down) the images the
+ * worker reads. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <pmukit/error.h>
+#include <pmukit/symbols.h>
+
+#ifdef PMUKIT_HAVE_DW
+#include "linux/symbols_dw.h"
+
+static atomic_int looked_up, refuse_threads, threads_made;
+
+/* The library's pthread_create calls land here: refused on demand (as when
+ * RLIMIT_NPROC or memory runs out), else counted and made. */
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+	if (atomic_load(&refuse_threads))
+		return EAGAIN;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	atomic_fetch_add(&threads_made, 1);
+	return real(t, a, fn, arg);
+}
+
+__attribute__((noinline)) int prefetch_target(int x)
+{
+	return x * 3 + 1;
+}
+
+/* libdwfl's own lookup, after 30 ms: each image read takes long enough that a
+ * close right after the mappings finds nearly all of them still queued. */
+static int slow_find_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr a,
+			       const char *file, const char *link, GElf_Word crc, char **out)
+{
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	atomic_fetch_add(&looked_up, 1);
+	nanosleep(&ts, NULL);
+	return dwfl_standard_find_debuginfo(m, ud, name, a, file, link, crc, out);
+}
+
+/* The executable mappings of distinct shared libraries of this process (their
+ * debug files are looked for apart: they are stripped) as MMAP records of pid
+ * 77; how many, up to max. */
+static size_t lib_maps(struct pmu_record *r, char (*path)[4096], size_t max)
+{
+	unsigned long long a, b, off;
+	char line[8192], perm[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
+			   path[n]) != 5 || perm[2] != 'x' || !strstr(path[n], ".so"))
+			continue;
+		r[n] = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = 77, .tid = 77 };
+		r[n].mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off,
+					       .path = path[n] };
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Closing a symbolizer reads no more debug files: images still queued for the
+ * worker are dropped, only the one being read is waited for. */
+static void test_close_drops_queue(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	static char path[8][4096];
+	struct pmu_record r[8];
+	struct pmu_symbolizer *s;
+	size_t n = lib_maps(r, path, 8);
+
+	(void)state;
+	if (n < 4)
+		skip();   /* a static build: too few shared libraries mapped to queue */
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	((struct pmuk_dw *)s->backend)->cb.find_debuginfo = slow_find_debuginfo;
+	atomic_store(&looked_up, 0);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r[0]), 0);
+	/* the worker busy with the first image (up to 5 s on a loaded machine) */
+	for (int i = 0; i < 1000 && !atomic_load(&looked_up); i++)
+		nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+	assert_int_equal(atomic_load(&looked_up), 1);
+	for (size_t i = 1; i < n; i++)
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r[i]), 0);
+	pmu_symbolizer_close(s);
+	fprintf(stderr, "close: %d debug-file lookups for %zu images queued\n",
+		atomic_load(&looked_up), n);
+	/* libdwfl looks twice per image (DWARF, then symbol table): the image
+	 * under way when close began, and the next one if the worker took it
+	 * before close did */
+	assert_true(atomic_load(&looked_up) <= 4);
+}
+
+static uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name) &&
+		    (type == 'T' || type == 't'))
+			found = a;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A file's executable mapping in this process holding addr, as an MMAP record of
+ * pid 77; 0 when none. */
+static int self_map(uintptr_t addr, char path[4096], struct pmu_record *r)
+{
+	unsigned long long a, b, off;
+	char line[8192], perm[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
+			       path) == 5 && perm[2] == 'x' && addr >= a && addr < b;
+	fclose(f);
+	*r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = 77, .tid = 77 };
+	r->mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off, .path = path };
+	return found;
+}
+
+/* This program's, libc's and the kernel's mappings into s; the addresses to name
+ * (0: none). */
+static void add_three(struct pmu_symbolizer *s, uint64_t at[3])
+{
+	static char self[4096], libc[4096];
+	uint64_t text = kallsyms_addr("_text");
+	struct pmu_record r;
+
+	at[0] = (uintptr_t)&prefetch_target;
+	at[1] = (uintptr_t)&qsort + 4;
+	at[2] = text ? kallsyms_addr("schedule") + 4 : 0;
+	assert_true(self_map(at[0], self, &r));
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	if (self_map(at[1], libc, &r))
+		pmu_symbolizer_add_mmap(s, &r);
+	if (text && at[2] > 4) {
+		r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+		r.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text,
+					    .pgoff = text, .path = "[kernel.kallsyms]_text" };
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	}
+}
+
+/* The innermost function naming addr in process 77 (or the kernel), or "-". */
+static const char *name_of(struct pmu_symbolizer *s, uint64_t addr, char *buf, size_t size)
+{
+	struct pmu_frame f[8];
+	size_t n;
+
+	if (!addr || pmu_symbolizer_resolve_pid(s, 77, addr, f, 8, &n) || !f[0].function)
+		return "-";
+	snprintf(buf, size, "%s", f[0].function);
+	return buf;
+}
+
+/* No thread to be had (pthread_create fails): every read is done by the lookup
+ * itself, and every name is there as with the threads. */
+static void test_no_threads_same_names(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	struct pmu_symbolizer *s[2];
+	char a[256], b[256];
+	uint64_t at[3];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		atomic_store(&refuse_threads, k == 0);
+		atomic_store(&threads_made, 0);
+		assert_int_equal(pmu_symbolizer_open(&o, &s[k]), 0);
+		add_three(s[k], at);
+		/* with threads: the DWARF worker, and the kallsyms reader when readable */
+		assert_int_equal(atomic_load(&threads_made) > 0, k == 1);
+	}
+	atomic_store(&refuse_threads, 0);
+	assert_string_equal(name_of(s[0], at[0], a, sizeof(a)), "prefetch_target");
+	for (int i = 0; i < 3; i++) {
+		name_of(s[0], at[i], a, sizeof(a));
+		assert_string_equal(a, name_of(s[1], at[i], b, sizeof(b)));
+		fprintf(stderr, "without threads: %s\n", a);
+	}
+	if (at[2])   /* kallsyms readable here (root): the kernel named too */
+		assert_string_equal(name_of(s[0], at[2], a, sizeof(a)), "schedule");
+	pmu_symbolizer_close(s[0]);
+	pmu_symbolizer_close(s[1]);
+}
+
+struct handoff {
+	struct pmu_symbolizer *s;
+	uint64_t at[3];
+	char name[3][256];
+};
+
+static void *adder(void *arg)
+{
+	struct handoff *h = arg;
+
+	add_three(h->s, h->at);
+	return NULL;
+}
+
+static void *resolver(void *arg)
+{
+	struct handoff *h = arg;
+
+	for (int i = 0; i < 3; i++)
+		name_of(h->s, h->at[i], h->name[i], sizeof(h->name[i]));
+	return NULL;
+}
+
+static void *closer(void *arg)
+{
+	pmu_symbolizer_close(((struct handoff *)arg)->s);
+	return NULL;
+}
+
+/* One thread at a time, not always the same one (as symbols.h allows): one of
+ * the caller's threads adds the mappings, another names the addresses (the
+ * read-ahead begun for the first is waited for by the second), a third closes. */
+static void test_caller_threads(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	struct handoff h = { 0 };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pmu_symbolizer_open(&o, &h.s), 0);
+	assert_int_equal(pthread_create(&t, NULL, adder, &h), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(pthread_create(&t, NULL, resolver, &h), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_string_equal(h.name[0], "prefetch_target");
+	if (h.at[2])
+		assert_string_equal(h.name[2], "schedule");
+	assert_int_equal(pthread_create(&t, NULL, closer, &h), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_close_drops_queue),
+		cmocka_unit_test(test_no_threads_same_names),
+		cmocka_unit_test(test_caller_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+int main(void)
+{
+	printf("skipped: this pmukit is built without libdw: no read-ahead thread\n");
+	return 77;
+}
+
+#endif
