@@ -39,9 +39,10 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * Linux reads ELF/DWARF with elfutils libdwfl; Windows uses DbgHelp. One thread at a
  * time per symbolizer (DbgHelp is single-threaded for the whole process). On Linux a
  * recording-mode symbolizer reads ahead on threads of its own (each image's debug
- * information from its first mapping on, /proc/kallsyms from the first kernel
- * mapping on, every signal blocked); a lookup waits for what it needs,
- * pmu_symbolizer_close() for the reads under way (those not begun are dropped).
+ * information from its first mapping on, unless DEBUGINFOD_URLS is set;
+ * /proc/kallsyms from the first kernel mapping on; every signal blocked); a lookup
+ * waits for what it needs, pmu_symbolizer_close() for the reads under way (those
+ * not begun are dropped).
  * A child of fork() must not use nor close a recording-mode symbolizer opened
  * before the fork (its threads are not in the child): exec or _exit. */
 

@@ -9,6 +9,7 @@
 #include <libelf.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 static void elf_init(void)
 {
@@ -26,6 +27,10 @@ void pmuk_dw_prefetch_init(struct pmuk_dw_prefetch *pf)
 {
 	pmuk_dw_elf_init();
 	*pf = (struct pmuk_dw_prefetch){ 0 };
+	/* With debuginfod on, reading ahead would fetch the debug files of every
+	 * mapped image over the network, sampled or not: lookups read them then. */
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	pf->failed = urls && *urls;
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->cond, NULL);
 }

@@ -112,6 +112,32 @@ static void test_close_drops_queue(void **state)
 	assert_true(atomic_load(&looked_up) <= 4);
 }
 
+/* With debuginfod on, nothing is read ahead: the worker would fetch the debug
+ * files of every mapped image over the network, sampled or not. */
+static void test_no_read_ahead_with_debuginfod(void **state)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	static char path[8][4096];
+	struct pmu_record r[8];
+	struct pmu_symbolizer *s;
+	size_t n = lib_maps(r, path, 8);
+
+	(void)state;
+	if (!n)
+		skip();   /* a static build: no shared library mapped */
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9", 1);
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	unsetenv("DEBUGINFOD_URLS");
+	((struct pmuk_dw *)s->backend)->cb.find_debuginfo = slow_find_debuginfo;
+	atomic_store(&looked_up, 0);
+	atomic_store(&threads_made, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r[i]), 0);
+	pmu_symbolizer_close(s);
+	assert_int_equal(atomic_load(&threads_made), 0);
+	assert_int_equal(atomic_load(&looked_up), 0);
+}
+
 static uint64_t kallsyms_addr(const char *name)
 {
 	char line[512], sym[256], type;
@@ -268,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_close_drops_queue),
+		cmocka_unit_test(test_no_read_ahead_with_debuginfod),
 		cmocka_unit_test(test_no_threads_same_names),
 		cmocka_unit_test(test_caller_threads),
 	};
