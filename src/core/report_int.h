@@ -145,9 +145,19 @@ struct rp_cpu {
 struct rp_stack {
 	uint32_t proc;           /* interned process name */
 	uint32_t n;
-	uint32_t *frames;        /* symbol ids, leaf first */
+	uint32_t *frames;        /* symbol ids, leaf first; then (n + 31) / 32 words
+				    of bits: symbol i is a call inlined into i + 1 */
 	uint64_t count, period;
 };
+
+/* Whether symbol i of stack s is a call inlined into symbol i + 1 (the two
+ * are one address: the inlined calls at it, innermost first, then the
+ * function holding it). Stacks of the same symbols are one stack: the first
+ * sample's say. */
+static inline int pmuk_rp_stack_inlined(const struct rp_stack *s, uint32_t i)
+{
+	return (int)(s->frames[s->n + i / 32] >> (i % 32) & 1);
+}
 
 /* Samples of one event, thread and CPU with one stack of (symbol, srcline)
  * entries, innermost first, inlined calls included: what perf report's views

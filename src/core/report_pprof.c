@@ -3,7 +3,11 @@
  * proto/profile.proto), gzip'd. A symbol of the report is one Function and one
  * Location (at the first address seen of it), a folded stack one Sample with
  * its count and period and the process name as a label, a module mapping one
- * Mapping. The message is streamed through gzip field by field. */
+ * Mapping. Calls inlined at an address are not Locations of their own: the
+ * run of a stack's inlined symbols and the symbol holding them is one
+ * Location (at the holder's address) with a Line per symbol, innermost first,
+ * as pprof has them (go tool pprof -noinlines counts the holder, as the text
+ * report does). The message is streamed through gzip field by field. */
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/gzout.h"
@@ -27,6 +31,12 @@ enum { F_ID = 1, F_NAME, F_SYSTEM_NAME };
 
 #define FLUSH_AT 65536
 
+enum {
+	U_LOC = 1,               /* a Location of its own (id symbol + 1) */
+	U_FUNC = 2,              /* a Function (a Line of some Location) */
+	U_MAP = 4,               /* a Location is at its address: its mapping is needed */
+};
+
 struct pp_map {
 	uint64_t start, end, pgoff;
 	uint32_t module;
@@ -45,7 +55,12 @@ struct pp {
 	size_t n_maps;
 	uint32_t *rep;           /* per symbol: its first address (frame id) */
 	uint32_t *map_of;        /* per symbol: index of its mapping + 1, 0 none */
-	uint8_t *used;           /* per symbol: a sample holds it */
+	uint8_t *used;           /* per symbol: U_* */
+	uint32_t *chain;         /* the inlined runs: their symbols, innermost first */
+	size_t n_chain, cap_chain;
+	struct pp_run { uint32_t at, n; } *runs;   /* Location id n_syms + 1 + index */
+	size_t n_runs, cap_runs;
+	struct pmuk_index run_ix;
 	uint64_t *ids;
 	size_t ids_cap;
 	char note[256];
@@ -176,6 +191,46 @@ static void sample_types(struct pp *pp)
 
 /* ---- samples ---- */
 
+struct run_key {
+	const uint32_t *f;
+	uint32_t n;
+};
+
+static int run_eq(const void *key, uint32_t id, const void *ctx)
+{
+	const struct run_key *k = key;
+	const struct pp *pp = ctx;
+	const struct pp_run *x = &pp->runs[id];
+
+	return x->n == k->n && !memcmp(pp->chain + x->at, k->f, k->n * sizeof(*k->f));
+}
+
+/* The Location id of the n symbols at f: calls inlined into the last one. */
+static uint64_t run_of(struct pp *pp, const uint32_t *f, uint32_t n)
+{
+	struct run_key k = { f, n };
+	uint64_t h = pmuk_hash_words(f, n, 11);
+	uint32_t id = pmuk_index_find(&pp->run_ix, h, run_eq, &k, pp);
+
+	if (id == RP_NONE) {
+		if (pmuk_grow((void **)&pp->chain, &pp->cap_chain, pp->n_chain + n,
+			      sizeof(*pp->chain)) ||
+		    pmuk_grow((void **)&pp->runs, &pp->cap_runs, pp->n_runs + 1, sizeof(*pp->runs)) ||
+		    (id = pmuk_index_add(&pp->run_ix, h)) == RP_NONE) {
+			if (!pp->err)
+				pp->err = pmuk_fail(PMU_ENOMEM, "no memory for the pprof locations");
+			return 0;
+		}
+		memcpy(pp->chain + pp->n_chain, f, n * sizeof(*f));
+		pp->runs[pp->n_runs++] = (struct pp_run){ (uint32_t)pp->n_chain, n };
+		pp->n_chain += n;
+		for (uint32_t i = 0; i < n; i++)
+			pp->used[f[i]] |= U_FUNC;
+		pp->used[f[n - 1]] |= U_MAP;
+	}
+	return (uint64_t)pp->r->n_syms + 1 + id;
+}
+
 static void samples(struct pp *pp)
 {
 	const struct pmu_report *r = pp->r;
@@ -188,11 +243,20 @@ static void samples(struct pp *pp)
 			pp->err = pmuk_fail(PMU_ENOMEM, "no memory for a stack of %u frames", s->n);
 			break;
 		}
+		uint32_t n = 0;
 		for (uint32_t k = 0; k < s->n; k++) {
-			pp->ids[k] = (uint64_t)s->frames[k] + 1;
-			pp->used[s->frames[k]] = 1;
+			uint32_t j = k;
+			while (j + 1 < s->n && pmuk_rp_stack_inlined(s, j))
+				j++;
+			if (j > k) {   /* k .. j-1 inlined into j: one address */
+				pp->ids[n++] = run_of(pp, s->frames + k, j - k + 1);
+				k = j;
+				continue;
+			}
+			pp->ids[n++] = (uint64_t)s->frames[k] + 1;
+			pp->used[s->frames[k]] |= U_LOC | U_FUNC | U_MAP;
 		}
-		pmuk_pb_packed(&pp->msg, S_LOCATION, pp->ids, s->n);
+		pmuk_pb_packed(&pp->msg, S_LOCATION, pp->ids, n);
 		uint64_t v[2] = { s->count, s->period };
 		pmuk_pb_packed(&pp->msg, S_VALUE, v, 2);
 		pmuk_pb_uint(&pp->sub, LB_KEY, key);
@@ -338,7 +402,7 @@ static void mappings(struct pp *pp)
 
 	for (size_t s = 0; s < r->n_syms; s++) {
 		uint32_t f = pp->rep[s];
-		if (!pp->used[s] || f == RP_NONE || r->frames[f].module == RP_NONE)
+		if (!(pp->used[s] & U_MAP) || f == RP_NONE || r->frames[f].module == RP_NONE)
 			continue;
 		uint32_t m = map_find(pp, r->frames[f].module, r->frames[f].addr);
 		pp->map_of[s] = m;
@@ -356,30 +420,46 @@ static void mappings(struct pp *pp)
 				mapping(pp, &pp->maps[i]);
 }
 
-/* ---- locations and functions: one of each per symbol, id = symbol + 1 ---- */
+/* ---- locations and functions: a Function per symbol, id = symbol + 1; a
+ * Location per symbol (the same id) and per inlined run (n_syms + 1 + run) ---- */
+
+/* A Location at the address of symbol holder, with the functions of syms. */
+static void location(struct pp *pp, uint64_t id, uint32_t holder, const uint32_t *syms, uint32_t n)
+{
+	const struct pmu_report *r = pp->r;
+	uint32_t f = pp->rep[holder], m = pp->map_of[holder];
+
+	pmuk_pb_uint(&pp->msg, LOC_ID, id);
+	pmuk_pb_uint(&pp->msg, LOC_MAPPING, m ? pp->maps[m - 1].id : 0);
+	pmuk_pb_uint(&pp->msg, LOC_ADDRESS, f != RP_NONE ? r->frames[f].addr : 0);
+	for (uint32_t i = 0; i < n; i++) {
+		pmuk_pb_uint(&pp->sub, LN_FUNCTION, (uint64_t)syms[i] + 1);
+		put_msg(&pp->msg, LOC_LINE, &pp->sub);
+	}
+	profile_field(pp, P_LOCATION);
+}
 
 static void locations(struct pp *pp)
 {
 	const struct pmu_report *r = pp->r;
 
-	for (size_t s = 0; s < r->n_syms && !pp->err; s++) {
-		uint32_t f = pp->rep[s], m = pp->map_of[s];
-		if (!pp->used[s])
-			continue;
-		pmuk_pb_uint(&pp->msg, LOC_ID, s + 1);
-		pmuk_pb_uint(&pp->msg, LOC_MAPPING, m ? pp->maps[m - 1].id : 0);
-		pmuk_pb_uint(&pp->msg, LOC_ADDRESS, f != RP_NONE ? r->frames[f].addr : 0);
-		pmuk_pb_uint(&pp->sub, LN_FUNCTION, s + 1);
-		put_msg(&pp->msg, LOC_LINE, &pp->sub);
-		profile_field(pp, P_LOCATION);
+	for (uint32_t s = 0; s < r->n_syms && !pp->err; s++)
+		if (pp->used[s] & U_LOC)
+			location(pp, (uint64_t)s + 1, s, &s, 1);
+	for (size_t i = 0; i < pp->n_runs && !pp->err; i++) {
+		const struct pp_run *x = &pp->runs[i];
+		location(pp, r->n_syms + 1 + i, pp->chain[x->at + x->n - 1], pp->chain + x->at, x->n);
 	}
 	for (size_t s = 0; s < r->n_syms && !pp->err; s++) {
 		uint32_t f = pp->rep[s];
-		if (!pp->used[s])
+		if (!(pp->used[s] & U_FUNC))
 			continue;
-		/* the symbolizer's name; module!+0xoff (what the report shows) without one */
+		/* the symbolizer's name; module!+0xoff (what the report shows) without
+		 * one; a function only ever inlined (no address of its own) by its name */
 		uint64_t name = f != RP_NONE && r->frames[f].func ?
 			str(pp, pmuk_rp_str(r, r->frames[f].func)) :
+			f == RP_NONE && r->syms[s].label && r->syms[s].module != RP_NONE ?
+			str(pp, pmuk_rp_str(r, r->syms[s].label)) :
 			str(pp, pmuk_rp_str(r, r->syms[s].name));
 		pmuk_pb_uint(&pp->msg, F_ID, s + 1);
 		pmuk_pb_uint(&pp->msg, F_NAME, name);
@@ -438,6 +518,8 @@ int pmu_report_write_pprof(struct pmu_report *r, FILE *f)
 	int gz_err = pmuk_gz_close(pp.gz, !err);
 	pmuk_pb_free(&pp.out), pmuk_pb_free(&pp.msg), pmuk_pb_free(&pp.sub);
 	pmuk_index_free(&pp.str_ix);
+	pmuk_index_free(&pp.run_ix);
+	free(pp.chain), free(pp.runs);
 	free(pp.str), free(pp.maps), free(pp.rep), free(pp.map_of), free(pp.used), free(pp.ids);
 	return err ? err : gz_err;
 }

@@ -58,9 +58,13 @@ def text_rows():
     return rows, samples, period
 
 
-def top(index, unit=None):
+def top(index, unit=None, inlines=False):
+    """pprof -top; without inlines (-noinlines) a sample's own samples count
+    for the function holding its address, as in the text report, not for the
+    innermost call inlined there (which the collapsed stacks end with)."""
     args = ['-top', '-sample_index=%d' % index, '-nodecount=1000000', '-nodefraction=0',
-            '-edgefraction=0'] + (['-unit=' + unit] if unit else [])
+            '-edgefraction=0'] + (['-unit=' + unit] if unit else []) + \
+        ([] if inlines else ['-noinlines'])
     out = pprof(*args)
     m = re.search(r'Showing nodes accounting for (\d+)\w*, [0-9.]+% of (\d+)\w* total', out)
     if not m:
@@ -89,6 +93,20 @@ def check_top():
     flats = [flat for _, flat, _ in rows if flat]
     if flats != sorted(want.values(), reverse=True):
         die('pprof -top order differs')
+    # with inlines: the leaves of the collapsed stacks, an inlined call named
+    # as pprof shows it ("f (inline)")
+    leaves = collections.Counter()
+    for line in open(D + '/collapsed.txt', encoding='utf-8'):
+        body, _, n = line.rstrip('\n').rpartition(' ')
+        leaves[fn_name(body.split(';')[-1])] += int(n)
+    _, irows = top(0, inlines=True)
+    got = collections.Counter()
+    for name, flat, _ in irows:
+        if flat:
+            got[name[:-len(' (inline)')] if name.endswith(' (inline)') else name] += flat
+    if got != leaves:
+        diff = sorted(set(got.items()) ^ set(leaves.items()), key=lambda x: -x[1])[:10]
+        die('leaf functions differ (pprof with inlines vs collapsed), e.g. %s' % diff)
     for name, flat, _ in rows[:5]:
         print('  top: %-50s %8d samples' % (name, flat))
     unit = re.search(r'^samples/count \S+/(\w+)$', pprof('-raw'), re.M).group(1)
@@ -115,7 +133,9 @@ def check_traces():
         m = re.match(r'^\s*(\d+)\s+(.*)$', st[0])
         if len(proc) != 1 or not m:
             die('pprof -traces block %r' % block[:300])
-        names = [m.group(2)] + [x.strip() for x in st[1:]]
+        # an inlined call is a Line of its address's Location, "f (inline)"
+        names = [re.sub(r' \(inline\)$', '', x)
+                 for x in [m.group(2)] + [x.strip() for x in st[1:]]]
         got[(proc[0],) + tuple(reversed(names))] += int(m.group(1))
     if got != want:
         diff = list((got - want).items())[:3] + list((want - got).items())[:3]

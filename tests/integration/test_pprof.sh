@@ -79,6 +79,37 @@ if command -v cc >/dev/null; then
 	go tool pprof -top "$tmp/ren.pb.gz" >"$tmp/ren.top" 2>&1
 	check "a renamed process: pprof's main binary is its executable (File: renamed)" \
 		grep -qx 'File: renamed' "$tmp/ren.top"
+	# a hot loop in a call inlined (always_inline, DWARF of -O2 -g): the
+	# inlined call is a Line of its address's Location, named as the
+	# function, not a Location of its own at 0x0 named module!function; the
+	# text table counts the samples for the function holding the address
+	# (pprof -noinlines), the collapsed stacks end with the inlined call
+	# (pprof with inlines)
+	printf '%s\n' 'static volatile double x;' \
+		'static inline __attribute__((always_inline)) void step(long i) { x += i * 0.5; x *= 1.0000001; }' \
+		'__attribute__((noinline)) void outer(void) { for (long i = 0; i < 150000000; i++) step(i); }' \
+		'int main(void) { outer(); return x < 0; }' >"$tmp/inl.c"
+	mkdir -p "$tmp/cli-inl"
+	if cc -O2 -g -fno-omit-frame-pointer -o "$tmp/inl" "$tmp/inl.c" &&
+	   "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/inl.data" -- "$tmp/inl" >/dev/null 2>&1; then
+		d=$tmp/cli-inl
+		"$PMUKIT" report -i "$tmp/inl.data" --format pprof -o "$d/profile.pb.gz" &&
+		"$PMUKIT" report -i "$tmp/inl.data" --format collapsed >"$d/collapsed.txt" &&
+		"$PMUKIT" report -i "$tmp/inl.data" --format table --limit 0 >"$d/text.txt" &&
+		"$PMUKIT" report -i "$tmp/inl.data" --format table --json --limit 0 >"$d/report.json" ||
+			fail "inlined: pmukit report"
+		check "inlined: the collapsed stacks end in the inlined call (outer;step)" \
+			grep -q 'outer;inl!step [0-9]*$' "$d/collapsed.txt"
+		check "inlined: go tool pprof: top (-noinlines and with inlines), stacks, mappings" \
+			$CHECK "$d"
+		go tool pprof -raw -symbolize=none "$d/profile.pb.gz" >"$d/raw" 2>&1
+		check "inlined: a Location at an address of outer with the Lines step, outer" \
+			grep -Pzq '\n +[0-9]+: 0x[0-9a-f]*[1-9a-f][0-9a-f]* M=[0-9]+ step [^\n]*\n +outer ' "$d/raw"
+		check "inlined: step is no Location of its own at 0x0" \
+			sh -c "! grep -qE '^ +[0-9]+: 0x0 .*step' '$d/raw'"
+	else
+		fail "inlined: cc -O2 -g or pmukit record -g"
+	fi
 	# perf record -a adds a dummy event without samples: the sample type is
 	# still the clock, in nanoseconds
 	if command -v perf >/dev/null &&
