@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "linux/buildid.h"
 #include "sym_fixture.h"
@@ -491,6 +492,111 @@ static void test_empty_comm_unnamed(void **state)
 	pmu_report_free(rp);
 }
 
+/* ---- the pprof writer's profile, decoded: which function holds the leaf
+ * address of each sample (the last Line of its first Location, what
+ * go tool pprof -noinlines counts), by sample count ---- */
+
+struct pbm {
+	const uint8_t *p, *end;
+};
+
+static uint64_t pb_varint(struct pbm *m)
+{
+	uint64_t v = 0;
+
+	for (int s = 0; m->p < m->end && s < 64; s += 7) {
+		uint8_t b = *m->p++;
+		v |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80))
+			return v;
+	}
+	fail_msg("truncated varint");
+	return 0;
+}
+
+static uint32_t pb_field(struct pbm *m, uint64_t *v, struct pbm *sub)
+{
+	uint64_t tag = pb_varint(m);
+
+	*v = pb_varint(m);
+	sub->p = sub->end = NULL;
+	if ((tag & 7) == 2) {
+		assert_true(*v <= (uint64_t)(m->end - m->p));
+		*sub = (struct pbm){ m->p, m->p + *v };
+		m->p += *v;
+	} else {
+		assert_int_equal(tag & 7, 0);
+	}
+	return (uint32_t)(tag >> 3);
+}
+
+/* The leaf holder's name of each Sample of the gzip'd profile gz[0, n),
+ * with its count, into name[]/count[]: their number. */
+static size_t pprof_leaves(const char *gz, size_t n, char name[][64], uint64_t *count, size_t max)
+{
+	static uint8_t pb[1 << 20];
+	z_stream z = { 0 };
+	const uint8_t *str[256];
+	size_t len_of[256], nstr = 0, nleaf = 0;
+	uint64_t fn_name[64][2], loc_fn[64][2];	/* (id, name string) and (id, last Line's function) */
+	size_t nfn = 0, nloc = 0;
+	struct pbm m, s, t, u;
+	uint64_t v;
+
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (uint8_t *)gz, z.avail_in = (uInt)n;
+	z.next_out = pb, z.avail_out = sizeof(pb);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	size_t len = sizeof(pb) - z.avail_out;
+	inflateEnd(&z);
+	for (m = (struct pbm){ pb, pb + len }; m.p < m.end;) {
+		uint32_t f = pb_field(&m, &v, &s);
+		if (f == 6 && nstr < 256)
+			str[nstr] = s.p, len_of[nstr++] = v;
+		else if (f == 5 && nfn < 64) {
+			fn_name[nfn][0] = fn_name[nfn][1] = 0;
+			while (s.p < s.end) {
+				uint32_t g = pb_field(&s, &v, &t);
+				if (g == 1 || g == 2)
+					fn_name[nfn][g - 1] = v;
+			}
+			nfn++;
+		} else if (f == 4 && nloc < 64) {
+			loc_fn[nloc][0] = loc_fn[nloc][1] = 0;
+			while (s.p < s.end) {
+				uint32_t g = pb_field(&s, &v, &t);
+				if (g == 1)
+					loc_fn[nloc][0] = v;
+				while (g == 4 && t.p < t.end)	/* the last Line: the holder */
+					if (pb_field(&t, &v, &u) == 1)
+						loc_fn[nloc][1] = v;
+			}
+			nloc++;
+		}
+	}
+	for (m = (struct pbm){ pb, pb + len }; m.p < m.end;) {
+		if (pb_field(&m, &v, &s) != 2)
+			continue;
+		uint64_t leaf = 0, c = 0;
+		while (s.p < s.end) {
+			uint32_t g = pb_field(&s, &v, &t);
+			if (g == 1 && t.p)
+				leaf = pb_varint(&t);
+			else if (g == 2 && t.p)
+				c = pb_varint(&t);
+		}
+		assert_true(nleaf < max);
+		strcpy(name[nleaf], "?");
+		for (size_t i = 0; i < nloc; i++)
+			for (size_t k = 0; k < nfn && loc_fn[i][0] == leaf; k++)
+				if (fn_name[k][0] == loc_fn[i][1] && fn_name[k][1] < nstr)
+					snprintf(name[nleaf], 64, "%.*s", (int)len_of[fn_name[k][1]],
+						 (const char *)str[fn_name[k][1]]);
+		count[nleaf++] = c;
+	}
+	return nleaf;
+}
+
 /* sym_twice is inlined into sym_leafy once and called out of line once, from
  * one line: a sample in each copy has the same (symbol, line) entries, but the
  * function holding the sampled code (the leaf) is sym_leafy in one and
@@ -551,6 +657,24 @@ static void test_same_entries_other_leaf(void **state)
 	assert_non_null(strstr(out, "    50.00%  [.] sym_leafy\n"));
 	assert_non_null(strstr(out, "    50.00%  [.] sym_twice\n"));
 	free(out);
+	/* pprof: the same holders as the table (go tool pprof -noinlines), one
+	 * sample each: the inlined copy's Location has the Lines sym_twice,
+	 * sym_leafy, the other copy's only sym_twice */
+	size_t gzn = 0;
+	char *gz = NULL, leaf[8][64];
+	uint64_t cnt[8], leafy = 0, twice = 0;
+	FILE *f = open_memstream(&gz, &gzn);
+	assert_non_null(f);
+	assert_int_equal(pmu_report_write_pprof(rp, f), 0);
+	fclose(f);
+	size_t nl = pprof_leaves(gz, gzn, leaf, cnt, 8);
+	for (size_t i = 0; i < nl; i++) {
+		leafy += strcmp(leaf[i], "sym_leafy") ? 0 : cnt[i];
+		twice += strcmp(leaf[i], "sym_twice") ? 0 : cnt[i];
+	}
+	assert_int_equal(leafy, 1);
+	assert_int_equal(twice, 1);
+	free(gz);
 	pmu_report_free(rp);
 	pmu_symbolizer_close(sym);
 }
