@@ -29,35 +29,29 @@ static int stack_eq(const void *key, uint32_t id, const void *ctx)
 	const struct stack_key *k = key;
 	const struct rp_stack *s = &((const struct pmu_report *)ctx)->stacks[id];
 
-	return s->proc == k->proc && s->n == k->n && !memcmp(s->frames, k->f, k->n * sizeof(*k->f));
+	return s->proc == k->proc && s->n == k->n &&
+	       !memcmp(s->frames, k->f, RP_STACK_WORDS(k->n) * sizeof(*k->f));
 }
 
-/* fresh: a symbol of the stack is new, so no stack holds it yet. The n
- * symbols of r->sscratch are the nf frames of r->scratch expanded (inlined
- * calls included): a new stack keeps, past its symbols, which of them are
- * inlined calls (pmuk_rp_stack_inlined). */
-static int count_stack(struct pmu_report *r, uint32_t proc, size_t nf, size_t n, uint64_t period,
-		       int fresh)
+/* fresh: a symbol of the stack is new, so no stack holds it yet. r->sscratch
+ * holds the n symbols (inlined calls included) and, past them, which of them
+ * are inlined calls (pmuk_rp_stack_inlined): both are the stack's identity,
+ * so a call inlined at one address and called out of line at another, with
+ * the same symbols, are two stacks (pprof's leaf differs). */
+static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t period, int fresh)
 {
+	size_t words = RP_STACK_WORDS(n);
 	struct stack_key k = { proc, r->sscratch, n };
-	uint64_t h = pmuk_hash_words(r->sscratch, n, proc);
+	uint64_t h = pmuk_hash_words(r->sscratch, words, proc);
 	uint32_t id = fresh ? RP_NONE : pmuk_index_find(&r->stack_ix, h, stack_eq, &k, r);
 
 	if (id == RP_NONE) {
-		size_t words = n + (n + 31) / 32;
 		uint32_t *copy = pmuk_rp_alloc(&r->mem, words * sizeof(*copy));
 		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
 				       sizeof(*r->stacks)) ||
 		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE)
 			return PMU_ENOMEM;   /* copy goes with the report */
-		memcpy(copy, r->sscratch, n * sizeof(*copy));
-		memset(copy + n, 0, (words - n) * sizeof(*copy));
-		for (size_t i = 0, at = 0; i < nf; i++) {
-			uint32_t m = r->frames[r->scratch[i]].n_inl;
-			for (uint32_t j = 0; j < m; j++, at++)
-				copy[n + at / 32] |= 1u << (at % 32);
-			at++;   /* the symbol holding the address */
-		}
+		memcpy(copy, r->sscratch, words * sizeof(*copy));
 		r->stacks[r->n_stacks++] = (struct rp_stack){ proc, (uint32_t)n, copy, 0, 0 };
 	}
 	r->stacks[id].count++;
@@ -200,13 +194,19 @@ static size_t expand(struct pmu_report *r, size_t k)
 
 	for (size_t i = 0; i < k; i++)
 		n += r->frames[r->scratch[i]].n_inl;
-	if (pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, n + 1, sizeof(*r->sscratch)))
+	size_t total = n;
+	if (pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, RP_STACK_WORDS(n) + 1,
+		      sizeof(*r->sscratch)))
 		return SIZE_MAX;
+	uint32_t *bits = r->sscratch + total;   /* symbol i is a call inlined into i + 1 */
+	memset(bits, 0, (RP_STACK_WORDS(total) - total) * sizeof(*bits));
 	n = 0;
 	for (size_t i = 0; i < k; i++) {
 		const struct rp_frame *f = &r->frames[r->scratch[i]];
-		for (uint32_t j = 0; j < f->n_inl; j++)
-			r->sscratch[n++] = r->inl[2 * (f->inl + j)];
+		for (uint32_t j = 0; j < f->n_inl; j++, n++) {
+			r->sscratch[n] = r->inl[2 * (f->inl + j)];
+			bits[n / 32] |= 1u << (n % 32);
+		}
 		r->sscratch[n++] = f->sym;
 	}
 	return n;
@@ -275,7 +275,7 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 	/* p->name is interned already: only a nameless process's fallback is looked up */
 	uint32_t proc = *pmuk_rp_str(r, p->name) ? p->name :
 			pmuk_rp_intern(&r->str, pmuk_rp_thread_name(r, t));
-	if (count_stack(r, proc, k, n, period, fresh) ||
+	if (count_stack(r, proc, n, period, fresh) ||
 	    pmuk_rp_group(r, rec, t, k, period, fresh))
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's stack table");
 	if (r->o.script)

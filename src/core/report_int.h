@@ -150,10 +150,14 @@ struct rp_stack {
 	uint64_t count, period;
 };
 
+/* The words of a stack of n symbols: the ids, then the inline bits. */
+#define RP_STACK_WORDS(n) ((n) + ((n) + 31) / 32)
+
 /* Whether symbol i of stack s is a call inlined into symbol i + 1 (the two
  * are one address: the inlined calls at it, innermost first, then the
- * function holding it). Stacks of the same symbols are one stack: the first
- * sample's say. */
+ * function holding it). The bits are part of the stack's identity: the same
+ * symbols inlined in one sample and called out of line in another are two
+ * stacks. */
 static inline int pmuk_rp_stack_inlined(const struct rp_stack *s, uint32_t i)
 {
 	return (int)(s->frames[s->n + i / 32] >> (i % 32) & 1);

@@ -444,22 +444,56 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* stacks by process and symbols (their inline bits aside) */
+static int cmp_syms(const void *a, const void *b)
+{
+	const struct rp_stack *s = *(const struct rp_stack *const *)a,
+			      *t = *(const struct rp_stack *const *)b;
+
+	if (s->proc != t->proc)
+		return s->proc < t->proc ? -1 : 1;
+	if (s->n != t->n)
+		return s->n < t->n ? -1 : 1;
+	int c = memcmp(s->frames, t->frames, s->n * sizeof(*s->frames));
+	return c ? c : s < t ? -1 : s > t;
+}
+
 int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 {
 	char addr[RP_ADDR_BUF];
 	char **lines = calloc(r->n_stacks + 1, sizeof(*lines));
+	const struct rp_stack **st = calloc(r->n_stacks + 1, sizeof(*st));
+	uint64_t *counts = calloc(r->n_stacks + 1, sizeof(*counts));
+	size_t n = 0;
 
-	if (!lines)
+	if (!lines || !st || !counts) {
+		free(lines), free(st), free(counts);
 		return pmuk_fail(PMU_ENOMEM, "no memory for %zu folded stacks", r->n_stacks);
+	}
+	/* stacks of the same symbols (a call inlined in one, called out of line
+	 * in the other: report.c count_stack) are one folded line */
+	for (size_t i = 0; i < r->n_stacks; i++)
+		st[i] = &r->stacks[i];
+	if (r->n_stacks > 1)
+		qsort(st, r->n_stacks, sizeof(*st), cmp_syms);
 	for (size_t i = 0; i < r->n_stacks; i++) {
-		const struct rp_stack *s = &r->stacks[i];
+		if (n && st[n - 1]->proc == st[i]->proc && st[n - 1]->n == st[i]->n &&
+		    !memcmp(st[n - 1]->frames, st[i]->frames, st[i]->n * sizeof(*st[i]->frames))) {
+			counts[n - 1] += st[i]->count;
+			continue;
+		}
+		counts[n] = st[i]->count;
+		st[n++] = st[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_stack *s = st[i];
 		size_t cap = 64 + strlen(pmuk_rp_str(r, s->proc)), at;
 		for (uint32_t k = 0; k < s->n; k++)
 			cap += 1 + strlen(pmuk_rp_sym_name(r, s->frames[k], addr));
 		if (!(lines[i] = malloc(cap))) {
 			for (size_t k = 0; k < i; k++)
 				free(lines[k]);
-			free(lines);
+			free(lines), free(st), free(counts);
 			return pmuk_fail(PMU_ENOMEM, "no memory for folded stacks");
 		}
 		const char *proc = pmuk_rp_str(r, s->proc);
@@ -468,14 +502,14 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 			lines[i][at++] = ';';
 			at = put_folded(lines[i], at, cap, pmuk_rp_sym_name(r, s->frames[k], addr));
 		}
-		snprintf(lines[i] + at, cap - at, " %" PRIu64, s->count);
+		snprintf(lines[i] + at, cap - at, " %" PRIu64, counts[i]);
 	}
-	if (r->n_stacks > 1)
-		qsort(lines, r->n_stacks, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < r->n_stacks; i++) {
+	if (n > 1)
+		qsort(lines, n, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%s\n", lines[i]);
 		free(lines[i]);
 	}
-	free(lines);
+	free(lines), free(st), free(counts);
 	return 0;
 }
