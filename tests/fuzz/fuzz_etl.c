@@ -56,7 +56,8 @@ static void decode_all(const struct pmu_etl_event *ev)
 	pmu_etl_decode_sysconfig_paths(ev, &u.sp);
 }
 
-/* The same file as pmu_record stream, into a report written every way. */
+/* The same file as pmu_record stream, into a report written every way
+ * (text by each sort, JSON, folded stacks, SVG, pprof). */
 static void report_all(const char *path, FILE *out)
 {
 	PMU_OPTS(pmuk_etl_records_opts, ao, .stack_window_ns = 1000);
@@ -74,6 +75,8 @@ static void report_all(const char *path, FILE *out)
 			pmu_report_write_text(rep, out, (enum pmu_report_sort)by, 0);
 		pmu_report_write_json(rep, out, 0);
 		pmu_report_write_collapsed(rep, out);
+		pmu_report_write_svg(rep, out, "fuzz");
+		pmu_report_write_pprof(rep, out);
 		pmu_report_free(rep);
 	}
 	pmuk_etl_records_close(a);
