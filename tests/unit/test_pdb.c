@@ -163,25 +163,35 @@ static const char asm_src[] =
 	"\t.section .debug$S,\"dr\"\n\t.p2align 2\n\t.long 4\n"
 	"\t.cv_linetable 0, asmfn, .Lend\n\t.cv_filechecksums\n\t.cv_stringtable\n";
 
+/* Writes src to dir/name, runs build in dir (it must succeed) and opens dir/pdbname. */
+static struct pmuk_pdb *build_pdb(const char *name, const char *src, const char *build,
+				  const char *pdbname)
+{
+	struct pmuk_pdb *p;
+	char cmd[1024], path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s", dir, build);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, pdbname);
+	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	return p;
+}
+
 static void test_contribution_lines(void **state)
 {
 	static const uint32_t off[] = { 0, 1, 2, 6, 7 }, line[] = { 7, 7, 9, 9, 11 };
 	struct pmuk_pdb_frame fr[8];
 	struct pmuk_pdb *p;
-	char cmd[1024], path[256];
 	uint64_t rva = 0;
-	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/a.s", dir);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(asm_src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && clang --target=x86_64-w64-mingw32 -g "
-		 "-fuse-ld=lld -nostdlib -Wl,--entry=asmfn -Wl,--pdb=a.pdb a.s -o a.exe", dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/a.pdb", dir);
-	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	p = build_pdb("a.s", asm_src, "clang --target=x86_64-w64-mingw32 -g -fuse-ld=lld "
+		      "-nostdlib -Wl,--entry=asmfn -Wl,--pdb=a.pdb a.s -o a.exe", "a.pdb");
 	assert_int_equal(p->nprocs, 0);
 	for (size_t i = 0; i < p->npubs; i++)
 		if (!strcmp(p->pubs[i].name, "asmfn"))
@@ -260,22 +270,13 @@ static void test_msvc_decorated(void **state)
 {
 	struct pmuk_pdb_frame fr[8];
 	struct pmuk_pdb *p;
-	char cmd[1024], path[256];
 	int found = 0;
-	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/c.cpp", dir);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(cpp_src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && clang++ --target=x86_64-pc-windows-msvc -O2 -g "
-		 "-gcodeview -fno-exceptions -c c.cpp -o c.obj && lld-link /entry:start "
-		 "/subsystem:console /nodefaultlib /debug /pdb:c.pdb c.obj /out:c.exe "
-		 ">/dev/null", dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/c.pdb", dir);
-	assert_int_equal(pmuk_pdb_open(path, &p), 0);
+	p = build_pdb("c.cpp", cpp_src, "clang++ --target=x86_64-pc-windows-msvc -O2 -g "
+		      "-gcodeview -fno-exceptions -c c.cpp -o c.obj && lld-link /entry:start "
+		      "/subsystem:console /nodefaultlib /debug /pdb:c.pdb c.obj /out:c.exe "
+		      ">/dev/null", "c.pdb");
 	for (size_t i = 0; i < p->npubs; i++)
 		found += !strcmp(p->pubs[i].name, "?get@K@ns@@QEAAHH@Z");
 	assert_int_equal(found, 1);	/* the decorated public exists */
