@@ -65,12 +65,14 @@ int pmuk_er_clr_collect(struct er_clr *c, const struct pmu_etl_event *ev)
 		struct pmu_etl_clr_module_ev mod;
 	} u;
 
+	/* by id before decoding: the runtime provider's GC, JIT and exception events
+	 * are most of its events, and a decoder formats an error for each */
 	if (ev->pid == PMU_ETL_NO_ID || !pmuk_etl_clr_provider(ev))
 		return 0;
-	if (!pmu_etl_decode_clr_method(ev, &u.m))
-		return add_method(c, ev->pid, &u.m);
-	if (!pmu_etl_decode_clr_module(ev, &u.mod))
-		return add_module(c, ev->pid, &u.mod);
+	if (ev->id == 143 || ev->id == 144)
+		return pmu_etl_decode_clr_method(ev, &u.m) ? 0 : add_method(c, ev->pid, &u.m);
+	if (ev->id >= 152 && ev->id <= 154)
+		return pmu_etl_decode_clr_module(ev, &u.mod) ? 0 : add_module(c, ev->pid, &u.mod);
 	return 0;
 }
 
@@ -166,7 +168,7 @@ void pmuk_er_clr_event(struct pmuk_etl_records *a, const struct pmu_etl_event *e
 	char name[1400];
 
 	if (ev->pid == PMU_ETL_NO_ID || pmuk_etl_clr_provider(ev) != 1 ||
-	    pmu_etl_decode_clr_method(ev, m) || m->rundown || !m->size)
+	    (ev->id != 143 && ev->id != 144) || pmu_etl_decode_clr_method(ev, m) || !m->size)
 		return;
 	if (m->unload) {
 		push_symbol(a, ev->pid, m->start, m->size, NULL, NULL, ev);
