@@ -2,6 +2,7 @@
 /* The node report as text (perf report's look: "#" header lines, one row per
  * key, then local vs remote per thread and per object) and as JSON. */
 #include "core/report_node_int.h"
+#include "core/file.h"
 #include "core/json.h"
 
 #include <pmukit/topology.h>
@@ -76,13 +77,12 @@ static void node_cell(const struct nr_row *row, char *buf, size_t n)
 			 pmu_page_state_name((enum pmu_page_state)row->state) : "no answer");
 }
 
-/* A variable with its module's file name: two modules may use one name. */
+/* A variable with its module's file name (as the sample report names modules):
+ * two modules may use one name. */
 static void obj_cell(const struct nr_row *w, FILE *f)
 {
-	const char *base = strrchr(w->module, '/');
-
 	if (w->module[0] && strcmp(w->obj, w->module))
-		fprintf(f, "%s (%s)", w->obj, base ? base + 1 : w->module);
+		fprintf(f, "%s (%s)", w->obj, pmuk_path_base(w->module));
 	else
 		fputs(w->obj, f);
 }
