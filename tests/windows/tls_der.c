@@ -9,23 +9,14 @@
  * "not ok NAME: why" a line; the exit status is the number of failures. */
 #include "exporter_tls_win.c"
 #include "exporter_tlskey_win.c"
+#include "tls_check.h"
 
 /* SEQUENCE { INTEGER 0, SEQUENCE { OID rsaEncryption, NULL }, OCTET STRING aabbcc } */
 static const BYTE good[] = { 0x30, 0x17, 0x02, 0x01, 0x00, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86,
 			     0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00, 0x04, 0x03,
 			     0xaa, 0xbb, 0xcc };
-static int fails;
 static BYTE *page;  /* two pages: the input ends where the second, no-access, begins */
 static DWORD page_size;
-
-static void check(int ok, const char *name, const char *why)
-{
-	if (ok)
-		printf("ok %s\n", name);
-	else
-		printf("not ok %s: %s\n", name, why), fails++;
-	fflush(stdout);
-}
 
 static const BYTE *guarded(const BYTE *src, size_t n)
 {

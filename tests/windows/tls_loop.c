@@ -17,6 +17,7 @@
  * why" a line; the exit status is the number of failures. */
 #include "exporter_tls_win.c"
 #include "exporter_tlskey_win.c"
+#include "tls_check.h"
 
 #define HDR 5
 #define TRAILER_MAX 16
@@ -271,17 +272,6 @@ static DWORD WINAPI server_thread(void *arg)
 }
 
 /* ---- the client side: scripted bytes over the socket ---- */
-
-static int fails;
-
-static void check(int ok, const char *name, const char *why)
-{
-	if (ok)
-		printf("ok %s\n", name);
-	else
-		printf("not ok %s: %s\n", name, why), fails++;
-	fflush(stdout);
-}
 
 /* A connected pair over loopback: *cli for the script, *srv for the server. */
 static int pair(SOCKET *cli, SOCKET *srv)

@@ -41,37 +41,22 @@ static BOOL WINAPI on_ctrl(DWORD type)
 	return TRUE;
 }
 
+/* A failure (client gone) ends the reply. */
 static void send_all(struct conn *c, const char *p, size_t n)
 {
-	SOCKET s = c->s;
-
-	if (c->tls) {
-		exp_tls_send(c->tls, p, n);  /* a failure (client gone) ends the reply, as below */
-		return;
-	}
-	while (n) {
-		int k = send(s, p, n > 65536 ? 65536 : (int)n, 0);
-		if (k <= 0)
-			return;  /* the client went away: nothing more to do */
-		p += k;
-		n -= (size_t)k;
-	}
+	if (c->tls)
+		exp_tls_send(c->tls, p, n);
+	else
+		exp_raw_send(c->s, p, n);
 }
 
 /* Each recv waits only until the connection's deadline: a timeout per recv would let
  * a client sending a byte every 9 s hold its thread for hours (TLS: exp_tls_recv). */
 static int conn_recv(struct conn *c, char *p, int n)
 {
-	ULONGLONG now = GetTickCount64();
-	DWORD ms;
-
 	if (c->tls)
 		return exp_tls_recv(c->tls, p, n);
-	if (now >= c->deadline)
-		return -1;
-	ms = (DWORD)(c->deadline - now);
-	setsockopt(c->s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
-	return recv(c->s, p, n, 0);
+	return exp_raw_recv(c->s, c->deadline, p, (size_t)n);
 }
 
 static void reply(struct conn *c, const struct exp_reply *r, int head)

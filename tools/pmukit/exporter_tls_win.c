@@ -190,20 +190,25 @@ void exp_tls_free(struct exp_tls *t)
 	free(t);
 }
 
-/* recv bounded by the connection's deadline. */
-static int raw_recv(struct exp_tls_conn *c, char *p, size_t n)
+int exp_raw_recv(SOCKET s, ULONGLONG deadline, char *p, size_t n)
 {
 	ULONGLONG now = GetTickCount64();
 	DWORD ms;
 
-	if (now >= c->deadline || !n)
+	if (now >= deadline || !n)
 		return -1;
-	ms = (DWORD)(c->deadline - now);
-	setsockopt(c->s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
-	return recv(c->s, p, n > INT_MAX ? INT_MAX : (int)n, 0);
+	ms = (DWORD)(deadline - now);
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, (const char *)&ms, sizeof(ms));
+	return recv(s, p, n > INT_MAX ? INT_MAX : (int)n, 0);
 }
 
-static int raw_send(SOCKET s, const char *p, size_t n)
+/* recv bounded by the connection's deadline. */
+static int raw_recv(struct exp_tls_conn *c, char *p, size_t n)
+{
+	return exp_raw_recv(c->s, c->deadline, p, n);
+}
+
+int exp_raw_send(SOCKET s, const char *p, size_t n)
 {
 	while (n) {
 		int k = send(s, p, n > 65536 ? 65536 : (int)n, 0);
@@ -241,7 +246,7 @@ static SECURITY_STATUS handshake_step(struct exp_tls_conn *c)
 	if (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED)
 		c->have_ctx = 1;
 	if (out.pvBuffer) {
-		if (out.cbBuffer && raw_send(c->s, out.pvBuffer, out.cbBuffer) &&
+		if (out.cbBuffer && exp_raw_send(c->s, out.pvBuffer, out.cbBuffer) &&
 		    (st == SEC_E_OK || st == SEC_I_CONTINUE_NEEDED))
 			st = SEC_E_CONTEXT_EXPIRED;  /* the client went away */
 		sspi()->FreeContextBuffer(out.pvBuffer);
@@ -403,7 +408,7 @@ int exp_tls_send(struct exp_tls_conn *c, const void *p, size_t n)
 		SecBufferDesc d = { SECBUFFER_VERSION, 4, b };
 		memcpy(data, p, m);
 		if (sspi()->EncryptMessage(&c->ctx, 0, &d, 0) != SEC_E_OK ||
-		    raw_send(c->s, c->out, (size_t)b[0].cbBuffer + b[1].cbBuffer + b[2].cbBuffer))
+		    exp_raw_send(c->s, c->out, (size_t)b[0].cbBuffer + b[1].cbBuffer + b[2].cbBuffer))
 			return -1;
 		p = (const char *)p + m;
 		n -= m;
@@ -425,7 +430,7 @@ void exp_tls_close(struct exp_tls_conn *c)
 		sspi()->AcceptSecurityContext(&c->t->cred, &c->ctx, NULL, ASC_FLAGS, 0, NULL, &od,
 					      &attr, NULL);
 		if (ob.pvBuffer) {
-			raw_send(c->s, ob.pvBuffer, ob.cbBuffer);
+			exp_raw_send(c->s, ob.pvBuffer, ob.cbBuffer);
 			sspi()->FreeContextBuffer(ob.pvBuffer);
 		}
 	}

@@ -61,6 +61,12 @@ PCCERT_CONTEXT exp_tls_key_cert(const struct exp_tls_key *k);
  * exporters no longer running. */
 void exp_tls_key_free(struct exp_tls_key *k);
 
+/* Plain socket I/O, also the plain HTTP server's (exporter_httpd_win.c): a recv of
+ * up to n bytes that waits no later than deadline (GetTickCount64), -1 past it;
+ * sending all n bytes, 0 or -1 when the client went away. */
+int exp_raw_recv(SOCKET s, ULONGLONG deadline, char *p, size_t n);
+int exp_raw_send(SOCKET s, const char *p, size_t n);
+
 /* Server credentials: loaded once at start-up. 0, or 1 after one sentence on
  * stderr. A Schannel that cannot act as a server (Wine 8.0) is said once, at
  * start-up, as a warning: each handshake then fails as a kind of its own. */

@@ -382,6 +382,23 @@ static int stale(const WCHAR *name)
 	return gone;
 }
 
+/* Deletes the CryptoAPI container name (it and its key). */
+static void delete_capi(const WCHAR *name)
+{
+	HCRYPTPROV prov;
+
+	CryptAcquireContextW(&prov, name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES, CRYPT_DELETEKEYSET);
+}
+
+/* Deletes the key name of NCrypt's provider prov. */
+static void delete_ncrypt(NCRYPT_PROV_HANDLE prov, const WCHAR *name)
+{
+	NCRYPT_KEY_HANDLE key;
+
+	if (!exp_tls_dll.NCryptOpenKey(prov, &key, name, 0, 0))
+		exp_tls_dll.NCryptDeleteKey(key, 0);  /* frees key too */
+}
+
 #define SWEEP_MAX 32
 
 /* CryptoAPI's containers of ended exporters: listed first, then deleted (deleting
@@ -406,15 +423,13 @@ static void sweep_capi(void)
 	}
 	CryptReleaseContext(prov, 0);
 	while (k--)
-		CryptAcquireContextW(&prov, found[k], MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
-				     CRYPT_DELETEKEYSET);
+		delete_capi(found[k]);
 }
 
 /* NCrypt's keys of ended exporters, where the provider lists its keys. */
 static void sweep_ncrypt(void)
 {
 	NCRYPT_PROV_HANDLE prov;
-	NCRYPT_KEY_HANDLE key;
 	NCryptKeyName *kn;
 	void *state = NULL;
 	WCHAR found[SWEEP_MAX][64];
@@ -431,8 +446,7 @@ static void sweep_ncrypt(void)
 	if (state)
 		exp_tls_dll.NCryptFreeBuffer(state);
 	while (k--)
-		if (!exp_tls_dll.NCryptOpenKey(prov, &key, found[k], 0, 0))
-			exp_tls_dll.NCryptDeleteKey(key, 0);
+		delete_ncrypt(prov, found[k]);
 	exp_tls_dll.NCryptFreeObject(prov);
 }
 
@@ -471,19 +485,15 @@ PCCERT_CONTEXT exp_tls_key_cert(const struct exp_tls_key *k)
 
 void exp_tls_key_free(struct exp_tls_key *k)
 {
-	HCRYPTPROV prov;
 	NCRYPT_PROV_HANDLE np;
-	NCRYPT_KEY_HANDLE key;
 
 	if (!k)
 		return;
 	if (k->made && !k->ncrypt)
-		CryptAcquireContextW(&prov, k->name, MS_ENH_RSA_AES_PROV_W, PROV_RSA_AES,
-				     CRYPT_DELETEKEYSET);
+		delete_capi(k->name);
 	if (k->made && k->ncrypt &&
 	    !exp_tls_dll.NCryptOpenStorageProvider(&np, MS_KEY_STORAGE_PROVIDER, 0)) {
-		if (!exp_tls_dll.NCryptOpenKey(np, &key, k->name, 0, 0))
-			exp_tls_dll.NCryptDeleteKey(key, 0);  /* frees key too */
+		delete_ncrypt(np, k->name);
 		exp_tls_dll.NCryptFreeObject(np);
 	}
 	if (k->cert)
