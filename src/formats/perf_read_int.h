@@ -43,7 +43,7 @@ struct perf_qent {
 	struct pmu_sample_ext ext;
 	uint64_t key, seq;
 	size_t size;
-	size_t cls;                  /* buf holds cls * 64 bytes; PERF_QENT_CLASSES: size */
+	size_t cls;                  /* buf holds cls * 64 bytes; >= PERF_QENT_CLASSES: size */
 	struct perf_qent *next;      /* in a spare list */
 	uint64_t buf[];
 };

@@ -69,13 +69,14 @@ struct perf_qent *perf_qent_get(struct perf_src *s, size_t size)
 	size_t cls = (size + 63) / 64;
 	struct perf_qent *q;
 
-	if (cls < PERF_QENT_CLASSES && (q = s->spare[cls])) {
+	if (cls >= PERF_QENT_CLASSES)   /* past 4 KiB: its own size, freed when put */
+		q = malloc(sizeof(*q) + (size + 7) / 8 * 8);
+	else if ((q = s->spare[cls]))
 		s->spare[cls] = q->next;
-		return q;
-	}
-	q = malloc(sizeof(*q) + (cls < PERF_QENT_CLASSES ? cls * 64 : (size + 7) / 8 * 8));
+	else
+		q = malloc(sizeof(*q) + cls * 64);
 	if (q)
-		q->cls = cls < PERF_QENT_CLASSES ? cls : PERF_QENT_CLASSES;
+		q->cls = cls;
 	return q;
 }
 

@@ -103,19 +103,16 @@ void pmuk_dw_prefetch_add(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job,
 
 void pmuk_dw_prefetch_wait(struct pmuk_dw_prefetch *pf, struct pmuk_dw_job *job)
 {
-	struct pmuk_dw_job **pp;
+	struct pmuk_dw_job **pp, *prev = NULL;
 
 	pthread_mutex_lock(&pf->lock);
 	if (job->state == PMUK_PF_QUEUED) {
 		/* not started: the caller reads it when (and if) it needs it */
-		for (pp = &pf->head; *pp != job; pp = &(*pp)->next)
+		for (pp = &pf->head; *pp != job; prev = *pp, pp = &(*pp)->next)
 			;
 		*pp = job->next;
-		if (pf->tail == job) {
-			pf->tail = NULL;
-			for (struct pmuk_dw_job *j = pf->head; j; j = j->next)
-				pf->tail = j;
-		}
+		if (pf->tail == job)
+			pf->tail = prev;
 		job->state = PMUK_PF_NONE;
 	}
 	while (job->state == PMUK_PF_RUNNING)

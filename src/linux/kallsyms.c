@@ -238,26 +238,23 @@ static void reader_free(struct reader *r)
 {
 	free(r->buf);
 	free(r->v);
-	r->buf = NULL;
-	r->v = NULL;
-	r->n = 0;
 }
 
-/* The module names interned: a module's symbols are consecutive, one lookup for
- * each run. 0 or PMU_ENOMEM. */
-static int intern_kmods(struct pmu_symbolizer *s, struct pmuk_sym_kernel *k)
+/* The module names of the reader's symbols interned: a module's symbols are
+ * consecutive, one lookup for each run. 0 or PMU_ENOMEM. */
+static int intern_kmods(struct pmu_symbolizer *s, struct reader *r)
 {
 	const char *raw = NULL, *in = NULL;
 
-	for (size_t i = 0; i < k->n; i++) {
-		if (!k->v[i].kmod)
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->v[i].kmod)
 			continue;
-		if (!raw || strcmp(raw, k->v[i].kmod)) {
-			raw = k->v[i].kmod;
+		if (!raw || strcmp(raw, r->v[i].kmod)) {
+			raw = r->v[i].kmod;
 			if (!(in = pmuk_sym_intern(s, raw, strlen(raw))))
 				return PMU_ENOMEM;
 		}
-		k->v[i].kmod = in;
+		r->v[i].kmod = in;
 	}
 	return 0;
 }
@@ -275,19 +272,17 @@ static int load(struct pmu_symbolizer *s)
 	else
 		read_all(r);
 	k->reader = NULL;
-	err = r->err;
-	k->buf = r->buf;
-	k->v = r->v;
-	k->n = r->n;
+	if (!(err = r->err) && !(err = intern_kmods(s, r))) {
+		k->buf = r->buf;
+		k->v = r->v;
+		k->n = r->n;
+	} else {
+		reader_free(r);   /* what was read is dropped: addresses stay unnamed */
+	}
 	if (r != &own)
 		free(r);
-	if (!err && (err = intern_kmods(s, k)) == 0)
+	if (!err)
 		return 0;
-	free(k->buf);   /* what was read is dropped: addresses stay unnamed */
-	free(k->v);
-	k->buf = NULL;
-	k->v = NULL;
-	k->n = 0;
 	if (err == PMU_ENOENT)
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
 				 "module + offset only", k->path);

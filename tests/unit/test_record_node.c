@@ -176,7 +176,6 @@ static void test_numa_topology(void **state)
 	pmuk_pw_buf_free(&b);
 }
 
-/* A perf.data with features below and between: the section walk finds both. */
 /* Sets the size of feature feat's section in the file at path. */
 static void damage_size(const char *path, int feat, uint64_t size)
 {
@@ -195,6 +194,7 @@ static void damage_size(const char *path, int feat, uint64_t size)
 	fclose(f);
 }
 
+/* A perf.data with features below and between: the section walk finds both. */
 static void test_file_features(void **state)
 {
 	char path[256];

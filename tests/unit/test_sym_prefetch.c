@@ -22,6 +22,7 @@
 
 #ifdef PMUKIT_HAVE_DW
 #include "linux/symbols_dw.h"
+#include "self_maps.h"
 
 static atomic_int looked_up, refuse_threads, threads_made;
 
@@ -61,21 +62,12 @@ static int slow_find_debuginfo(Dwfl_Module *m, void **ud, const char *name, Dwar
  * 77; how many, up to max. */
 static size_t lib_maps(struct pmu_record *r, char (*path)[4096], size_t max)
 {
-	unsigned long long a, b, off;
-	char line[8192], perm[8];
 	FILE *f = fopen("/proc/self/maps", "r");
 	size_t n = 0;
 
 	assert_non_null(f);
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
-			   path[n]) != 5 || perm[2] != 'x' || !strstr(path[n], ".so"))
-			continue;
-		r[n] = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = 77, .tid = 77 };
-		r[n].mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off,
-					       .path = path[n] };
-		n++;
-	}
+	while (n < max && next_exec_map(f, 77, path[n], &r[n]))
+		n += strstr(path[n], ".so") != NULL;
 	fclose(f);
 	return n;
 }
@@ -154,25 +146,6 @@ static uint64_t kallsyms_addr(const char *name)
 	return found;
 }
 
-/* A file's executable mapping in this process holding addr, as an MMAP record of
- * pid 77; 0 when none. */
-static int self_map(uintptr_t addr, char path[4096], struct pmu_record *r)
-{
-	unsigned long long a, b, off;
-	char line[8192], perm[8];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = 0;
-
-	assert_non_null(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
-			       path) == 5 && perm[2] == 'x' && addr >= a && addr < b;
-	fclose(f);
-	*r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = 77, .tid = 77 };
-	r->mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off, .path = path };
-	return found;
-}
-
 /* This program's, libc's and the kernel's mappings into s; the addresses to name
  * (0: none). */
 static void add_three(struct pmu_symbolizer *s, uint64_t at[3])
@@ -184,9 +157,9 @@ static void add_three(struct pmu_symbolizer *s, uint64_t at[3])
 	at[0] = (uintptr_t)&prefetch_target;
 	at[1] = (uintptr_t)&qsort + 4;
 	at[2] = text ? kallsyms_addr("schedule") + 4 : 0;
-	assert_true(self_map(at[0], self, &r));
+	assert_true(self_map(at[0], 77, self, &r));
 	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
-	if (self_map(at[1], libc, &r))
+	if (self_map(at[1], 77, libc, &r))
 		pmu_symbolizer_add_mmap(s, &r);
 	if (text && at[2] > 4) {
 		r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };

@@ -24,6 +24,7 @@
 #include <pmukit/symbols.h>
 
 #include "core/symbols_int.h"
+#include "self_maps.h"
 #include "sym_fixture.h"
 
 static char exe[4096], tmp[] = "/tmp/pmukit-symrec-XXXXXX";
@@ -934,25 +935,6 @@ static void test_kallsyms_cache(void **state)
 	assert_int_equal(f[0].flags, PMU_FRAME_NOFILE);
 	assert_int_equal(f[0].module_offset, 0xffffffff81000104ull);
 	pmu_symbolizer_close(s);
-}
-
-/* A file's executable mapping in this process as an MMAP record of pid: 0 when
- * /proc/self/maps has none holding addr. */
-static int self_map(uintptr_t addr, int32_t pid, char path[4096], struct pmu_record *r)
-{
-	unsigned long long a, b, off;
-	char line[8192], perm[8];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = 0;
-
-	assert_non_null(f);
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &a, &b, perm, &off,
-			       path) == 5 && perm[2] == 'x' && addr >= a && addr < b;
-	fclose(f);
-	*r = (struct pmu_record){ .kind = PMU_RECORD_MMAP, .pid = pid, .tid = pid };
-	r->mmap = (struct pmu_mmap){ .start = a, .len = b - a, .pgoff = off, .path = path };
-	return found;
 }
 
 /* no_lines: the same frames (functions, inlined calls, offsets, flags) without
