@@ -163,9 +163,10 @@ static int serve(struct pmu_exporter *e, const struct args *a)
  * reserved, its touched pages kept); the scrapes are serialized anyway, so one
  * arena serves them all. A fixed mmap threshold: glibc would otherwise raise
  * it to the largest block freed (an uncompressed scrape's copy, half a
- * megabyte on a 256-CPU host), and keep such blocks in the heap once freed. The per-CPU files stay open between scrapes (up to
- * half the fd limit; past it they are reopened per scrape): the soft limit is
- * raised to the hard one, as Go servers such as node_exporter do. */
+ * megabyte on a 256-CPU host), and keep such blocks in the heap once freed.
+ * The per-CPU files stay open between scrapes (up to half the fd limit; past
+ * it they are reopened per scrape): the soft limit is raised to the hard one,
+ * as Go servers such as node_exporter do. */
 static void server_process(void)
 {
 #ifdef __GLIBC__
