@@ -207,17 +207,20 @@ static int exporter_main(int argc, char **argv)
 static int service_option(int *argc, char **argv, const char **name)
 {
 	for (int i = 1; i < *argc; i++) {
-		int take;
+		int take = 1;
 
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strncmp(argv[i], "--service=", 10) && argv[i][10])
-			*name = argv[i] + 10, take = 1;
-		else if (!strcmp(argv[i], "--service"))
-			take = i + 1 < *argc && argv[i + 1][0] != '-' ?
-				(*name = argv[i + 1], 2) : 1;
-		else
+		if (!strncmp(argv[i], "--service=", 10) && argv[i][10]) {
+			*name = argv[i] + 10;
+		} else if (!strcmp(argv[i], "--service")) {
+			if (i + 1 < *argc && argv[i + 1][0] != '-') {
+				*name = argv[i + 1];
+				take = 2;
+			}
+		} else {
 			continue;
+		}
 		memmove(argv + i, argv + i + take, (size_t)(*argc - i - take + 1) * sizeof(*argv));
 		*argc -= take;
 		return 1;
