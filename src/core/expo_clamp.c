@@ -41,7 +41,6 @@ static int series_eq(const void *key, uint32_t id, const void *ctx)
 {
 	const struct series_key *k = key;
 	const struct pmu_exporter *e = ctx;
-
 	const struct pmuk_expo_series *s = &e->ser[id];
 
 	return s->reset_id == k->fam && s->key_len == k->n &&

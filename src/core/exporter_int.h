@@ -24,9 +24,9 @@ enum pmuk_collector {
 	PMUK_COLL_COUNT
 };
 
-/* The last value of a counter series, for the clamp. */
-/* 40 bytes a series (thousands on a big host): the key is the family's index
- * and the label text alone, not the family name again in every key. */
+/* The last value of a counter series, for the clamp. 40 bytes a series
+ * (thousands on a big host): the key is the family's index and the label text
+ * alone, not the family name again in every key. */
 struct pmuk_expo_series {
 	uint32_t key_off, key_len;   /* label text, in keys[] */
 	uint32_t reset_id;           /* index into resets[] (its family) */

@@ -16,7 +16,9 @@
 /* Reads the file from its start into buf (NUL-terminated, trailing newline and
  * blanks removed). *fd is the kept descriptor (-1: none yet); the path
  * (sysroot-prefixed by pmuk_path from fmt) is only formatted when it must be
- * opened. Out of descriptors (EMFILE), the file is read and closed again.
+ * opened, or under a sysroot, where a file replaced by another (mv, sed -i) is
+ * noticed and reopened. Out of descriptors (EMFILE), the file is read and
+ * closed again.
  * Returns the length or PMU_ENOENT, PMU_EPERM, PMU_EIO, PMU_ERANGE (errors are
  * not recorded with pmuk_fail: a missing file is an answer here). */
 int pmuk_kfile_text(int *fd, char *buf, size_t size, const char *fmt, ...) PMUK_PRINTF(4, 5);
@@ -25,9 +27,8 @@ int pmuk_kfile_u64(int *fd, uint64_t *v, const char *fmt, ...) PMUK_PRINTF(3, 4)
 /* Reads the whole file from its start into *buf (grown as needed with
  * pmuk_grow, NUL-terminated, kept by the caller for the next read); returns
  * the length or a negative PMU_E* code (PMU_ENOMEM). Under a sysroot, a file
- * replaced by another (mv, sed -i) is noticed and reopened; the small files
- * of pmuk_kfile_text are re-read in place only (fixture trees rewrite them
- * in place, as sysfs does; a removed sysfs node answers ENODEV). */
+ * replaced by another (mv, sed -i) is noticed and reopened, as by
+ * pmuk_kfile_text. */
 long pmuk_kfile_all(int *fd, char **buf, size_t *cap, const char *path);
 /* pmuk_kfile_all for a /proc file that must be there: 0, or the error
  * recorded with pmuk_fail (out of memory, or cannot read path and why, naming

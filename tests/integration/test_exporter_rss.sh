@@ -4,8 +4,9 @@
 # Prometheus asks (OpenMetrics, gzip), then its peak RSS (VmHWM: every scrape's
 # buffers included) must stay under 9728 KiB, with the cpu collector alone and
 # with every collector. libpfm4 is loaded when an event needs it, not at start:
-# neither server maps it, though the tree has a core PMU (cpu) as real hosts do. The gzipped scrape, streamed through deflate
-# in pieces, inflates to the same lines as the uncompressed one, # EOF last.
+# neither server maps it, though the tree has a core PMU (cpu) as real hosts do.
+# The gzipped scrape, streamed through deflate in pieces, inflates to the same
+# lines as the uncompressed one, # EOF last.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || skip "curl not installed"
 command -v gzip >/dev/null || skip "gzip not installed"

@@ -163,9 +163,10 @@ static int serve(struct pmu_exporter *e, const struct args *a)
  * reserved, its touched pages kept); the scrapes are serialized anyway, so one
  * arena serves them all. A fixed mmap threshold: glibc would otherwise raise
  * it to the largest block freed (an uncompressed scrape's copy, half a
- * megabyte on a 256-CPU host), and keep such blocks in the heap once freed. The per-CPU files stay open between scrapes (up to
- * half the fd limit; past it they are reopened per scrape): the soft limit is
- * raised to the hard one, as Go servers such as node_exporter do. */
+ * megabyte on a 256-CPU host), and keep such blocks in the heap once freed.
+ * The per-CPU files stay open between scrapes (up to half the fd limit; past
+ * it they are reopened per scrape): the soft limit is raised to the hard one,
+ * as Go servers such as node_exporter do. */
 static void server_process(void)
 {
 #ifdef __GLIBC__
@@ -206,17 +207,20 @@ static int exporter_main(int argc, char **argv)
 static int service_option(int *argc, char **argv, const char **name)
 {
 	for (int i = 1; i < *argc; i++) {
-		int take;
+		int take = 1;
 
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strncmp(argv[i], "--service=", 10) && argv[i][10])
-			*name = argv[i] + 10, take = 1;
-		else if (!strcmp(argv[i], "--service"))
-			take = i + 1 < *argc && argv[i + 1][0] != '-' ?
-				(*name = argv[i + 1], 2) : 1;
-		else
+		if (!strncmp(argv[i], "--service=", 10) && argv[i][10]) {
+			*name = argv[i] + 10;
+		} else if (!strcmp(argv[i], "--service")) {
+			if (i + 1 < *argc && argv[i + 1][0] != '-') {
+				*name = argv[i + 1];
+				take = 2;
+			}
+		} else {
 			continue;
+		}
 		memmove(argv + i, argv + i + take, (size_t)(*argc - i - take + 1) * sizeof(*argv));
 		*argc -= take;
 		return 1;
