@@ -444,21 +444,9 @@ static void put(struct txt *t, const char *s)
 /* "0x" and v in hex, at least `digits` digits: "0x%0*" PRIx64 */
 static void put_hex(struct txt *t, uint64_t v, int digits)
 {
-	char d[20];
-	size_t n = 1;
+	char d[RP_ADDR_BUF];
 
-	for (uint64_t x = v >> 4; x; x >>= 4)
-		n++;
-	n = n < (size_t)digits ? (size_t)digits : n;
-	char *o = t->n + n + 3 <= t->size ? t->o + t->n : d;   /* d: cut below */
-	o[0] = '0', o[1] = 'x';
-	for (size_t i = n + 2; i-- > 2; v >>= 4)
-		o[i] = "0123456789abcdef"[v & 15];
-	o[n + 2] = '\0';
-	if (o == d)
-		put(t, d);
-	else
-		t->n += n + 2;
+	put(t, pmuk_rp_hex_text(d, v, digits));
 }
 
 /* name ("module!function") and label ("function") of an address; 1 when
