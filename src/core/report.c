@@ -254,15 +254,15 @@ static int add_sample(struct pmu_report *r, const struct pmu_record *rec)
 		r->sum.hidden++;
 		return 0;
 	}
-	size_t syms = r->n_syms;   /* ids from here on: symbols new in this sample */
+	size_t syms = r->n_syms;
 	size_t k = sample_frames(r, rec, t->pid), n = k == SIZE_MAX ? k : expand(r, k);
 	if (n == SIZE_MAX)
 		return pmuk_fail(PMU_ENOMEM, "no memory for the report's address table");
 	/* a sampled data word (no frame pointer) is most often a new symbol: then
-	 * the sample's stack and group are new, and their lookups are skipped */
-	int fresh = 0;
-	for (size_t i = 0; i < n && !fresh; i++)
-		fresh = r->sscratch[i] >= syms;
+	 * the sample's stack and group are new, and their lookups are skipped. A
+	 * symbol made for this sample is one of its stack's (a frame's, or a call
+	 * inlined at it): the table's growth says so without scanning the stack. */
+	int fresh = r->n_syms > syms;
 	struct rp_sym *leaf = &r->syms[r->frames[r->scratch[0]].sym];
 	count(&leaf->samples, &leaf->period, period);
 	if (leaf->module != RP_NONE)

@@ -111,6 +111,9 @@ struct rp_sym {
 /* A symbol's name and label: its strings, or an address symbol's text made
  * in buf (RP_ADDR_BUF bytes). */
 #define RP_ADDR_BUF 24
+/* "0x" and v in hex, at least `digits` digits ("0x%0*" PRIx64), into buf
+ * (RP_ADDR_BUF bytes); returns buf. */
+const char *pmuk_rp_hex_text(char *buf, uint64_t v, int digits);
 const char *pmuk_rp_sym_name(const struct pmu_report *r, uint32_t sym, char *buf);
 const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *buf);
 size_t pmuk_rp_sym_label_len(const struct pmu_report *r, uint32_t sym);

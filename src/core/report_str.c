@@ -96,8 +96,7 @@ static struct rp_hexname *hex_of(struct rp_strings *t, uint64_t v)
 	return &t->hex[id];
 }
 
-/* "0x" and v in hex, at least `digits` digits, into buf (RP_ADDR_BUF). */
-static const char *hex_text(char *buf, uint64_t v, int digits)
+const char *pmuk_rp_hex_text(char *buf, uint64_t v, int digits)
 {
 	size_t n = 1;
 
@@ -214,7 +213,7 @@ const char *pmuk_rp_sym_name(const struct pmu_report *r, uint32_t sym, char *buf
 {
 	const struct rp_sym *s = &r->syms[sym];
 
-	return s->at_addr && !r->str.s[s->name] ? hex_text(buf, s->addr, 1) :
+	return s->at_addr && !r->str.s[s->name] ? pmuk_rp_hex_text(buf, s->addr, 1) :
 						  pmuk_rp_str(r, s->name);
 }
 
@@ -222,7 +221,7 @@ const char *pmuk_rp_sym_label(const struct pmu_report *r, uint32_t sym, char *bu
 {
 	const struct rp_sym *s = &r->syms[sym];
 
-	return s->at_addr && !r->str.s[s->label] ? hex_text(buf, s->addr, 16) :
+	return s->at_addr && !r->str.s[s->label] ? pmuk_rp_hex_text(buf, s->addr, 16) :
 						   pmuk_rp_str(r, s->label);
 }
 
@@ -248,8 +247,8 @@ int pmuk_rp_sym_keep(struct pmu_report *r, uint32_t sym)
 
 	for (; i < end && i < r->n_syms; i++) {
 		const struct rp_sym *s = &r->syms[i];
-		if (s->at_addr && (make_text(&r->str, s->name, hex_text(buf, s->addr, 1)) ||
-				   make_text(&r->str, s->label, hex_text(buf, s->addr, 16))))
+		if (s->at_addr && (make_text(&r->str, s->name, pmuk_rp_hex_text(buf, s->addr, 1)) ||
+				   make_text(&r->str, s->label, pmuk_rp_hex_text(buf, s->addr, 16))))
 			return pmuk_fail(PMU_ENOMEM, "no memory for the names of the report's "
 					 "symbols");
 	}

@@ -337,21 +337,38 @@ static int sym_eq(const void *key, uint32_t id, const void *ctx)
 	return s->name == k->name && s->module == k->module;
 }
 
+/* The symbol k, RP_NONE when none (fresh: k's name is new, so no symbol has
+ * it, and the lookup is skipped); *h: k's hash, for sym_add. */
+static uint32_t sym_find(struct pmu_report *r, const struct sym_key *k, int fresh, uint64_t *h)
+{
+	*h = pmuk_hash_u64((uint64_t)k->name << 32 | k->module);
+	return fresh ? RP_NONE : pmuk_index_find(&r->sym_ix, *h, sym_eq, k, r);
+}
+
+/* A new symbol row of hash h, for the caller to fill: its id, RP_NONE
+ * without memory. */
+static uint32_t sym_add(struct pmu_report *r, uint64_t h)
+{
+	uint32_t id;
+
+	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
+	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
+		return RP_NONE;
+	r->n_syms++;
+	return id;
+}
+
 /* The symbol named name (shown as label) in module: RP_NONE without memory. */
 static uint32_t sym_of(struct pmu_report *r, const char *name, const char *label, uint32_t module,
 		       int kernel)
 {
 	struct sym_key k = { pmuk_rp_intern(&r->str, name), module };
-	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
-	uint32_t id = pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
+	uint64_t h;
+	uint32_t id = sym_find(r, &k, 0, &h);
 
-	if (id != RP_NONE)
-		return id;
-	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
-	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
-		return RP_NONE;
-	r->syms[r->n_syms++] = (struct rp_sym){ k.name, module, 0, 0,
-		pmuk_rp_intern(&r->str, label), (uint8_t)kernel, 0, 0 };
+	if (id == RP_NONE && (id = sym_add(r, h)) != RP_NONE)
+		r->syms[id] = (struct rp_sym){ k.name, module, 0, 0,
+			pmuk_rp_intern(&r->str, label), (uint8_t)kernel, 0, 0 };
 	return id;
 }
 
@@ -361,17 +378,13 @@ static uint32_t addr_sym(struct pmu_report *r, uint64_t addr, int kernel)
 {
 	int made;
 	struct sym_key k = { pmuk_rp_addr_name(&r->str, addr, &made), RP_NONE };
-	uint64_t h = pmuk_hash_u64((uint64_t)k.name << 32 | k.module);
+	uint64_t h;
 	/* a new name names no symbol yet: most of these addresses are seen once */
-	uint32_t id = made ? RP_NONE : pmuk_index_find(&r->sym_ix, h, sym_eq, &k, r);
+	uint32_t id = sym_find(r, &k, made, &h);
 
-	if (id != RP_NONE)
-		return id;
-	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
-	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
-		return RP_NONE;
-	r->syms[r->n_syms++] = (struct rp_sym){ k.name, RP_NONE, 0, 0,
-		pmuk_rp_addr_label(&r->str, addr), (uint8_t)kernel, 1, addr };
+	if (id == RP_NONE && (id = sym_add(r, h)) != RP_NONE)
+		r->syms[id] = (struct rp_sym){ k.name, RP_NONE, 0, 0,
+			pmuk_rp_addr_label(&r->str, addr), (uint8_t)kernel, 1, addr };
 	return id;
 }
 
@@ -444,21 +457,9 @@ static void put(struct txt *t, const char *s)
 /* "0x" and v in hex, at least `digits` digits: "0x%0*" PRIx64 */
 static void put_hex(struct txt *t, uint64_t v, int digits)
 {
-	char d[20];
-	size_t n = 1;
+	char d[RP_ADDR_BUF];
 
-	for (uint64_t x = v >> 4; x; x >>= 4)
-		n++;
-	n = n < (size_t)digits ? (size_t)digits : n;
-	char *o = t->n + n + 3 <= t->size ? t->o + t->n : d;   /* d: cut below */
-	o[0] = '0', o[1] = 'x';
-	for (size_t i = n + 2; i-- > 2; v >>= 4)
-		o[i] = "0123456789abcdef"[v & 15];
-	o[n + 2] = '\0';
-	if (o == d)
-		put(t, d);
-	else
-		t->n += n + 2;
+	put(t, pmuk_rp_hex_text(d, v, digits));
 }
 
 /* name ("module!function") and label ("function") of an address; 1 when
