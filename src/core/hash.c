@@ -3,6 +3,7 @@
 
 #include <pmukit/error.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,21 +53,41 @@ static void place(uint64_t *slot, size_t cap, uint64_t s)
 	slot[i] = s;
 }
 
-/* Room for one more element: 0, or -1 without memory. */
+/* Room for one more element: 0, or -1 without memory. The table doubles in
+ * place: realloc moves a large block by remapping its pages (no copy, no new
+ * table faulted in beside the old one), then every entry of the old half is
+ * taken out and placed again. The walk starts just after an empty slot, so
+ * each run of full slots is re-placed from its first slot on: an entry's new
+ * probe path then crosses only slots already re-placed (or its own, emptied),
+ * never one that will be emptied later, so every entry stays reachable. */
 static int reserve(struct pmuk_index *ix)
 {
-	if ((ix->n + 1) * 2 <= ix->cap)
+	size_t old = ix->cap, e = 0;
+	uint64_t *slot;
+
+	if ((ix->n + 1) * 2 <= old)
 		return 0;
-	size_t cap = ix->cap ? ix->cap * 2 : 64;
-	uint64_t *slot = calloc(cap, sizeof(*slot));
-	if (!slot)
+	if (!old) {
+		if (!(ix->slot = calloc(64, sizeof(*ix->slot))))
+			return -1;
+		ix->cap = 64;
+		return 0;
+	}
+	if (old > SIZE_MAX / 2 / sizeof(*slot) || !(slot = realloc(ix->slot, 2 * old * sizeof(*slot))))
 		return -1;
-	for (size_t i = 0; i < ix->cap; i++)
-		if (ix->slot[i])
-			place(slot, cap, ix->slot[i]);
-	free(ix->slot);
+	memset(slot + old, 0, old * sizeof(*slot));
 	ix->slot = slot;
-	ix->cap = cap;
+	ix->cap = 2 * old;
+	while (slot[e])		/* one is empty: the load is at most 1/2 */
+		e++;
+	for (size_t k = 1; k <= old; k++) {
+		size_t i = (e + k) & (old - 1);
+		uint64_t s = slot[i];
+		if (s) {
+			slot[i] = 0;
+			place(slot, 2 * old, s);
+		}
+	}
 	return 0;
 }
 

@@ -198,6 +198,94 @@ static void test_index_tags(void **state)
 	pmuk_index_free(&ix);
 }
 
+static uint64_t mix_state;
+
+static uint64_t next_rand(void)	/* splitmix64: reproducible keys */
+{
+	uint64_t z = (mix_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ z >> 27) * 0x94d049bb133111ebull;
+	return z ^ z >> 31;
+}
+
+/* A hash whose tag (the slot's bucket bits) is t: high half 0. */
+static uint64_t tag_hash(uint32_t t)
+{
+	return t;
+}
+
+/* The key set of each growth test: 0 random; 1 every tag within 64 of the top
+ * (one run of full slots that wraps around the table's end at every size);
+ * 2 tags with their low 0..11 bits set (runs ending at the same buckets for
+ * every size, the last ones wrapping); 3 consecutive multiples of 64 (all in
+ * bucket 0 of the first table, spread by the later ones). */
+static uint64_t key_hash(int kind, uint32_t i)
+{
+	uint32_t r = (uint32_t)next_rand();
+
+	switch (kind) {
+	case 0:
+		return next_rand();
+	case 1:
+		return tag_hash(UINT32_MAX - r % 64);
+	case 2:
+		return tag_hash(r | ((1u << (next_rand() % 12)) - 1));
+	default:
+		return tag_hash(i * 64);
+	}
+}
+
+/* The in-place doubling: keys added one by one up to n; after every growth
+ * (and at the end) every key added so far is found with its id, and keys
+ * not added are not. */
+static void grow_check(int kind, uint32_t n)
+{
+	struct pmuk_index ix = { 0 };
+	uint64_t *h = malloc(n * sizeof(*h));
+	size_t cap = 0;
+
+	assert_non_null(h);
+	mix_state = 12345 + (uint64_t)kind;
+	for (uint32_t i = 0; i < n; i++) {
+		h[i] = key_hash(kind, i);
+		assert_int_equal(pmuk_index_add(&ix, h[i]), i);
+		if (ix.cap == cap && i + 1 < n)
+			continue;
+		assert_true(ix.cap >= 2 * ix.n);
+		cap = ix.cap;
+		for (uint32_t j = 0; j <= i; j++)
+			assert_int_equal(pmuk_index_find(&ix, h[j], id_eq, &j, NULL), j);
+		uint32_t none = i + 1;
+		assert_int_equal(pmuk_index_find(&ix, h[i], id_eq, &none, NULL), PMUK_INDEX_NONE);
+	}
+	size_t full = 0;
+	for (size_t k = 0; k < ix.cap; k++)
+		full += ix.slot[k] != 0;
+	assert_int_equal(full, n);	/* each entry once: none lost, none doubled */
+	pmuk_index_free(&ix);
+	free(h);
+}
+
+static void test_index_grow_random(void **state)
+{
+	(void)state;
+	grow_check(0, 100000);
+	for (uint32_t n = 1; n <= 300; n++)	/* every size through the first growths */
+		grow_check(0, n);
+}
+
+static void test_index_grow_wrapping(void **state)
+{
+	(void)state;
+	grow_check(1, 3000);
+	grow_check(2, 100000);
+	grow_check(3, 20000);
+	for (uint32_t n = 1; n <= 300; n++) {
+		grow_check(1, n);
+		grow_check(2, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +295,8 @@ int main(void)
 		cmocka_unit_test(test_index_put),
 		cmocka_unit_test(test_index_collisions),
 		cmocka_unit_test(test_index_tags),
+		cmocka_unit_test(test_index_grow_random),
+		cmocka_unit_test(test_index_grow_wrapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
