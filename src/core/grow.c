@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pmuk_grow_slow(void **v, size_t *cap, size_t need, size_t size)
+int pmuk_grow_raw_slow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t c;
 	void *p;
@@ -21,8 +21,17 @@ int pmuk_grow_slow(void **v, size_t *cap, size_t need, size_t size)
 		c = need;
 	if (!(p = realloc(*v, c * size)))
 		return PMU_ENOMEM;
-	memset((char *)p + *cap * size, 0, (c - *cap) * size);
 	*v = p;
 	*cap = c;
 	return 0;
+}
+
+int pmuk_grow_slow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t old = *cap;
+	int err = pmuk_grow_raw_slow(v, cap, need, size);
+
+	if (!err)
+		memset((char *)*v + old * size, 0, (*cap - old) * size);
+	return err;
 }

@@ -17,4 +17,14 @@ static inline int pmuk_grow(void **v, size_t *cap, size_t need, size_t size)
 	return need <= *cap ? 0 : pmuk_grow_slow(v, cap, need, size);
 }
 
+/* The same step with the new elements left uninitialised, for arrays whose
+ * caller writes every element whole before it reads it: zeroing the unused
+ * half of a doubled array touches (faults in) memory nothing else would. */
+int pmuk_grow_raw_slow(void **v, size_t *cap, size_t need, size_t size);
+
+static inline int pmuk_grow_raw(void **v, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : pmuk_grow_raw_slow(v, cap, need, size);
+}
+
 #endif

@@ -47,8 +47,8 @@ static int count_stack(struct pmu_report *r, uint32_t proc, size_t n, uint64_t p
 
 	if (id == RP_NONE) {
 		uint32_t *copy = pmuk_rp_alloc(&r->mem, words * sizeof(*copy));
-		if (!copy || pmuk_grow((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
-				       sizeof(*r->stacks)) ||
+		if (!copy || pmuk_grow_raw((void **)&r->stacks, &r->cap_stacks, r->n_stacks + 1,
+					   sizeof(*r->stacks)) ||
 		    (id = pmuk_index_add(&r->stack_ix, h)) == RP_NONE)
 			return PMU_ENOMEM;   /* copy goes with the report */
 		memcpy(copy, r->sscratch, words * sizeof(*copy));

@@ -69,8 +69,8 @@ int pmuk_rp_group(struct pmu_report *r, const struct pmu_record *rec, const stru
 	uint32_t id = fresh ? RP_NONE : pmuk_index_find(&r->group_ix, h, group_eq, &key, r);
 	if (id == RP_NONE) {
 		uint32_t *copy = pmuk_rp_alloc(&r->mem, 2 * n * sizeof(*copy) + 1);
-		if (!copy || pmuk_grow((void **)&r->groups, &r->cap_groups, r->n_groups + 1,
-				       sizeof(*r->groups)) ||
+		if (!copy || pmuk_grow_raw((void **)&r->groups, &r->cap_groups, r->n_groups + 1,
+					   sizeof(*r->groups)) ||
 		    (id = pmuk_index_add(&r->group_ix, h)) == RP_NONE)
 			return PMU_ENOMEM;   /* copy goes with the report */
 		memcpy(copy, key.e, 2 * n * sizeof(*copy));

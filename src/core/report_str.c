@@ -89,7 +89,7 @@ static struct rp_hexname *hex_of(struct rp_strings *t, uint64_t v)
 
 	if (id != RP_NONE)
 		return &t->hex[id];
-	if (pmuk_grow((void **)&t->hex, &t->cap_hex, t->hex_ix.n + 1, sizeof(*t->hex)) ||
+	if (pmuk_grow_raw((void **)&t->hex, &t->cap_hex, t->hex_ix.n + 1, sizeof(*t->hex)) ||
 	    (id = pmuk_index_add(&t->hex_ix, h)) == RP_NONE)
 		return NULL;
 	t->hex[id] = (struct rp_hexname){ v, RP_NONE, RP_NONE };
@@ -121,8 +121,9 @@ static int str_eq(const void *key, uint32_t id, const void *ctx)
  * first, given to ""). */
 static uint32_t new_id(struct rp_strings *t)
 {
-	if (t->n >= RP_NONE - 1 || pmuk_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
+	if (t->n >= RP_NONE - 1 || pmuk_grow_raw((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
 		return RP_NONE;
+	t->s[t->n] = NULL;	/* no text yet: pmuk_rp_sym_name tells by this */
 	return (uint32_t)t->n++;
 }
 

@@ -351,7 +351,7 @@ static uint32_t sym_add(struct pmu_report *r, uint64_t h)
 {
 	uint32_t id;
 
-	if (pmuk_grow((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
+	if (pmuk_grow_raw((void **)&r->syms, &r->cap_syms, r->n_syms + 1, sizeof(*r->syms)) ||
 	    (id = pmuk_index_add(&r->sym_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->n_syms++;
@@ -552,7 +552,7 @@ static uint32_t add_frame(struct pmu_report *r, const struct rp_frame *fr, uint6
 {
 	uint32_t id;
 
-	if (pmuk_grow((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
+	if (pmuk_grow_raw((void **)&r->frames, &r->cap_frames, r->n_frames + 1, sizeof(*r->frames)) ||
 	    (id = pmuk_index_add(&r->frame_ix, h)) == RP_NONE)
 		return RP_NONE;
 	r->frames[r->n_frames++] = *fr;
@@ -563,7 +563,7 @@ static uint32_t add_frame(struct pmu_report *r, const struct rp_frame *fr, uint6
  * process symbolizes it again). */
 static void add_moff(struct pmu_report *r, struct rp_moff k, uint32_t id)
 {
-	if (pmuk_grow((void **)&r->moffs, &r->cap_moffs, r->moff_ix.n + 1, sizeof(*r->moffs)))
+	if (pmuk_grow_raw((void **)&r->moffs, &r->cap_moffs, r->moff_ix.n + 1, sizeof(*r->moffs)))
 		return;
 	uint32_t at = pmuk_index_add(&r->moff_ix, moff_hash(&k));
 	if (at != RP_NONE)

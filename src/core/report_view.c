@@ -102,7 +102,7 @@ static struct rv_row *row_of(struct rv_view *v, const uint32_t *k, uint64_t h)
 
 	if (id != RP_NONE)
 		return &v->rows[id];
-	if (pmuk_grow((void **)&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) ||
+	if (pmuk_grow_raw((void **)&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) ||
 	    (id = pmuk_index_add(&v->ix, h)) == RP_NONE)
 		return NULL;
 	struct rv_row *w = &v->rows[v->n++];
@@ -121,10 +121,10 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 
 	while (size < 2 * n)
 		size *= 2;
-	if (pmuk_grow((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
-	    pmuk_grow((void **)&v->khash, &v->cap_khash, n + 1, sizeof(*v->khash)) ||
-	    pmuk_grow((void **)&v->first, &v->cap_first, n + 1, 1) ||
-	    pmuk_grow((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
+	if (pmuk_grow_raw((void **)&v->keys, &v->cap_keys, (n + 1) * RV_MAX_KEYS, sizeof(*v->keys)) ||
+	    pmuk_grow_raw((void **)&v->khash, &v->cap_khash, n + 1, sizeof(*v->khash)) ||
+	    pmuk_grow_raw((void **)&v->first, &v->cap_first, n + 1, 1) ||
+	    pmuk_grow_raw((void **)&v->set, &v->cap_set, size, sizeof(*v->set)))
 		return PMU_ENOMEM;
 	memset(v->set, 0xff, size * sizeof(*v->set));
 	for (size_t i = 0; i < n; i++) {
@@ -145,7 +145,7 @@ static int group_keys(struct rv_view *v, const struct rp_group *g)
 /* Notes that the group counts in row at entry i (for its call graph). */
 static int hit(struct rv_view *v, const struct rv_row *w, size_t i)
 {
-	if (pmuk_grow((void **)&v->hits, &v->cap_hits, 2 * v->n_hits + 2, sizeof(*v->hits)))
+	if (pmuk_grow_raw((void **)&v->hits, &v->cap_hits, 2 * v->n_hits + 2, sizeof(*v->hits)))
 		return PMU_ENOMEM;
 	v->hits[2 * v->n_hits] = (uint32_t)(w - v->rows);
 	v->hits[2 * v->n_hits++ + 1] = (uint32_t)i;
@@ -343,8 +343,8 @@ static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 	uint32_t id = hint == RP_NONE ? RP_NONE : pmuk_index_find(&v->node_ix, h, node_eq, k, v);
 
 	if (id == RP_NONE) {
-		if (pmuk_grow((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
-			       sizeof(*v->nodes)) ||
+		if (pmuk_grow_raw((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
+				   sizeof(*v->nodes)) ||
 		    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
 			return RP_NONE;
 		v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
