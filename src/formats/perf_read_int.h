@@ -48,6 +48,13 @@ struct perf_qent {
 	uint64_t buf[];
 };
 
+/* A heap slot: the entry's order beside it, so that comparisons read only
+ * the heap array, not the entries scattered over the memory. */
+struct perf_hent {
+	uint64_t key, seq;
+	struct perf_qent *q;
+};
+
 /* Delivered entries are kept for the next records of their size class (buf
  * rounded up to 64 bytes, up to 4 KiB) rather than freed: one malloc and free
  * per record was a tenth of the reading cost. */
@@ -91,7 +98,7 @@ struct perf_src {
 	size_t nr_tps, cap_tps;
 
 	/* ordering (perf_read_order.c) */
-	struct perf_qent **heap;
+	struct perf_hent *heap;
 	size_t nq, cap_q;
 	struct perf_qent *spare[PERF_QENT_CLASSES];
 	uint64_t seq, queued_bytes, max_time, round_limit, last_out;

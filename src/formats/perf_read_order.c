@@ -18,48 +18,41 @@
 
 #include <stdlib.h>
 
-static int before(const struct perf_qent *a, const struct perf_qent *b)
+static int before(const struct perf_hent *a, const struct perf_hent *b)
 {
 	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
-static void sift_down(struct perf_src *s, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < s->nq && before(s->heap[l], s->heap[m]))
-			m = l;
-		if (l + 1 < s->nq && before(s->heap[l + 1], s->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct perf_qent *x = s->heap[i];
-		s->heap[i] = s->heap[m];
-		s->heap[m] = x;
-		i = m;
-	}
-}
-
 static void push(struct perf_src *s, struct perf_qent *q)
 {
+	struct perf_hent e = { q->key, q->seq, q };
 	size_t i = s->nq++;
 
-	s->heap[i] = q;
-	while (i && before(s->heap[i], s->heap[(i - 1) / 2])) {
-		struct perf_qent *x = s->heap[i];
+	for (; i && before(&e, &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
 		s->heap[i] = s->heap[(i - 1) / 2];
-		s->heap[(i - 1) / 2] = x;
-		i = (i - 1) / 2;
-	}
+	s->heap[i] = e;
 }
 
+/* The first entry out. The hole at the root goes down the smaller child to
+ * a leaf, then the last entry goes up from there: one comparison a level
+ * where sifting the last entry down from the root takes two, and the last
+ * entry (a leaf, late) mostly belongs near the bottom anyway. The keys are
+ * distinct (seq), so the order out is the same either way. */
 static struct perf_qent *pop(struct perf_src *s)
 {
-	struct perf_qent *q = s->heap[0];
+	struct perf_qent *q = s->heap[0].q;
+	struct perf_hent last = s->heap[--s->nq];
+	size_t i = 0, n = s->nq;
 
-	s->heap[0] = s->heap[--s->nq];
-	sift_down(s, 0);
+	for (size_t l; (l = 2 * i + 1) < n; i = l) {
+		if (l + 1 < n && before(&s->heap[l + 1], &s->heap[l]))
+			l++;
+		s->heap[i] = s->heap[l];
+	}
+	for (; i && before(&last, &s->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		s->heap[i] = s->heap[(i - 1) / 2];
+	if (n)
+		s->heap[i] = last;
 	s->queued_bytes -= sizeof(*q) + q->size;
 	return q;
 }
@@ -105,7 +98,7 @@ static void deliver(struct perf_src *s, struct perf_qent *q)
 
 int perf_order_flush(struct perf_src *s, uint64_t upto)
 {
-	while (s->nq && !s->cb_ret && s->heap[0]->key <= upto)
+	while (s->nq && !s->cb_ret && s->heap[0].key <= upto)
 		deliver(s, pop(s));
 	return s->cb_ret;
 }
@@ -128,7 +121,7 @@ int perf_order_add(struct perf_src *s, struct perf_qent *q)
 		deliver(s, q);
 		return s->cb_ret;
 	}
-	if (pmuk_grow((void **)&s->heap, &s->cap_q, s->nq + 1, sizeof(*s->heap))) {
+	if (pmuk_grow_raw((void **)&s->heap, &s->cap_q, s->nq + 1, sizeof(*s->heap))) {
 		perf_qent_put(s, q);
 		return pmuk_fail(PMU_ENOMEM, "%s: no memory to order the records", s->path);
 	}
@@ -146,7 +139,7 @@ int perf_order_add(struct perf_src *s, struct perf_qent *q)
 void perf_order_free(struct perf_src *s)
 {
 	for (size_t i = 0; i < s->nq; i++)
-		free(s->heap[i]);
+		free(s->heap[i].q);
 	free(s->heap);
 	s->heap = NULL;
 	s->nq = 0;

@@ -508,12 +508,86 @@ static void test_pipe_build_id(void **state)
 	free(p.b);
 }
 
+#define HEAP_N 3000
+
+struct arrival {
+	uint64_t time;
+	int32_t pid;		/* the sample's place in the file */
+};
+
+struct arrivals {
+	struct arrival a[HEAP_N];
+	size_t n;
+};
+
+static int collect_arrival(const struct pmu_record *rec, void *ctx)
+{
+	struct arrivals *g = ctx;
+
+	if (rec->kind == PMU_RECORD_SAMPLE && g->n < HEAP_N)
+		g->a[g->n++] = (struct arrival){ rec->time, rec->pid };
+	return 0;
+}
+
+static int cmp_arrival(const void *x, const void *y)
+{
+	const struct arrival *a = x, *b = y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* The time-order heap on thousands of records with many equal times: out in
+ * time order, equal times in file order; with rounds (each round's times past
+ * the one before's), the same order and none late. */
+static void test_heap_order(void **state)
+{
+	static struct arrivals want, got;
+
+	(void)state;
+	for (int rounds = 0; rounds < 2; rounds++) {
+		struct pfile f;
+		struct pbuf out;
+		struct pmu_trace *t;
+		struct pmu_trace_stats st;
+		uint64_t x = 88172645463325252ull;
+
+		one_attr(&f, ST_BASIC);
+		for (int32_t i = 0; i < HEAP_N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+			uint64_t time = 1 + x % 300 + (rounds ? 1000 * (uint64_t)(i / 250) : 0);
+			sample(&f.data, 0x401000, i, time);
+			want.a[i] = (struct arrival){ time, i };
+			if (rounds && i % 250 == 249)
+				round_rec(&f.data);
+		}
+		pfile_build(&f, &out);
+		qsort(want.a, HEAP_N, sizeof(want.a[0]), cmp_arrival);
+		assert_int_equal(pb_write(&out, path), 0);
+		assert_int_equal(pmu_trace_open(path, NULL, &t), 0);
+		got.n = 0;
+		assert_int_equal(pmu_trace_read(t, collect_arrival, &got), 0);
+		assert_int_equal(got.n, HEAP_N);
+		for (size_t i = 0; i < HEAP_N; i++) {
+			assert_int_equal(got.a[i].time, want.a[i].time);
+			assert_int_equal(got.a[i].pid, want.a[i].pid);
+		}
+		assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+		assert_int_equal(st.out_of_order, 0);
+		pmu_trace_close(t);
+		free(out.b);
+		pfile_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_file_mode),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_long_first_round),
+		cmocka_unit_test(test_heap_order),
 		cmocka_unit_test(test_identifier),
 		cmocka_unit_test(test_tracepoint_names),
 		cmocka_unit_test(test_modifier_names),
