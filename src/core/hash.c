@@ -53,20 +53,17 @@ static void place(uint64_t *slot, size_t cap, uint64_t s)
 	slot[i] = s;
 }
 
-/* Room for one more element: 0, or -1 without memory. The table doubles in
- * place: realloc moves a large block by remapping its pages (no copy, no new
+/* Makes the first table, or doubles it in place: realloc moves a large block by remapping its pages (no copy, no new
  * table faulted in beside the old one), then every entry of the old half is
  * taken out and placed again. The walk starts just after an empty slot, so
  * each run of full slots is re-placed from its first slot on: an entry's new
  * probe path then crosses only slots already re-placed (or its own, emptied),
  * never one that will be emptied later, so every entry stays reachable. */
-static int reserve(struct pmuk_index *ix)
+static int grow(struct pmuk_index *ix)
 {
 	size_t old = ix->cap, e = 0;
 	uint64_t *slot;
 
-	if ((ix->n + 1) * 2 <= old)
-		return 0;
 	if (!old) {
 		if (!(ix->slot = calloc(64, sizeof(*ix->slot))))
 			return -1;
@@ -83,12 +80,20 @@ static int reserve(struct pmuk_index *ix)
 	for (size_t k = 1; k <= old; k++) {
 		size_t i = (e + k) & (old - 1);
 		uint64_t s = slot[i];
-		if (s) {
+		/* one at its bucket in the lower half would be placed back there */
+		if (s && ((uint32_t)(s >> 32) & (2 * old - 1)) != i) {
 			slot[i] = 0;
 			place(slot, 2 * old, s);
 		}
 	}
 	return 0;
+}
+
+/* Room for one more element: 0, or -1 without memory. Inline: it runs on
+ * every add, and grows the table on few. */
+static inline int reserve(struct pmuk_index *ix)
+{
+	return (ix->n + 1) * 2 <= ix->cap ? 0 : grow(ix);
 }
 
 uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
