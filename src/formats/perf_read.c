@@ -18,6 +18,7 @@ static int seek_to(struct perf_src *s, uint64_t off)
 #else
 	int r = fseeko(s->f, (off_t)off, SEEK_SET);
 #endif
+	s->in_at = s->in_n = 0;	/* what was read ahead is not there */
 	if (r)
 		return pmuk_fail(PMU_EIO, "%s: cannot seek to offset %llu", s->path,
 				 (unsigned long long)off);
@@ -235,6 +236,7 @@ static void perf_close(struct pmu_trace *t)
 	perf_feat_free(s);
 	perf_zstd_free(s);
 	free(s->rbuf);
+	free(s->ibuf);
 	free(s->pend);
 	free(s->path);
 	free(s);

@@ -120,7 +120,15 @@ struct perf_src {
 
 	uint64_t *rbuf;              /* one record, 8-byte aligned */
 	size_t rbuf_cap;
+	/* file mode: the data section read ahead in blocks, records handed out
+	 * in place; perf_in takes what is here first. in_at: the next byte (at
+	 * input offset pos); in_n: the end of what was read. */
+	uint64_t *ibuf;
+	size_t in_at, in_n;
 };
+
+/* The read-ahead block: more than a record's largest size (64 KiB). */
+#define PERF_IBUF (256u << 10)
 
 /* perf_read_attr.c */
 int perf_ev_add(struct perf_src *s, const void *attr, uint32_t size, uint64_t off);

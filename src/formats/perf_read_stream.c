@@ -13,10 +13,55 @@
 
 size_t perf_in(struct perf_src *s, void *dst, size_t n)
 {
-	size_t got = n ? fread(dst, 1, n, s->f) : 0;
+	size_t got = s->in_n - s->in_at < n ? s->in_n - s->in_at : n;
 
+	if (got) {
+		memcpy(dst, (const uint8_t *)s->ibuf + s->in_at, got);
+		s->in_at += got;
+	}
+	if (got < n)
+		got += fread((uint8_t *)dst + got, 1, n - got, s->f);
 	s->pos += got;
 	return got;
+}
+
+/* File mode: at least need bytes (up to PERF_IBUF) read ahead, if the data
+ * section has them: what is there. The stream stays where it was: the bytes
+ * after the read-ahead ones are the next the file gives. */
+static size_t ahead(struct perf_src *s, size_t need)
+{
+	size_t have = s->in_n - s->in_at;
+
+	if (have >= need || (!s->ibuf && !(s->ibuf = malloc(PERF_IBUF))))
+		return have;
+	memmove(s->ibuf, (const uint8_t *)s->ibuf + s->in_at, have);
+	s->in_at = 0;
+	s->in_n = have;
+	uint64_t left = s->data_end > s->pos + have ? s->data_end - (s->pos + have) : 0;
+	size_t want = PERF_IBUF - have < left ? PERF_IBUF - have : (size_t)left;
+	s->in_n += want ? fread((uint8_t *)s->ibuf + have, 1, want, s->f) : 0;
+	return s->in_n;
+}
+
+/* File mode: the next record (at most 64 KiB: its size is 16 bits) in place
+ * in the read-ahead block, 1; 0 when it is not whole there (damaged, at the
+ * end, misaligned): then nothing was taken and perf_next reads it the long
+ * way, with its checks. */
+static int next_in_place(struct perf_src *s, uint64_t **rec, size_t *size)
+{
+	struct perf_rec_header h;
+
+	if (s->pipe || s->pos >= s->data_end || ahead(s, 8) < 8)
+		return 0;
+	memcpy(&h, (const uint8_t *)s->ibuf + s->in_at, sizeof(h));
+	if (h.size < 8 || (s->in_at & 7) || s->pos + h.size > s->data_end_said ||
+	    ahead(s, h.size) < h.size)
+		return 0;
+	*rec = (uint64_t *)(void *)((uint8_t *)s->ibuf + s->in_at);
+	*size = h.size;
+	s->in_at += h.size;
+	s->pos += h.size;
+	return 1;
 }
 
 static uint64_t u64_at(const void *p, size_t off)
@@ -63,7 +108,8 @@ static int reserve(struct perf_src *s, size_t size)
 	return 0;
 }
 
-/* The next record into s->rbuf: 1, 0 at the end, or an error. */
+/* The next record, in place in the read-ahead block or copied into s->rbuf
+ * (valid until the next call): 1, 0 at the end, or an error. */
 int perf_next(struct perf_src *s, uint64_t **rec, size_t *size, uint64_t *off)
 {
 	struct perf_rec_header h;
@@ -81,6 +127,8 @@ int perf_next(struct perf_src *s, uint64_t **rec, size_t *size, uint64_t *off)
 		return 1;
 	}
 	*off = s->pos;
+	if (next_in_place(s, rec, size))
+		return 1;
 	if (!s->pipe && s->pos >= s->data_end)
 		return 0;
 	if (reserve(s, 8))
