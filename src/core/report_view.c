@@ -330,24 +330,52 @@ static uint32_t *hint_of(struct rv_view *v, uint32_t parent)
 	return parent & RV_ROOT ? &v->rows[parent & ~RV_ROOT].roots : &v->nodes[parent].kids;
 }
 
-/* The node of sym under parent, RP_NONE without memory. */
+/* Whether parent has two children or more (then they are in node_ix). */
+static int many_below(const struct rv_view *v, uint32_t parent)
+{
+	return parent & RV_ROOT ? v->root_many[parent & ~RV_ROOT] :
+				  v->nodes[parent].next == RV_MANY;
+}
+
+/* Puts node id (sym under parent) in node_ix: 0 or PMU_ENOMEM. */
+static int index_node(struct rv_view *v, uint32_t id)
+{
+	const struct rv_node *n = &v->nodes[id];
+
+	return pmuk_index_put(&v->node_ix, pmuk_hash_u64((uint64_t)n->parent << 32 | n->sym), id);
+}
+
+/* The node of sym under parent, RP_NONE without memory. Most parents of a
+ * call graph have one child, found as the hint: only the children of the
+ * others are indexed (the hash table's misses were most of the build). */
 static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 {
-	uint32_t hint = *hint_of(v, parent);
+	uint32_t hint = *hint_of(v, parent), id = RP_NONE;
+	int many = hint != RP_NONE && many_below(v, parent);
 
 	if (hint != RP_NONE && v->nodes[hint].sym == sym)
 		return hint;	/* its parent is parent: it is the hint of no other */
-	uint32_t k[2] = { parent, sym };
-	uint64_t h = pmuk_hash_u64((uint64_t)parent << 32 | sym);
-	/* no hint: parent has no child yet (a new branch goes on new below it) */
-	uint32_t id = hint == RP_NONE ? RP_NONE : pmuk_index_find(&v->node_ix, h, node_eq, k, v);
-
+	if (many) {
+		uint32_t k[2] = { parent, sym };
+		id = pmuk_index_find(&v->node_ix, pmuk_hash_u64((uint64_t)parent << 32 | sym),
+				     node_eq, k, v);
+	}
 	if (id == RP_NONE) {
+		/* no hint: parent has no child yet (a new branch goes on new below it);
+		 * a hint not many: its only child is another, so both go in the index */
 		if (pmuk_grow_raw((void **)&v->nodes, &v->cap_nodes, v->n_nodes + 1,
-				   sizeof(*v->nodes)) ||
-		    (id = pmuk_index_add(&v->node_ix, h)) == RP_NONE)
+				  sizeof(*v->nodes)))
 			return RP_NONE;
-		v->nodes[v->n_nodes++] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+		id = (uint32_t)v->n_nodes++;
+		v->nodes[id] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
+		if (hint != RP_NONE && ((!many && index_node(v, hint)) || index_node(v, id)))
+			return RP_NONE;
+		if (hint != RP_NONE && !many) {
+			if (parent & RV_ROOT)
+				v->root_many[parent & ~RV_ROOT] = 1;
+			else
+				v->nodes[parent].next = RV_MANY;
+		}
 	}
 	*hint_of(v, parent) = id;   /* after the grow: nodes may have moved */
 	return id;
@@ -423,8 +451,10 @@ static int build_graphs(struct rv_view *v)
 	uint8_t *shown = calloc(v->n + 1, 1);
 	int err = 0;
 
-	if (!shown)
+	if (!shown || !(v->root_many = calloc(v->n + 1, 1))) {
+		free(shown);
 		return PMU_ENOMEM;
+	}
 	/* A node carries at most its row's period: a row under the threshold
 	 * would print no branch (report_vout.c), so its graph is not built. */
 	for (size_t i = 0; i < v->shown; i++) {
@@ -437,6 +467,8 @@ static int build_graphs(struct rv_view *v)
 			err = graph_group(v, &v->r->groups[i], &v->hits[2 * v->hit_at[i]],
 					  v->hit_at[i + 1] - v->hit_at[i], shown);
 	free(shown);
+	free(v->root_many);
+	v->root_many = NULL;
 	if (!err)
 		link_nodes(v);
 	return err;

@@ -22,6 +22,7 @@ struct rv_node {                 /* a call graph node: a symbol under a parent *
 	uint64_t n, p;               /* samples, period through it */
 };
 #define RV_ROOT 0x80000000u
+#define RV_MANY 0u
 
 struct rv_view {
 	struct pmu_report *r;
@@ -39,7 +40,11 @@ struct rv_view {
 	size_t shown;
 	struct rv_node *nodes;
 	size_t n_nodes, cap_nodes;
+	/* the nodes under parents with two children or more (a parent with one
+	 * has it as its hint); while the graphs are built, such a node's next is
+	 * RV_MANY, and root_many[row] is set for such a row */
 	struct pmuk_index node_ix;
+	uint8_t *root_many;
 	uint32_t *comm;              /* interned thread name per thread */
 	/* per group: the row key of each entry, whether it is the key's first
 	 * (innermost) entry, and a hash set finding that in linear time */
