@@ -581,6 +581,131 @@ static void test_heap_order(void **state)
 	}
 }
 
+/* The reader's read-ahead block (perf_read_int.h's PERF_IBUF). */
+#define BLOCK (256u << 10)
+
+/* A record of type PAD_TYPE (one the reader skips, counted) of size bytes. */
+#define PAD_TYPE 120
+
+static void pad_rec(struct pbuf *p, size_t size)
+{
+	struct perf_rec_header h = { PAD_TYPE, 0, (uint16_t)size };
+	static const uint8_t zero[65536];
+
+	pb_put(p, &h, sizeof(h));
+	pb_put(p, zero, size - 8);
+}
+
+/* The data section of test_blocks: where each of its samples starts, and the
+ * records the reader skips. */
+struct block_file {
+	struct pfile f;
+	size_t at[HEAP_N];          /* sample i's offset in the data section */
+	size_t aux_at, n_skip;
+};
+
+/* Samples through three read-ahead blocks and more: an AUXTRACE record whose
+ * header straddles the first block's end and whose trace data (600000 bytes)
+ * is longer than two blocks, a record of 12 bytes after which every record is
+ * off the 8-byte grid, then one of 65524 bytes that puts them back, and
+ * records of 65528 bytes (the largest a 16-bit size allows) among them. */
+static void block_file(struct block_file *b)
+{
+	static const uint8_t trace[600000];
+	struct pbuf *d = &b->f.data;
+	uint64_t aux[] = { sizeof(trace), 0, 0, 0, 0 };
+	struct perf_rec_header odd = { PAD_TYPE, 0, 12 };
+	uint32_t four = 0;
+	int32_t i = 0;
+
+	one_attr(&b->f, ST_BASIC);
+	b->n_skip = 0;
+	b->at[i] = d->n;
+	sample(d, 0x401000, i, (uint64_t)i + 1), i++;
+	while (d->n + 65528 + 8 < BLOCK - 24)
+		pad_rec(d, 65528), b->n_skip++;
+	assert_in_range(BLOCK - 24 - d->n, 8, 65528);
+	pad_rec(d, BLOCK - 24 - d->n), b->n_skip++;
+	b->aux_at = d->n;	/* 24 bytes of its 48 in the first block */
+	rec_words(d, PERF_REC_AUXTRACE, 0, aux, 5), b->n_skip++;
+	pb_put(d, trace, sizeof(trace));
+	b->at[i] = d->n;
+	sample(d, 0x401000, i, (uint64_t)i + 1), i++;
+	pb_put(d, &odd, sizeof(odd)), b->n_skip++;
+	pb_put(d, &four, sizeof(four));
+	for (; i < 1000; i++) {
+		b->at[i] = d->n;
+		sample(d, 0x401000, i, (uint64_t)i + 1);
+		if (i % 300 == 0)
+			pad_rec(d, 65528), b->n_skip++;
+	}
+	pad_rec(d, 65524), b->n_skip++;	/* back on the grid */
+	for (; i < HEAP_N; i++) {
+		b->at[i] = d->n;
+		sample(d, 0x401000, i, (uint64_t)i + 1);
+		if (i % 500 == 0)
+			pad_rec(d, 65528), b->n_skip++;
+	}
+}
+
+/* File mode reads the data section ahead in blocks: records across a block's
+ * end, longer than what is left of it, trace data past several blocks and
+ * records off the 8-byte grid all come out whole and in order; a file cut
+ * inside the second or third block names the offset of the record it cut,
+ * delivers the records before it and counts the bytes of the cut one. */
+static void test_blocks(void **state)
+{
+	static struct block_file b;
+	static struct arrivals got;
+	struct pbuf out;
+	struct pmu_trace *t;
+	struct pmu_trace_stats st;
+	uint64_t data_off;
+
+	(void)state;
+	block_file(&b);
+	pfile_build(&b.f, &out);
+	memcpy(&data_off, out.b + 40, 8);
+	assert_int_equal(pb_write(&out, path), 0);
+	assert_int_equal(pmu_trace_open(path, NULL, &t), 0);
+	got.n = 0;
+	assert_int_equal(pmu_trace_read(t, collect_arrival, &got), 0);
+	assert_int_equal(got.n, HEAP_N);
+	for (size_t i = 0; i < HEAP_N; i++)
+		assert_int_equal(got.a[i].pid, i);
+	assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+	assert_int_equal(st.samples, HEAP_N);
+	assert_int_equal(st.skipped, b.n_skip);
+	assert_int_equal(st.bytes_skipped, 0);
+	pmu_trace_close(t);
+
+	/* cuts: in the trace data, in a sample off the grid, in a late sample */
+	size_t cut_rec[][2] = { { b.aux_at, b.aux_at + 400000 }, { b.at[500], b.at[500] + 20 },
+				{ b.at[2900], b.at[2900] + 3 } };
+	size_t before[] = { 1, 500, 2900 };
+	size_t full = out.n;
+	for (size_t c = 0; c < 3; c++) {
+		char want[64];
+
+		out.n = (size_t)data_off + cut_rec[c][1];
+		assert_int_equal(pb_write(&out, path), 0);
+		assert_int_equal(pmu_trace_open(path, NULL, &t), 0);
+		got.n = 0;
+		assert_int_equal(pmu_trace_read(t, collect_arrival, &got), PMU_EFORMAT);
+		snprintf(want, sizeof(want), "offset %llu:",
+			 (unsigned long long)(data_off + cut_rec[c][0]));
+		if (!strstr(pmu_error_detail(), want))
+			fail_msg("expected \"%s\" in: %s", want, pmu_error_detail());
+		assert_int_equal(got.n, before[c]);
+		assert_int_equal(pmu_trace_stats(t, &st, sizeof(st)), 0);
+		assert_int_equal(st.bytes_skipped, cut_rec[c][1] - cut_rec[c][0]);
+		pmu_trace_close(t);
+	}
+	out.n = full;
+	free(out.b);
+	pfile_free(&b.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_long_first_round),
 		cmocka_unit_test(test_heap_order),
+		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_identifier),
 		cmocka_unit_test(test_tracepoint_names),
 		cmocka_unit_test(test_modifier_names),
