@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel frames of recordings: /proc/kallsyms names them when the running kernel
- * (and each module) is the one recorded, by build-id (/sys/kernel/notes,
- * /sys/module/NAME/notes/.note.gnu.build-id), or another kernel's from the copy in
- * perf's build-id cache. The symbol of an address is the text symbol at or below
- * it, of the same module. Whether the addresses are shown is checked with the
- * first kernel mapping, which starts a thread reading the file; the first kernel
- * address waits for it. */
+/* Kernel frames of recordings: the copy perf's build-id cache keeps of the
+ * recorded kernel's kallsyms when it is of the recording's boot (its reference
+ * symbol, _text, where the recording saw it), else /proc/kallsyms when the running
+ * kernel (and each module) is the one recorded, by build-id (/sys/kernel/notes,
+ * /sys/module/NAME/notes/.note.gnu.build-id), else another kernel's copy from the
+ * cache. A file of another boot is read slid by the reference symbol's move
+ * (KASLR). The symbol of an address is the text symbol at or below it, of the
+ * same module. Whether the addresses are shown is checked with the first kernel
+ * mapping, which starts a thread reading the file; the first kernel address waits
+ * for it. */
 #include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* 0 when the running kernel (or module) is img's, else why not; *want, *have:
@@ -52,36 +56,6 @@ static int same_kernel(const struct pmuk_sym_image *img, char *want, char *have,
 	return n ? PMU_EFORMAT : PMU_ENOENT;
 }
 
-/* The kallsyms of img: /proc/kallsyms for the running kernel, else the copy
- * perf's build-id cache keeps of another kernel's (DIR/[kernel.kallsyms]/ID/
- * kallsyms, written by perf record and perf buildid-cache). */
-static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
-			 char *out, size_t size)
-{
-	char want[41], have[41] = "none", notes[160];
-	const char *home = getenv("HOME");
-	int err = same_kernel(img, want, have, notes, sizeof(notes));
-
-	if (!err) {
-		snprintf(out, size, "/proc/kallsyms");
-		return 0;
-	}
-	if (!img->kmod) {
-		if (s->buildid_dir)
-			snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir,
-				 want);
-		else
-			snprintf(out, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-				 home ? home : "/root", want);
-		if (!access(out, R_OK))
-			return 0;
-	}
-	return pmuk_fail(err, "%s: the recording saw build-id %s but %s gives %s (another "
-			 "kernel, or the module is not loaded)%s%s: its addresses resolve to "
-			 "module + offset only", img->path, want, notes, have,
-			 img->kmod ? "" : " and the build-id cache has no ", img->kmod ? "" : out);
-}
-
 static int by_addr(const void *a, const void *b)
 {
 	const struct pmuk_sym_ksym *x = a, *y = b;
@@ -108,6 +82,96 @@ static char *hex(char *p, uint64_t *v)
 	return p;
 }
 
+/* The head of the kallsyms file at path: the first text symbol's address (0
+ * when addresses are hidden) and, when ref is not "", that symbol's (*found).
+ * The kernel lists _text among its first lines: only those are read, so
+ * /proc/kallsyms is not formatted whole. 0, or PMU_ENOENT when unreadable. */
+static int scan_head(const char *path, const char *ref, uint64_t *first, uint64_t *at,
+		     int *found)
+{
+	char line[512], *t, *name;
+	uint64_t addr;
+	int text = 0;
+	FILE *f = fopen(path, "r");
+
+	*first = 0;
+	*found = 0;
+	if (!f)
+		return PMU_ENOENT;
+	for (int i = 0; i < 1000 && (!text || (ref[0] && !*found)) && fgets(line, sizeof(line), f);
+	     i++) {
+		t = hex(line, &addr);
+		if (t == line || t[0] != ' ' || !t[1] || t[2] != ' ')
+			continue;
+		if (!text && strchr("tTwW", t[1])) {
+			text = 1;
+			*first = addr;
+		}
+		name = t + 3;
+		name[strcspn(name, "\t\n")] = 0;
+		if (ref[0] && !*found && !strcmp(name, ref)) {
+			*found = 1;
+			*at = addr;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The build-id cache's copy of the recorded kernel's kallsyms into out (perf's
+ * DIR/[kernel.kallsyms]/ID/kallsyms, written by perf record and perf
+ * buildid-cache); 0 when it exists. */
+static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, size_t size)
+{
+	const char *home = getenv("HOME");
+
+	if (s->buildid_dir)
+		snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, want);
+	else
+		snprintf(out, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
+			 home ? home : "/root", want);
+	return access(out, R_OK) ? PMU_ENOENT : 0;
+}
+
+/* Whether the cache's copy was written in the recording's boot: its reference
+ * symbol where the recording saw it. Such a copy is read rather than
+ * /proc/kallsyms, which the kernel formats line by line as it is read (tens of
+ * milliseconds of system time), and stays right after a reboot. */
+static int cache_fits(const struct pmuk_sym_kernel *k, const char *path)
+{
+	uint64_t first, at = 0;
+	int found;
+
+	return k->ref[0] && !scan_head(path, k->ref, &first, &at, &found) && first && found &&
+	       at == k->ref_addr;
+}
+
+/* The kallsyms of img: the build-id cache's copy from the recording's boot,
+ * else /proc/kallsyms for the running kernel, else the cache's copy of another
+ * kernel's. */
+static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
+			 char *out, size_t size)
+{
+	char want[41], have[41] = "none", notes[160];
+	int err;
+
+	if (!img->kmod && img->idn) {
+		pmuk_sym_hex(img->id, img->idn, want);
+		if (!cache_path(s, want, out, size) && cache_fits(&s->kernel, out))
+			return 0;
+	}
+	if (!(err = same_kernel(img, want, have, notes, sizeof(notes)))) {
+		snprintf(out, size, "/proc/kallsyms");
+		return 0;
+	}
+	if (!img->kmod && !cache_path(s, want, out, size))
+		return 0;
+	return pmuk_fail(err, "%s: the recording saw build-id %s but %s gives %s (another "
+			 "kernel, or the module is not loaded)%s%s: its addresses resolve to "
+			 "module + offset only", img->path, want, notes, have,
+			 img->kmod ? "" : " and the build-id cache has no ", img->kmod ? "" : out);
+}
+
 /* The file read ahead: the kernel formats each of its ~100k-200k lines as it is
  * read (tens of milliseconds of system time), so a thread reads and parses it from
  * the first kernel mapping on, while the recording's other records are read; the
@@ -123,22 +187,27 @@ struct reader {
 	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled) */
 };
 
-/* The whole file into r->buf (procfs files have no size: read to the end, in
- * large reads); 0 or PMU_E*. */
+/* The whole file into r->buf: a cache's copy in one read of its size, procfs
+ * files (no size) to the end in large reads; 0 or PMU_E*. */
 static int slurp(struct reader *r)
 {
 	size_t cap = 0, n = 0;
 	ssize_t got;
+	struct stat st;
 	int fd = open(r->path, O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return PMU_ENOENT;
+	/* one more byte than the size: the read that finds the end needs no room */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2 && (r->buf = malloc((size_t)st.st_size + 2)))
+		cap = (size_t)st.st_size + 2;
 	for (;;) {
 		if (atomic_load(&r->cancel)) {
 			err = PMU_EIO;   /* nobody waits for the answer */
 			break;
 		}
-		if (pmuk_grow((void **)&r->buf, &cap, n + (256u << 10) + 1, 1)) {
+		if (cap - n < 2 && pmuk_grow((void **)&r->buf, &cap, n + (256u << 10) + 1, 1)) {
 			err = PMU_ENOMEM;
 			break;
 		}
@@ -290,42 +359,67 @@ static int load(struct pmu_symbolizer *s)
 }
 
 /* Whether the addresses are shown: the first text symbol's is not 0 (the
- * percpu symbols before it are 0 when shown too). 0 or why not. */
+ * percpu symbols before it are 0 when shown too); the slide of the file's
+ * addresses from the recording's. 0 or why not. */
 static int probe(struct pmu_symbolizer *s)
 {
-	const char *path = s->kernel.path;
-	char line[512], *t;
-	uint64_t addr = 0;
-	int found = 0;
-	FILE *f = fopen(path, "r");
+	struct pmuk_sym_kernel *k = &s->kernel;
+	uint64_t first, at = 0;
+	int found;
 
-	if (!f)
+	if (scan_head(k->path, k->ref, &first, &at, &found))
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
-				 "module + offset only", path);
-	while (!found && fgets(line, sizeof(line), f)) {
-		t = hex(line, &addr);
-		found = t != line && t[0] == ' ' && t[1] && strchr("tTwW", t[1]);
-	}
-	fclose(f);
-	if (found && addr)
-		return 0;
-	return pmuk_fail(PMU_ENOENT, "%s shows every address as 0 (kernel.kptr_restrict hides "
-			 "them from this user): kernel frames resolve to module + offset "
-			 "only; run as root with CAP_SYSLOG or set sysctl "
-			 "kernel.kptr_restrict=0", path);
+				 "module + offset only", k->path);
+	if (!first)
+		return pmuk_fail(PMU_ENOENT, "%s shows every address as 0 (kernel.kptr_restrict "
+				 "hides them from this user): kernel frames resolve to module + "
+				 "offset only; run as root with CAP_SYSLOG or set sysctl "
+				 "kernel.kptr_restrict=0", k->path);
+	if (found)
+		k->slide = (int64_t)(at - k->ref_addr);
+	return 0;
 }
 
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
+/* The reference symbol of the recording's kernel map ("[kernel.kallsyms]_text"
+ * starting at pgoff = _text's address, as perf record and pmukit record write
+ * it); none when the path names none or the address was hidden. */
+static void recorded_ref(struct pmuk_sym_kernel *k, const struct pmu_mmap *mm)
+{
+	const char *sym = mm->path + 17;
+
+	if (mm->pgoff && sym[0] && strlen(sym) < sizeof(k->ref)) {
+		snprintf(k->ref, sizeof(k->ref), "%s", sym);
+		k->ref_addr = mm->pgoff;
+	}
+}
+
+/* A module of a recording made in another boot: its load address then is
+ * unknown here. */
+static int moved_module(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+{
+	return pmuk_fail(PMU_EFORMAT, "%s: the kernel was booted again since the recording "
+			 "(%s was at %#llx then, %#llx in %s): modules load elsewhere at each "
+			 "boot, so their addresses resolve to module + offset only", img->path,
+			 k->ref, (unsigned long long)k->ref_addr,
+			 (unsigned long long)(k->ref_addr + (uint64_t)k->slide), k->path);
+}
+
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			  const struct pmu_mmap *mm, int *told)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	char path[4200];
 	int err;
 
 	*told = 0;
+	if (!k->probed && !img->kmod)
+		recorded_ref(k, mm);
 	if ((err = kallsyms_path(s, img, path, sizeof(path))))
 		return err;
 	if (k->probed) {
 		*told = k->state != 0;  /* with the first kernel mapping */
+		if (!k->state && img->kmod && k->slide)
+			return moved_module(k, img);
 		return k->state;
 	}
 	/* Read from now on by a thread, so that the first kernel address finds it
@@ -335,6 +429,8 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, 
 		return k->state = pmuk_fail(PMU_ENOMEM, "out of memory");
 	if (!(k->state = probe(s)))
 		read_ahead(s);
+	if (!k->state && img->kmod && k->slide)
+		return moved_module(k, img);
 	return k->state;
 }
 
@@ -343,6 +439,8 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct pmu_frame *f = &s->chain[0];
+	/* the file's address of it: modules are not named when the boot differs */
+	uint64_t at = img->kmod ? addr : addr + (uint64_t)k->slide;
 	size_t lo;
 
 	*f = (struct pmu_frame){ .module = img->name,
@@ -352,10 +450,10 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
-	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, addr);
+	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, at);
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
-	while (lo-- > 0 && k->v[lo].addr >= m->start) {
+	while (lo-- > 0 && k->v[lo].addr >= m->start + (at - addr)) {
 		/* past a module's symbol, the part of the kernel's map stretched
 		 * beyond the recorded end (pmu_symbolizer_add_mmap) is no longer
 		 * kernel code: unnamed */
@@ -364,7 +462,7 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (k->v[lo].kmod != img->kmod)
 			continue;
 		f->function = k->v[lo].name;
-		f->symbol_offset = addr - k->v[lo].addr;
+		f->symbol_offset = at - k->v[lo].addr;
 		return;
 	}
 }

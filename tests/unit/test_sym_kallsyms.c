@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* Which kallsyms names a recording's kernel frames (src/linux/kallsyms.c): the
+ * copy perf's build-id cache keeps when it is of the recording's boot (its _text
+ * where the recording's kernel map says), read before /proc/kallsyms even for the
+ * running kernel; a file of another boot read slid by _text's move (KASLR), its
+ * modules left unnamed with a sentence; a cache copy larger than one read. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pmukit/error.h>
+#include <pmukit/symbols.h>
+
+#include "core/symbols_int.h"
+#include "sym_fixture.h"
+
+#define CACHED_TEXT 0xffffffff81000000ull
+
+static char tmp[] = "/tmp/pmukit-symks-XXXXXX";
+static uint8_t kid[20];     /* the running kernel's build-id */
+static size_t kidn;
+
+static int setup(void **state)
+{
+	(void)state;
+	kidn = sym_kernel_build_id(kid);
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes text as the build-id cache's kallsyms of kernel id under tmp/name; the
+ * cache directory. */
+static const char *write_cache(const char *name, const uint8_t *id, size_t idn,
+			       const char *text)
+{
+	static char dir[4200];
+	char path[4400], hexid[41];
+	FILE *f;
+
+	pmuk_sym_hex(id, idn, hexid);
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	return dir;
+}
+
+/* The kernel map perf record writes: "[kernel.kallsyms]_text" from _text (as
+ * the recording saw it) on. */
+static struct pmu_record kernel_map(uint64_t text, const uint8_t *id, size_t idn)
+{
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+
+	r.mmap = (struct pmu_mmap){ .start = text, .len = UINT64_MAX - text, .pgoff = text,
+				    .path = "[kernel.kallsyms]_text" };
+	memcpy(r.mmap.build_id, id, idn);
+	r.mmap.build_id_size = (uint8_t)idn;
+	return r;
+}
+
+static struct pmu_symbolizer *open_in(const char *buildid_dir)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .buildid_dir = buildid_dir);
+	struct pmu_symbolizer *s;
+
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	return s;
+}
+
+/* The function (NULL: none) naming addr, with its offset. */
+static const char *name_at(struct pmu_symbolizer *s, uint64_t addr, uint64_t *off)
+{
+	static struct pmu_frame f[4];
+	size_t n;
+
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, addr, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].module, "[kernel.kallsyms]");
+	*off = f[0].symbol_offset;
+	return f[0].function;
+}
+
+static const char cached[] = "0000000000000000 A fixed_percpu_data\n"
+			     "ffffffff81000000 T _stext\n"
+			     "ffffffff81000000 T _text\n"
+			     "ffffffff81000100 t cached_fn\n"
+			     "ffffffff81000200 T other_fn\n";
+
+/* The running kernel's recording with the cache's copy of this boot: the copy
+ * names it (the running kernel's own names would be /proc/kallsyms'). */
+static void test_cache_of_this_boot(void **state)
+{
+	const char *dir;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off;
+
+	(void)state;
+	if (!kidn)
+		skip();   /* /sys/kernel/notes unreadable: no build-id to match */
+	dir = write_cache("this", kid, kidn, cached);
+	r = kernel_map(CACHED_TEXT, kid, kidn);
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_string_equal(name_at(s, CACHED_TEXT + 0x104, &off), "cached_fn");
+	assert_int_equal(off, 4);
+	assert_string_equal(name_at(s, CACHED_TEXT + 0x200, &off), "other_fn");
+	assert_int_equal(off, 0);
+	pmu_symbolizer_close(s);
+}
+
+/* The running kernel's recording of another boot (its _text elsewhere) while
+ * the cache holds a copy of a third boot: /proc/kallsyms names it, slid by
+ * _text's move; a module of that recording is not named, and says why. */
+static void test_other_boot(void **state)
+{
+	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
+	uint64_t then = text - 0x4000000, off;   /* _text in the recording's boot */
+	const char *dir, *name;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+
+	(void)state;
+	if (!kidn || !text || !sched)
+		skip();   /* not root, or kptr_restrict hides the addresses */
+	dir = write_cache("third", kid, kidn, cached);
+	r = kernel_map(then, kid, kidn);
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	name = name_at(s, sched - text + then + 4, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "schedule");
+	assert_int_equal(off, 4);
+	r.mmap = (struct pmu_mmap){ .start = then - 0x100000, .len = 0x2000,
+				    .path = "[nf_tables]" };
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+	assert_non_null(strstr(pmu_error_detail(), "booted again"));
+	pmu_symbolizer_close(s);
+}
+
+/* Another kernel's copy of another boot (no copy of the recording's): slid. */
+static void test_other_kernel_slid(void **state)
+{
+	uint8_t id[20];
+	const char *dir;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off, then = CACHED_TEXT - 0x1000000;
+
+	(void)state;
+	memset(id, 0xcd, sizeof(id));
+	dir = write_cache("other", id, sizeof(id), cached);
+	r = kernel_map(then, id, sizeof(id));
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_string_equal(name_at(s, then + 0x108, &off), "cached_fn");
+	assert_int_equal(off, 8);
+	pmu_symbolizer_close(s);
+}
+
+/* A copy far larger than one read (and than the first guess of any buffer):
+ * its last symbol is there. */
+static void test_large_cache(void **state)
+{
+	size_t cap = 4u << 20, len = 0;
+	char *text = malloc(cap);
+	const char *dir;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off;
+	uint8_t id[20];
+	char last[64];
+
+	(void)state;
+	assert_non_null(text);
+	memset(id, 0xef, sizeof(id));
+	len += (size_t)snprintf(text + len, cap - len, "%s", cached);
+	for (unsigned i = 0; i < 40000; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%016llx t fn_%u\n",
+					(unsigned long long)(CACHED_TEXT + 0x1000 + 16ull * i), i);
+	dir = write_cache("large", id, sizeof(id), text);
+	free(text);
+	r = kernel_map(CACHED_TEXT, id, sizeof(id));
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	snprintf(last, sizeof(last), "fn_%u", 39999);
+	assert_string_equal(name_at(s, CACHED_TEXT + 0x1000 + 16ull * 39999 + 3, &off), last);
+	assert_int_equal(off, 3);
+	assert_string_equal(name_at(s, CACHED_TEXT + 0x1000 + 5, &off), "fn_0");
+	pmu_symbolizer_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cache_of_this_boot),
+		cmocka_unit_test(test_other_boot),
+		cmocka_unit_test(test_other_kernel_slid),
+		cmocka_unit_test(test_large_cache),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
