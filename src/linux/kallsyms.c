@@ -252,21 +252,28 @@ static char *parse_line(char *p, struct pmuk_sym_ksym *k, int *text)
 	return end;
 }
 
+/* Room for every line of r->buf (one symbol at most each), allocated once: no
+ * regrowth of a table of ~100k-200k entries. 0 or PMU_ENOMEM. */
+static int size_table(struct reader *r)
+{
+	size_t lines = 1;
+
+	for (const char *p = r->buf; (p = strchr(p, '\n')); p++)
+		lines++;
+	r->v = malloc(lines * sizeof(*r->v));
+	return r->v ? 0 : PMU_ENOMEM;
+}
+
 /* Every text symbol of the file, sorted; the names point into r->buf. */
 static void *read_all(void *arg)
 {
 	struct reader *r = arg;
-	size_t cap = 0;
 	char *p;
 	int text;
 
-	if ((r->err = slurp(r)))
+	if ((r->err = slurp(r)) || (r->err = size_table(r)))
 		return NULL;
 	for (p = r->buf; *p && !atomic_load(&r->cancel);) {
-		if (pmuk_grow((void **)&r->v, &cap, r->n + 1, sizeof(*r->v))) {
-			r->err = PMU_ENOMEM;
-			return NULL;
-		}
 		p = parse_line(p, &r->v[r->n], &text);
 		r->n += (size_t)text;
 	}
