@@ -15,6 +15,7 @@
 #include "core/grow.h"
 #include "core/num.h"
 #include "linux/buildid.h"
+#include "linux/kallsyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,12 +83,8 @@ static char *hex(char *p, uint64_t *v)
 	return p;
 }
 
-/* The head of the kallsyms file at path: the first text symbol's address (0
- * when addresses are hidden) and, when ref is not "", that symbol's (*found).
- * The kernel lists _text among its first lines: only those are read, so
- * /proc/kallsyms is not formatted whole. 0, or PMU_ENOENT when unreadable. */
-static int scan_head(const char *path, const char *ref, uint64_t *first, uint64_t *at,
-		     int *found)
+int pmuk_kallsyms_head(const char *path, const char *ref, uint64_t *first, uint64_t *at,
+		       int *found)
 {
 	char line[512], *t, *name;
 	uint64_t addr;
@@ -118,18 +115,22 @@ static int scan_head(const char *path, const char *ref, uint64_t *first, uint64_
 	return 0;
 }
 
-/* The build-id cache's copy of the recorded kernel's kallsyms into out (perf's
- * DIR/[kernel.kallsyms]/ID/kallsyms, written by perf record and perf
- * buildid-cache); 0 when it exists. */
-static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, size_t size)
+void pmuk_kallsyms_cache_path(const char *dir, const char *hexid, char *out, size_t size)
 {
 	const char *home = getenv("HOME");
 
-	if (s->buildid_dir)
-		snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, want);
+	if (dir)
+		snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
 	else
 		snprintf(out, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-			 home ? home : "/root", want);
+			 home ? home : "/root", hexid);
+}
+
+/* The build-id cache's copy of the recorded kernel's kallsyms into out; 0 when
+ * it exists. */
+static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, size_t size)
+{
+	pmuk_kallsyms_cache_path(s->buildid_dir, want, out, size);
 	return access(out, R_OK) ? PMU_ENOENT : 0;
 }
 
@@ -142,8 +143,8 @@ static int cache_fits(const struct pmuk_sym_kernel *k, const char *path)
 	uint64_t first, at = 0;
 	int found;
 
-	return k->ref[0] && !scan_head(path, k->ref, &first, &at, &found) && first && found &&
-	       at == k->ref_addr;
+	return k->ref[0] && !pmuk_kallsyms_head(path, k->ref, &first, &at, &found) && first &&
+	       found && at == k->ref_addr;
 }
 
 /* The kallsyms of img: the build-id cache's copy from the recording's boot,
@@ -374,7 +375,7 @@ static int probe(struct pmu_symbolizer *s)
 	uint64_t first, at = 0;
 	int found;
 
-	if (scan_head(k->path, k->ref, &first, &at, &found))
+	if (pmuk_kallsyms_head(k->path, k->ref, &first, &at, &found))
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
 				 "module + offset only", k->path);
 	if (!first)
