@@ -179,6 +179,70 @@ static void test_other_kernel_slid(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* Writes an ELF note file (GNU build-id id) at root/rel, making its directories. */
+static void write_note(const char *root, const char *rel, const uint8_t *id, size_t idn)
+{
+	char path[4400], cmd[4600];
+	uint32_t head[3] = { 4, (uint32_t)idn, 3 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(f = fopen(path, "wb"));
+	fwrite(head, sizeof(head), 1, f);
+	fwrite("GNU", 4, 1, f);
+	fwrite(id, 1, idn, f);
+	fwrite("\0\0\0", 1, (4 - idn % 4) % 4, f);
+	fclose(f);
+}
+
+/* A module frame of the running kernel's recording while the cache holds a copy
+ * with the recording's _text: the copy's module symbols are from when it was
+ * written (earlier in the boot, or in an earlier boot of a kernel without KASLR,
+ * whose _text never moves), modules load anew at other addresses: the running
+ * kernel's list (here without the module's symbols) is what names modules, never
+ * the copy's. */
+static void test_module_not_from_copy(void **state)
+{
+	char root[4200], text[512];
+	uint8_t mid[20];
+	const char *dir, *sysroot = pmu_sysroot();
+	char keep[4200];
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	struct pmu_record r;
+	size_t n;
+	int err;
+
+	(void)state;
+	if (!kidn)
+		skip();   /* /sys/kernel/notes unreadable: no build-id to match */
+	snprintf(keep, sizeof(keep), "%s", sysroot ? sysroot : "");
+	memset(mid, 0x5a, sizeof(mid));
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	write_note(root, "sys/kernel/notes", kid, kidn);
+	write_note(root, "sys/module/pmukfoo/notes/.note.gnu.build-id", mid, sizeof(mid));
+	snprintf(text, sizeof(text), "%sffffffffc0001000 t foo_old\t[pmukfoo]\n", cached);
+	dir = write_cache("mod", kid, kidn, text);
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	r = kernel_map(CACHED_TEXT, kid, kidn);
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	r.mmap = (struct pmu_mmap){ .start = 0xffffffffc0000000ull, .len = 0x10000,
+				    .path = "[pmukfoo]" };
+	memcpy(r.mmap.build_id, mid, sizeof(mid));
+	r.mmap.build_id_size = sizeof(mid);
+	err = pmu_symbolizer_add_mmap(s, &r);
+	assert_true(err == 0 || err == PMU_EFORMAT);   /* EFORMAT: this boot's _text moved */
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, 0xffffffffc0002000ull, f, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].module, "[pmukfoo]");
+	assert_null(f[0].function);
+	pmu_symbolizer_close(s);
+	pmu_sysroot_set(keep);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -218,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_other_boot),
 		cmocka_unit_test(test_other_kernel_slid),
 		cmocka_unit_test(test_large_cache),
+		cmocka_unit_test(test_module_not_from_copy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
