@@ -106,6 +106,15 @@ struct pmuk_sym_kernel {
 	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
+	/* path is a build-id cache's copy: its modules' symbols are of whenever it was
+	 * written (modules load anew at other addresses, and a kernel without KASLR
+	 * has the same _text at every boot), so modules are named from /proc/kallsyms,
+	 * read when the first module frame needs it */
+	int copy;
+	int mods_loaded;
+	char *mbuf;
+	struct pmuk_sym_ksym *mv;
+	size_t mn;
 	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 

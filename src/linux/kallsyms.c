@@ -366,6 +366,26 @@ static int load(struct pmu_symbolizer *s)
 	return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
 }
 
+/* The running kernel's symbols into k->mv for module frames when k->path is a
+ * build-id cache's copy (struct pmuk_sym_kernel); said once when unreadable. */
+static void load_modules(struct pmu_symbolizer *s)
+{
+	struct pmuk_sym_kernel *k = &s->kernel;
+	struct reader r = { .path = "/proc/kallsyms" };
+
+	atomic_init(&r.cancel, 0);
+	read_all(&r);
+	if (!r.err && !intern_kmods(s, &r)) {
+		k->mbuf = r.buf;
+		k->mv = r.v;
+		k->mn = r.n;
+		return;
+	}
+	reader_free(&r);
+	pmuk_fail(r.err == PMU_ENOMEM ? PMU_ENOMEM : PMU_ENOENT, "cannot read /proc/kallsyms "
+		  "for the modules' symbols: module addresses resolve to module + offset only");
+}
+
 /* Whether the addresses are shown: the first text symbol's is not 0 (the
  * percpu symbols before it are 0 when shown too); the slide of the file's
  * addresses from the recording's. 0 or why not. */
@@ -412,6 +432,29 @@ static int moved_module(const struct pmuk_sym_kernel *k, const struct pmuk_sym_i
 			 (unsigned long long)(k->ref_addr + (uint64_t)k->slide), k->path);
 }
 
+/* 0 when module img can be named: by /proc/kallsyms (kallsyms_path matched its
+ * build-id), which must then be of the recording's boot; else why not. */
+static int module_ok(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+{
+	uint64_t first, at = 0;
+	int found = 0;
+
+	if (k->state || !img->kmod)
+		return k->state;
+	if (!k->copy)
+		return k->slide ? moved_module(k, img) : 0;
+	if (k->ref[0] && !pmuk_kallsyms_head("/proc/kallsyms", k->ref, &first, &at, &found) &&
+	    first && found && at == k->ref_addr)
+		return 0;
+	return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a build-id "
+			 "cache's copy holds them where they were when it was written), and "
+			 "the running kernel is not of the recording's boot (%s %s at %#llx, "
+			 "%s): the module's addresses resolve to module + offset only",
+			 img->path, k->ref[0] ? "its" : "the recording names no reference symbol",
+			 k->ref, (unsigned long long)k->ref_addr,
+			 found ? "elsewhere now" : "not found in /proc/kallsyms");
+}
+
 int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
 			  const struct pmu_mmap *mm, int *told)
 {
@@ -426,20 +469,17 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
 		return err;
 	if (k->probed) {
 		*told = k->state != 0;  /* with the first kernel mapping */
-		if (!k->state && img->kmod && k->slide)
-			return moved_module(k, img);
-		return k->state;
+		return module_ok(k, img);
 	}
 	/* Read from now on by a thread, so that the first kernel address finds it
 	 * (nearly) ready; a recording without kernel samples stops it at close. */
 	k->probed = 1;
 	if (!(k->path = pmuk_sym_intern(s, path, strlen(path))))
 		return k->state = pmuk_fail(PMU_ENOMEM, "out of memory");
+	k->copy = strcmp(path, "/proc/kallsyms") != 0;
 	if (!(k->state = probe(s)))
 		read_ahead(s);
-	if (!k->state && img->kmod && k->slide)
-		return moved_module(k, img);
-	return k->state;
+	return module_ok(k, img);
 }
 
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
@@ -449,7 +489,8 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 	struct pmu_frame *f = &s->chain[0];
 	/* the file's address of it: modules are not named when the boot differs */
 	uint64_t at = img->kmod ? addr : addr + (uint64_t)k->slide;
-	size_t lo;
+	const struct pmuk_sym_ksym *v;
+	size_t lo, n;
 
 	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
@@ -458,19 +499,25 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
-	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, at);
+	if (img->kmod && k->copy && !k->mods_loaded) {
+		k->mods_loaded = 1;
+		load_modules(s);
+	}
+	v = img->kmod && k->copy ? k->mv : k->v;
+	n = img->kmod && k->copy ? k->mn : k->n;
+	lo = v ? PMUK_BSEARCH_UPPER(v, n, addr, at) : 0;
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
-	while (lo-- > 0 && k->v[lo].addr >= m->start + (at - addr)) {
+	while (lo-- > 0 && v[lo].addr >= m->start + (at - addr)) {
 		/* past a module's symbol, the part of the kernel's map stretched
 		 * beyond the recorded end (pmu_symbolizer_add_mmap) is no longer
 		 * kernel code: unnamed */
-		if (k->v[lo].kmod && !img->kmod && addr >= m->recorded_end)
+		if (v[lo].kmod && !img->kmod && addr >= m->recorded_end)
 			return;
-		if (k->v[lo].kmod != img->kmod)
+		if (v[lo].kmod != img->kmod)
 			continue;
-		f->function = k->v[lo].name;
-		f->symbol_offset = at - k->v[lo].addr;
+		f->function = v[lo].name;
+		f->symbol_offset = at - v[lo].addr;
 		return;
 	}
 }
@@ -487,5 +534,7 @@ void pmuk_sym_kernel_free(struct pmu_symbolizer *s)
 	}
 	free(s->kernel.v);
 	free(s->kernel.buf);
+	free(s->kernel.mv);
+	free(s->kernel.mbuf);
 	s->kernel = (struct pmuk_sym_kernel){ 0 };
 }
