@@ -243,6 +243,34 @@ static void test_module_not_from_copy(void **state)
 	pmu_sysroot_set(keep);
 }
 
+/* A copy with the recording's _text but cut short (a crash while it was written,
+ * a full disk): its last symbol would name every address above it, far beyond
+ * its end. It is not read; /proc/kallsyms of the running kernel names them. */
+static void test_cut_copy(void **state)
+{
+	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
+	char cut[256];
+	const char *dir, *name;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off;
+
+	(void)state;
+	if (!kidn || !text || !sched)
+		skip();   /* not root, or kptr_restrict hides the addresses */
+	snprintf(cut, sizeof(cut), "%016llx T _text\n%016llx t early_fn\nffffffff8",
+		 (unsigned long long)text, (unsigned long long)text + 0x10);
+	dir = write_cache("cut", kid, kidn, cut);
+	r = kernel_map(text, kid, kidn);
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	name = name_at(s, sched + 4, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "schedule");
+	assert_int_equal(off, 4);
+	pmu_symbolizer_close(s);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -283,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_other_kernel_slid),
 		cmocka_unit_test(test_large_cache),
 		cmocka_unit_test(test_module_not_from_copy),
+		cmocka_unit_test(test_cut_copy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
