@@ -115,6 +115,27 @@ int pmuk_kallsyms_head(const char *path, const char *ref, uint64_t *first, uint6
 	return 0;
 }
 
+int pmuk_kallsyms_fits(const char *path, const char *ref, uint64_t ref_addr)
+{
+	uint64_t first, at = 0;
+	struct stat st;
+	char last = 0;
+	int found, fd;
+
+	if (!ref[0] || pmuk_kallsyms_head(path, ref, &first, &at, &found) || !first || !found ||
+	    at != ref_addr)
+		return 0;
+	/* cut short (a crash or a full disk while it was written): its last symbol
+	 * would name every address above it */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 1 ||
+	    pread(fd, &last, 1, st.st_size - 1) != 1)
+		last = 0;
+	close(fd);
+	return last == '\n';
+}
+
 void pmuk_kallsyms_cache_path(const char *dir, const char *hexid, char *out, size_t size)
 {
 	const char *home = getenv("HOME");
@@ -140,11 +161,7 @@ static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, siz
  * milliseconds of system time), and stays right after a reboot. */
 static int cache_fits(const struct pmuk_sym_kernel *k, const char *path)
 {
-	uint64_t first, at = 0;
-	int found;
-
-	return k->ref[0] && !pmuk_kallsyms_head(path, k->ref, &first, &at, &found) && first &&
-	       found && at == k->ref_addr;
+	return pmuk_kallsyms_fits(path, k->ref, k->ref_addr);
 }
 
 /* The kallsyms of img: the build-id cache's copy from the recording's boot,

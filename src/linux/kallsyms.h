@@ -12,6 +12,10 @@
 int pmuk_kallsyms_head(const char *path, const char *ref, uint64_t *first, uint64_t *at,
 		       int *found);
 
+/* 1 when the kallsyms file at path has symbol ref at ref_addr (a copy of that
+ * boot) and is whole (ends with a newline; a regular file), else 0. */
+int pmuk_kallsyms_fits(const char *path, const char *ref, uint64_t ref_addr);
+
 /* perf's build-id cache copy of kernel hexid's kallsyms: DIR/[kernel.kallsyms]/
  * HEXID/kallsyms, DIR being dir or else $HOME/.debug (written by perf record,
  * perf buildid-cache and pmukit record). */

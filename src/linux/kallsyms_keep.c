@@ -51,6 +51,10 @@ static int copy_file(const char *from, const char *path)
 			if ((w = write(out, buf + done, (size_t)(got - done))) < 0 && errno != EINTR)
 				err = errno;
 	}
+	/* on disk before the rename makes it the copy: a crash leaves none, not a
+	 * part of one */
+	if (!err && fsync(out))
+		err = errno;
 	if (close(out) && !err)
 		err = errno;
 	close(in);
@@ -60,7 +64,7 @@ static int copy_file(const char *from, const char *path)
 int pmuk_kallsyms_keep(const char *dir)
 {
 	char proc[4200], hexid[41], path[4200], tmp[4300];
-	uint64_t first, now = 0, then = 0;
+	uint64_t first, now = 0;
 	uint8_t id[20];
 	size_t n = 0;
 	int found, err;
@@ -70,9 +74,8 @@ int pmuk_kallsyms_keep(const char *dir)
 		return 0;   /* nothing a report could use */
 	pmuk_sym_hex(id, n, hexid);
 	pmuk_kallsyms_cache_path(dir, hexid, path, sizeof(path));
-	if (!pmuk_kallsyms_head(path, "_text", &first, &then, &found) && first && found &&
-	    then == now)
-		return 0;   /* kept in this boot already */
+	if (pmuk_kallsyms_fits(path, "_text", now))
+		return 0;   /* kept in this boot already (and whole) */
 	/* written aside, then renamed: a report never reads half a copy */
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
 	if (!(err = make_parents(path)) && !(err = copy_file(proc, tmp)) && rename(tmp, path))
