@@ -271,6 +271,45 @@ static void test_cut_copy(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* A copy with a run of NUL bytes inside (what a crash can leave of blocks not yet
+ * written): the symbols after it are not lost silently, with the one before the
+ * run naming the addresses of the gap: the copy is refused, and said. */
+static void test_nul_in_copy(void **state)
+{
+	char text[256];
+	size_t len;
+	const char *dir, *name;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off;
+	uint8_t id[20];
+	FILE *f;
+	char path[4400], hexid[41];
+
+	(void)state;
+	memset(id, 0xab, sizeof(id));
+	len = (size_t)snprintf(text, sizeof(text), "%s", cached);
+	memset(text + len, 0, 32);
+	len += 32;
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"ffffffff81000400 T late_fn\nffffffff81000800 T last_fn\n");
+	dir = write_cache("nul", id, sizeof(id), "");
+	pmuk_sym_hex(id, sizeof(id), hexid);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+	r = kernel_map(CACHED_TEXT, id, sizeof(id));
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	name = name_at(s, CACHED_TEXT + 0x404, &off);
+	if (name)
+		assert_string_equal(name, "late_fn");
+	else
+		assert_non_null(strstr(pmu_error_detail(), "NUL"));
+	pmu_symbolizer_close(s);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -312,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_large_cache),
 		cmocka_unit_test(test_module_not_from_copy),
 		cmocka_unit_test(test_cut_copy),
+		cmocka_unit_test(test_nul_in_copy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
