@@ -200,9 +200,12 @@ struct reader {
 	atomic_int cancel;      /* the symbolizer closes: stop reading */
 	const char *path;       /* interned before the thread starts */
 	char *buf;              /* the file's text, lines cut in place */
+	size_t len;             /* its bytes; of a NUL among them, the first */
+	size_t nul;
 	struct pmuk_sym_ksym *v;    /* its text symbols, sorted */
 	size_t n;
-	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled) */
+	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled),
+				 * PMU_EFORMAT (a NUL byte) */
 };
 
 /* The whole file into r->buf: a cache's copy in one read of its size, procfs
@@ -241,6 +244,7 @@ static int slurp(struct reader *r)
 	close(fd);
 	if (!err)
 		r->buf[n] = 0;
+	r->len = n;
 	return err;
 }
 
@@ -289,7 +293,16 @@ static void *read_all(void *arg)
 	char *p;
 	int text;
 
-	if ((r->err = slurp(r)) || (r->err = size_table(r)))
+	if ((r->err = slurp(r)))
+		return NULL;
+	/* text has none: blocks a crash left unwritten (zeros) would end the parse
+	 * there, the last symbol before them naming the addresses after */
+	if ((p = memchr(r->buf, 0, r->len))) {
+		r->nul = (size_t)(p - r->buf);
+		r->err = PMU_EFORMAT;
+		return NULL;
+	}
+	if ((r->err = size_table(r)))
 		return NULL;
 	for (p = r->buf; *p && !atomic_load(&r->cancel);) {
 		p = parse_line(p, &r->v[r->n], &text);
@@ -359,6 +372,7 @@ static int load(struct pmu_symbolizer *s)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct reader own = { .path = k->path }, *r = k->reader ? k->reader : &own;
+	size_t nul;
 	int err;
 
 	if (k->reader)
@@ -366,6 +380,7 @@ static int load(struct pmu_symbolizer *s)
 	else
 		read_all(r);
 	k->reader = NULL;
+	nul = r->nul;
 	if (!(err = r->err) && !(err = intern_kmods(s, r))) {
 		k->buf = r->buf;
 		k->v = r->v;
@@ -380,6 +395,10 @@ static int load(struct pmu_symbolizer *s)
 	if (err == PMU_ENOENT)
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
 				 "module + offset only", k->path);
+	if (err == PMU_EFORMAT)
+		return pmuk_fail(PMU_EFORMAT, "%s has a NUL byte at byte %zu: it is damaged, "
+				 "and kernel addresses resolve to module + offset only; delete it "
+				 "(pmukit record or perf record writes a new one)", k->path, nul);
 	return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
 }
 
