@@ -310,6 +310,48 @@ static void test_nul_in_copy(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The recording's module map comes before its kernel map (no producer is bound
+ * to perf's order): the kernel map's _text still says the recording is of another
+ * boot, and its frames are slid; the module, placed anew at each boot, unnamed. */
+static void test_module_before_kernel(void **state)
+{
+	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
+	uint64_t then = text - 0x200000, off;   /* KASLR moves by 2 MB steps */
+	char root[4200], keep[4200];
+	const char *sysroot = pmu_sysroot(), *name;
+	uint8_t mid[20];
+	struct pmu_symbolizer *s;
+	struct pmu_frame f[4];
+	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
+	size_t n;
+
+	(void)state;
+	if (!kidn || !text || !sched)
+		skip();   /* not root, or kptr_restrict hides the addresses */
+	snprintf(keep, sizeof(keep), "%s", sysroot ? sysroot : "");
+	memset(mid, 0x5b, sizeof(mid));
+	snprintf(root, sizeof(root), "%s/root2", tmp);
+	write_note(root, "sys/kernel/notes", kid, kidn);
+	write_note(root, "sys/module/pmukbar/notes/.note.gnu.build-id", mid, sizeof(mid));
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	s = open_in(tmp);   /* no copy there */
+	r.mmap = (struct pmu_mmap){ .start = 0xffffffffc0000000ull, .len = 0x10000,
+				    .path = "[pmukbar]" };
+	memcpy(r.mmap.build_id, mid, sizeof(mid));
+	r.mmap.build_id_size = sizeof(mid);
+	pmu_symbolizer_add_mmap(s, &r);   /* named or not: /proc/kallsyms has no pmukbar */
+	r = kernel_map(then, kid, kidn);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	name = name_at(s, sched - text + then + 4, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "schedule");
+	assert_int_equal(off, 4);
+	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, 0xffffffffc0002000ull, f, 4, &n), 0);
+	assert_null(f[0].function);
+	pmu_symbolizer_close(s);
+	pmu_sysroot_set(keep);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -352,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_module_not_from_copy),
 		cmocka_unit_test(test_cut_copy),
 		cmocka_unit_test(test_nul_in_copy),
+		cmocka_unit_test(test_module_before_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
