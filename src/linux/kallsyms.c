@@ -457,6 +457,17 @@ static void recorded_ref(struct pmuk_sym_kernel *k, const struct pmu_mmap *mm)
 	}
 }
 
+/* The slide of k->path from the reference symbol recorded after the file was
+ * chosen. */
+static void late_slide(struct pmuk_sym_kernel *k)
+{
+	uint64_t first, at = 0;
+	int found;
+
+	if (!pmuk_kallsyms_head(k->path, k->ref, &first, &at, &found) && found)
+		k->slide = (int64_t)(at - k->ref_addr);
+}
+
 /* A module of a recording made in another boot: its load address then is
  * unknown here. */
 static int moved_module(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
@@ -499,8 +510,13 @@ int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
 	int err;
 
 	*told = 0;
-	if (!k->probed && !img->kmod)
+	if (!img->kmod && !k->ref[0]) {
 		recorded_ref(k, mm);
+		/* the file was chosen with a module's map, before the kernel's: the
+		 * slide is still the kernel map's to say */
+		if (k->probed && !k->state && k->ref[0])
+			late_slide(k);
+	}
 	if ((err = kallsyms_path(s, img, path, sizeof(path))))
 		return err;
 	if (k->probed) {
@@ -535,6 +551,8 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
+	if (img->kmod && k->slide)
+		return;   /* another boot: modules load elsewhere at each (module_ok) */
 	if (img->kmod && k->copy && !k->mods_loaded) {
 		k->mods_loaded = 1;
 		load_modules(s);
