@@ -352,6 +352,36 @@ static void test_module_before_kernel(void **state)
 	pmu_sysroot_set(keep);
 }
 
+/* The kernel map is stretched past its recorded end so that init text is named
+ * (symbols_rec.c); beyond the end of init text (_einittext) lie modules, BPF
+ * programs and ftrace trampolines, which a copy written earlier may not list:
+ * such an address is not named after the kernel's last init function. */
+static void test_past_init_text(void **state)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "ffffffff81000100 t cached_fn\n"
+				   "ffffffff81002000 T start_kernel\n"
+				   "ffffffff81003000 T _einittext\n";
+	uint8_t id[20];
+	const char *dir, *name;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off;
+
+	(void)state;
+	memset(id, 0xa7, sizeof(id));
+	dir = write_cache("einit", id, sizeof(id), text);
+	r = kernel_map(CACHED_TEXT, id, sizeof(id));
+	r.mmap.len = 0x1000;   /* _text.._etext as recorded */
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_string_equal(name_at(s, CACHED_TEXT + 0x2010, &off), "start_kernel");
+	assert_int_equal(off, 0x10);
+	name = name_at(s, 0xffffffffc0201010ull, &off);
+	assert_null(name);
+	pmu_symbolizer_close(s);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -395,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_cut_copy),
 		cmocka_unit_test(test_nul_in_copy),
 		cmocka_unit_test(test_module_before_kernel),
+		cmocka_unit_test(test_past_init_text),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
