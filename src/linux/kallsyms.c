@@ -570,6 +570,10 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 			return;
 		if (v[lo].kmod != img->kmod)
 			continue;
+		/* past the end of init text: modules, BPF, trampolines the file does
+		 * not list (a copy written before they were), not the kernel's */
+		if (!img->kmod && !strcmp(v[lo].name, "_einittext"))
+			return;
 		f->function = v[lo].name;
 		f->symbol_offset = at - v[lo].addr;
 		return;
