@@ -63,6 +63,12 @@ record "$out/home" "$out/c.data"
 check "a copy of another boot is replaced" \
 	cmp -s <(grep ' [tTwW] ' "$copy") <(grep ' [tTwW] ' /proc/kallsyms)
 
+# a copy of this boot cut short (a crash while it was written) is replaced too
+truncate -s -100 "$copy"
+record "$out/home" "$out/c2.data"
+check "a copy cut short is replaced" \
+	cmp -s <(grep ' [tTwW] ' "$copy") <(grep ' [tTwW] ' /proc/kallsyms)
+
 # -N: none kept
 mkdir "$out/none"
 record "$out/none" "$out/d.data" -N
