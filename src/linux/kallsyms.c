@@ -493,13 +493,18 @@ static int module_ok(const struct pmuk_sym_kernel *k, const struct pmuk_sym_imag
 	if (k->ref[0] && !pmuk_kallsyms_head("/proc/kallsyms", k->ref, &first, &at, &found) &&
 	    first && found && at == k->ref_addr)
 		return 0;
+	if (!k->ref[0])
+		return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a "
+				 "build-id cache's copy holds them where they were when it was "
+				 "written), and the recording's kernel map names no reference "
+				 "symbol to tell its boot: the module's addresses resolve to module "
+				 "+ offset only", img->path);
 	return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a build-id "
-			 "cache's copy holds them where they were when it was written), and "
-			 "the running kernel is not of the recording's boot (%s %s at %#llx, "
-			 "%s): the module's addresses resolve to module + offset only",
-			 img->path, k->ref[0] ? "its" : "the recording names no reference symbol",
-			 k->ref, (unsigned long long)k->ref_addr,
-			 found ? "elsewhere now" : "not found in /proc/kallsyms");
+			 "cache's copy holds them where they were when it was written), and the "
+			 "running kernel is not of the recording's boot (%s at %#llx then, %s "
+			 "now): the module's addresses resolve to module + offset only",
+			 img->path, k->ref, (unsigned long long)k->ref_addr,
+			 found ? "elsewhere" : "not in /proc/kallsyms");
 }
 
 int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
