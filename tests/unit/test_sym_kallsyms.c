@@ -382,6 +382,33 @@ static void test_past_init_text(void **state)
 	pmu_symbolizer_close(s);
 }
 
+/* The cache's kallsyms is a FIFO (or anything but a regular file): opening it
+ * would wait for a writer forever; it is not read (alarm: the test's bound). */
+static void test_fifo_copy(void **state)
+{
+	char path[4400], hexid[41];
+	const char *dir;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint8_t id[20];
+	uint64_t off;
+
+	(void)state;
+	memset(id, 0x3c, sizeof(id));
+	dir = write_cache("fifo", id, sizeof(id), "");
+	pmuk_sym_hex(id, sizeof(id), hexid);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	r = kernel_map(CACHED_TEXT, id, sizeof(id));
+	alarm(20);
+	s = open_in(dir);
+	assert_int_not_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_null(name_at(s, CACHED_TEXT + 0x104, &off));
+	pmu_symbolizer_close(s);
+	alarm(0);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -426,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_nul_in_copy),
 		cmocka_unit_test(test_module_before_kernel),
 		cmocka_unit_test(test_past_init_text),
+		cmocka_unit_test(test_fifo_copy),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
