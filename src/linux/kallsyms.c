@@ -122,7 +122,8 @@ int pmuk_kallsyms_fits(const char *path, const char *ref, uint64_t ref_addr)
 	char last = 0;
 	int found, fd;
 
-	if (!ref[0] || pmuk_kallsyms_head(path, ref, &first, &at, &found) || !first || !found ||
+	if (!ref[0] || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    pmuk_kallsyms_head(path, ref, &first, &at, &found) || !first || !found ||
 	    at != ref_addr)
 		return 0;
 	/* cut short (a crash or a full disk while it was written): its last symbol
@@ -148,11 +149,13 @@ void pmuk_kallsyms_cache_path(const char *dir, const char *hexid, char *out, siz
 }
 
 /* The build-id cache's copy of the recorded kernel's kallsyms into out; 0 when
- * it exists. */
+ * it is a readable regular file (a FIFO would block the open for ever). */
 static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, size_t size)
 {
+	struct stat st;
+
 	pmuk_kallsyms_cache_path(s->buildid_dir, want, out, size);
-	return access(out, R_OK) ? PMU_ENOENT : 0;
+	return stat(out, &st) || !S_ISREG(st.st_mode) || access(out, R_OK) ? PMU_ENOENT : 0;
 }
 
 /* Whether the cache's copy was written in the recording's boot: its reference
