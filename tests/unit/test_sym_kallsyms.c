@@ -409,6 +409,35 @@ static void test_fifo_copy(void **state)
 	alarm(0);
 }
 
+/* A kernel with many per-CPU variables lists them (address 0 or their offsets,
+ * type A) before its first text symbol: _text is found after 1500 of them. */
+static void test_text_after_percpu(void **state)
+{
+	size_t cap = 1u << 17, len = 0;
+	char *text = malloc(cap);
+	const char *dir;
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint64_t off, then = CACHED_TEXT - 0x1000000;
+	uint8_t id[20];
+
+	(void)state;
+	assert_non_null(text);
+	memset(id, 0x61, sizeof(id));
+	for (unsigned i = 0; i < 1500; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%016x A percpu_var_%u\n",
+					i * 64, i);
+	len += (size_t)snprintf(text + len, cap - len, "%s", cached);
+	dir = write_cache("percpu", id, sizeof(id), text);
+	free(text);
+	r = kernel_map(then, id, sizeof(id));
+	s = open_in(dir);
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	assert_string_equal(name_at(s, then + 0x108, &off), "cached_fn");
+	assert_int_equal(off, 8);
+	pmu_symbolizer_close(s);
+}
+
 /* A copy far larger than one read (and than the first guess of any buffer):
  * its last symbol is there. */
 static void test_large_cache(void **state)
@@ -454,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_module_before_kernel),
 		cmocka_unit_test(test_past_init_text),
 		cmocka_unit_test(test_fifo_copy),
+		cmocka_unit_test(test_text_after_percpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
