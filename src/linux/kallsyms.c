@@ -95,8 +95,10 @@ int pmuk_kallsyms_head(const char *path, const char *ref, uint64_t *first, uint6
 	*found = 0;
 	if (!f)
 		return PMU_ENOENT;
+	/* the per-CPU variables before the first text symbol are many on some
+	 * kernels: the 1000 lines counted from it */
 	for (int i = 0; i < 1000 && (!text || (ref[0] && !*found)) && fgets(line, sizeof(line), f);
-	     i++) {
+	     i += text) {
 		t = hex(line, &addr);
 		if (t == line || t[0] != ' ' || !t[1] || t[2] != ' ')
 			continue;
