@@ -96,9 +96,25 @@ struct pmuk_sym_kernel {
 	int loaded;             /* read (v holds what could be read) */
 	int state;              /* 0, or PMU_ENOENT (hidden: kptr_restrict) */
 	const char *path;       /* interned: /proc/kallsyms or a build-id cache's */
+	/* The recording's kernel map names a symbol (perf's "[kernel.kallsyms]_text")
+	 * and its address then (pgoff): a file whose symbol lies elsewhere is of
+	 * another boot (KASLR): the kernel's addresses are looked up slid by
+	 * file - recorded, and modules (placed anew at each boot) are not named. */
+	char ref[32];           /* "_text", "": not recorded */
+	uint64_t ref_addr;
+	int64_t slide;
 	char *buf;              /* the file's text */
 	struct pmuk_sym_ksym *v;    /* sorted by addr */
 	size_t n;
+	/* path is a build-id cache's copy: its modules' symbols are of whenever it was
+	 * written (modules load anew at other addresses, and a kernel without KASLR
+	 * has the same _text at every boot), so modules are named from /proc/kallsyms,
+	 * read when the first module frame needs it */
+	int copy;
+	int mods_loaded;
+	char *mbuf;
+	struct pmuk_sym_ksym *mv;
+	size_t mn;
 	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 
@@ -175,10 +191,12 @@ int pmuk_sym_backend_unwind(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
 void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc *p);
 
 /* Kernel (src/linux/kallsyms.c): checks the running kernel against img (its
- * build-id) and loads /proc/kallsyms once; 0 or why not (*told: the reason was
- * given with an earlier mapping, kallsyms being unreadable). resolve: the frame of
- * addr (a kernel address inside map m of image img) into s->chain[0]. */
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told);
+ * build-id; mm its first mapping) and loads /proc/kallsyms or the build-id cache's
+ * copy once; 0 or why not (*told: the reason was given with an earlier mapping,
+ * kallsyms being unreadable). resolve: the frame of addr (a kernel address inside
+ * map m of image img) into s->chain[0]. */
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			  const struct pmu_mmap *mm, int *told);
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			     const struct pmuk_sym_map *m, uint64_t addr);
 void pmuk_sym_kernel_free(struct pmu_symbolizer *s);

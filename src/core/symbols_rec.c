@@ -108,7 +108,7 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 		img->name = img->kmod ? img->kmod : pmuk_sym_intern(s, "[kernel.kallsyms]", 17);
 		if (!img->name)
 			return UINT32_MAX;
-		*why = pmuk_sym_kernel_image(s, img, &told);
+		*why = pmuk_sym_kernel_image(s, img, mm, &told);
 	} else if (img->kind == PMUK_SYM_FILE) {
 		*why = mm->build_id_kind == PMU_BUILD_ID_BYTES ? pmuk_sym_backend_image(s, img) :
 			pmuk_sym_pe_image(s, img, mm);

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel frames of recordings: /proc/kallsyms names them when the running kernel
- * (and each module) is the one recorded, by build-id (/sys/kernel/notes,
- * /sys/module/NAME/notes/.note.gnu.build-id), or another kernel's from the copy in
- * perf's build-id cache. The symbol of an address is the text symbol at or below
- * it, of the same module. Whether the addresses are shown is checked with the
- * first kernel mapping, which starts a thread reading the file; the first kernel
- * address waits for it. */
+/* Kernel frames of recordings: the copy perf's build-id cache keeps of the
+ * recorded kernel's kallsyms when it is of the recording's boot (its reference
+ * symbol, _text, where the recording saw it), else /proc/kallsyms when the running
+ * kernel (and each module) is the one recorded, by build-id (/sys/kernel/notes,
+ * /sys/module/NAME/notes/.note.gnu.build-id), else another kernel's copy from the
+ * cache. A file of another boot is read slid by the reference symbol's move
+ * (KASLR). The symbol of an address is the text symbol at or below it, of the
+ * same module. Whether the addresses are shown is checked with the first kernel
+ * mapping, which starts a thread reading the file; the first kernel address waits
+ * for it. */
 #include "core/bsearch.h"
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/num.h"
 #include "linux/buildid.h"
+#include "linux/kallsyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* 0 when the running kernel (or module) is img's, else why not; *want, *have:
@@ -52,36 +57,6 @@ static int same_kernel(const struct pmuk_sym_image *img, char *want, char *have,
 	return n ? PMU_EFORMAT : PMU_ENOENT;
 }
 
-/* The kallsyms of img: /proc/kallsyms for the running kernel, else the copy
- * perf's build-id cache keeps of another kernel's (DIR/[kernel.kallsyms]/ID/
- * kallsyms, written by perf record and perf buildid-cache). */
-static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
-			 char *out, size_t size)
-{
-	char want[41], have[41] = "none", notes[160];
-	const char *home = getenv("HOME");
-	int err = same_kernel(img, want, have, notes, sizeof(notes));
-
-	if (!err) {
-		snprintf(out, size, "/proc/kallsyms");
-		return 0;
-	}
-	if (!img->kmod) {
-		if (s->buildid_dir)
-			snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir,
-				 want);
-		else
-			snprintf(out, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
-				 home ? home : "/root", want);
-		if (!access(out, R_OK))
-			return 0;
-	}
-	return pmuk_fail(err, "%s: the recording saw build-id %s but %s gives %s (another "
-			 "kernel, or the module is not loaded)%s%s: its addresses resolve to "
-			 "module + offset only", img->path, want, notes, have,
-			 img->kmod ? "" : " and the build-id cache has no ", img->kmod ? "" : out);
-}
-
 static int by_addr(const void *a, const void *b)
 {
 	const struct pmuk_sym_ksym *x = a, *y = b;
@@ -108,6 +83,118 @@ static char *hex(char *p, uint64_t *v)
 	return p;
 }
 
+int pmuk_kallsyms_head(const char *path, const char *ref, uint64_t *first, uint64_t *at,
+		       int *found)
+{
+	char line[512], *t, *name;
+	uint64_t addr;
+	int text = 0;
+	FILE *f = fopen(path, "r");
+
+	*first = 0;
+	*found = 0;
+	if (!f)
+		return PMU_ENOENT;
+	/* the per-CPU variables before the first text symbol are many on some
+	 * kernels: the 1000 lines counted from it */
+	for (int i = 0; i < 1000 && (!text || (ref[0] && !*found)) && fgets(line, sizeof(line), f);
+	     i += text) {
+		t = hex(line, &addr);
+		if (t == line || t[0] != ' ' || !t[1] || t[2] != ' ')
+			continue;
+		if (!text && strchr("tTwW", t[1])) {
+			text = 1;
+			*first = addr;
+		}
+		name = t + 3;
+		name[strcspn(name, "\t\n")] = 0;
+		if (ref[0] && !*found && !strcmp(name, ref)) {
+			*found = 1;
+			*at = addr;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int pmuk_kallsyms_fits(const char *path, const char *ref, uint64_t ref_addr)
+{
+	uint64_t first, at = 0;
+	struct stat st;
+	char last = 0;
+	int found, fd;
+
+	if (!ref[0] || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    pmuk_kallsyms_head(path, ref, &first, &at, &found) || !first || !found ||
+	    at != ref_addr)
+		return 0;
+	/* cut short (a crash or a full disk while it was written): its last symbol
+	 * would name every address above it */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 1 ||
+	    pread(fd, &last, 1, st.st_size - 1) != 1)
+		last = 0;
+	close(fd);
+	return last == '\n';
+}
+
+void pmuk_kallsyms_cache_path(const char *dir, const char *hexid, char *out, size_t size)
+{
+	const char *home = getenv("HOME");
+
+	if (dir)
+		snprintf(out, size, "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	else
+		snprintf(out, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms",
+			 home ? home : "/root", hexid);
+}
+
+/* The build-id cache's copy of the recorded kernel's kallsyms into out; 0 when
+ * it is a readable regular file (a FIFO would block the open for ever). */
+static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, size_t size)
+{
+	struct stat st;
+
+	pmuk_kallsyms_cache_path(s->buildid_dir, want, out, size);
+	return stat(out, &st) || !S_ISREG(st.st_mode) || access(out, R_OK) ? PMU_ENOENT : 0;
+}
+
+/* Whether the cache's copy was written in the recording's boot: its reference
+ * symbol where the recording saw it. Such a copy is read rather than
+ * /proc/kallsyms, which the kernel formats line by line as it is read (tens of
+ * milliseconds of system time), and stays right after a reboot. */
+static int cache_fits(const struct pmuk_sym_kernel *k, const char *path)
+{
+	return pmuk_kallsyms_fits(path, k->ref, k->ref_addr);
+}
+
+/* The kallsyms of img: the build-id cache's copy from the recording's boot,
+ * else /proc/kallsyms for the running kernel, else the cache's copy of another
+ * kernel's. */
+static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
+			 char *out, size_t size)
+{
+	char want[41], have[41] = "none", notes[160];
+	int err;
+
+	if (!img->kmod && img->idn) {
+		pmuk_sym_hex(img->id, img->idn, want);
+		if (!cache_path(s, want, out, size) && cache_fits(&s->kernel, out))
+			return 0;
+	}
+	if (!(err = same_kernel(img, want, have, notes, sizeof(notes)))) {
+		snprintf(out, size, "/proc/kallsyms");
+		return 0;
+	}
+	if (!img->kmod && !cache_path(s, want, out, size))
+		return 0;
+	return pmuk_fail(err, "%s: the recording saw build-id %s but %s gives %s (another "
+			 "kernel, or the module is not loaded)%s%s: its addresses resolve to "
+			 "module + offset only", img->path, want, notes, have,
+			 img->kmod ? "" : " and the build-id cache has no ", img->kmod ? "" : out);
+}
+
 /* The file read ahead: the kernel formats each of its ~100k-200k lines as it is
  * read (tens of milliseconds of system time), so a thread reads and parses it from
  * the first kernel mapping on, while the recording's other records are read; the
@@ -118,27 +205,35 @@ struct reader {
 	atomic_int cancel;      /* the symbolizer closes: stop reading */
 	const char *path;       /* interned before the thread starts */
 	char *buf;              /* the file's text, lines cut in place */
+	size_t len;             /* its bytes; of a NUL among them, the first */
+	size_t nul;
 	struct pmuk_sym_ksym *v;    /* its text symbols, sorted */
 	size_t n;
-	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled) */
+	int err;                /* 0, PMU_ENOENT (unreadable), PMU_ENOMEM, PMU_EIO (cancelled),
+				 * PMU_EFORMAT (a NUL byte) */
 };
 
-/* The whole file into r->buf (procfs files have no size: read to the end, in
- * large reads); 0 or PMU_E*. */
+/* The whole file into r->buf: a cache's copy in one read of its size, procfs
+ * files (no size) to the end in large reads; 0 or PMU_E*. */
 static int slurp(struct reader *r)
 {
 	size_t cap = 0, n = 0;
 	ssize_t got;
+	struct stat st;
 	int fd = open(r->path, O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return PMU_ENOENT;
+	/* one more byte than the size: the read that finds the end needs no room */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2 && (r->buf = malloc((size_t)st.st_size + 2)))
+		cap = (size_t)st.st_size + 2;
 	for (;;) {
 		if (atomic_load(&r->cancel)) {
 			err = PMU_EIO;   /* nobody waits for the answer */
 			break;
 		}
-		if (pmuk_grow((void **)&r->buf, &cap, n + (256u << 10) + 1, 1)) {
+		if (cap - n < 2 && pmuk_grow((void **)&r->buf, &cap, n + (256u << 10) + 1, 1)) {
 			err = PMU_ENOMEM;
 			break;
 		}
@@ -154,6 +249,7 @@ static int slurp(struct reader *r)
 	close(fd);
 	if (!err)
 		r->buf[n] = 0;
+	r->len = n;
 	return err;
 }
 
@@ -183,21 +279,37 @@ static char *parse_line(char *p, struct pmuk_sym_ksym *k, int *text)
 	return end;
 }
 
+/* Room for every line of r->buf (one symbol at most each), allocated once: no
+ * regrowth of a table of ~100k-200k entries. 0 or PMU_ENOMEM. */
+static int size_table(struct reader *r)
+{
+	size_t lines = 1;
+
+	for (const char *p = r->buf; (p = strchr(p, '\n')); p++)
+		lines++;
+	r->v = malloc(lines * sizeof(*r->v));
+	return r->v ? 0 : PMU_ENOMEM;
+}
+
 /* Every text symbol of the file, sorted; the names point into r->buf. */
 static void *read_all(void *arg)
 {
 	struct reader *r = arg;
-	size_t cap = 0;
 	char *p;
 	int text;
 
 	if ((r->err = slurp(r)))
 		return NULL;
+	/* text has none: blocks a crash left unwritten (zeros) would end the parse
+	 * there, the last symbol before them naming the addresses after */
+	if ((p = memchr(r->buf, 0, r->len))) {
+		r->nul = (size_t)(p - r->buf);
+		r->err = PMU_EFORMAT;
+		return NULL;
+	}
+	if ((r->err = size_table(r)))
+		return NULL;
 	for (p = r->buf; *p && !atomic_load(&r->cancel);) {
-		if (pmuk_grow((void **)&r->v, &cap, r->n + 1, sizeof(*r->v))) {
-			r->err = PMU_ENOMEM;
-			return NULL;
-		}
 		p = parse_line(p, &r->v[r->n], &text);
 		r->n += (size_t)text;
 	}
@@ -265,6 +377,7 @@ static int load(struct pmu_symbolizer *s)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct reader own = { .path = k->path }, *r = k->reader ? k->reader : &own;
+	size_t nul;
 	int err;
 
 	if (k->reader)
@@ -272,6 +385,7 @@ static int load(struct pmu_symbolizer *s)
 	else
 		read_all(r);
 	k->reader = NULL;
+	nul = r->nul;
 	if (!(err = r->err) && !(err = intern_kmods(s, r))) {
 		k->buf = r->buf;
 		k->v = r->v;
@@ -286,56 +400,148 @@ static int load(struct pmu_symbolizer *s)
 	if (err == PMU_ENOENT)
 		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
 				 "module + offset only", k->path);
+	if (err == PMU_EFORMAT)
+		return pmuk_fail(PMU_EFORMAT, "%s has a NUL byte at byte %zu: it is damaged, "
+				 "and kernel addresses resolve to module + offset only; delete it "
+				 "(pmukit record or perf record writes a new one)", k->path, nul);
 	return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
 }
 
-/* Whether the addresses are shown: the first text symbol's is not 0 (the
- * percpu symbols before it are 0 when shown too). 0 or why not. */
-static int probe(struct pmu_symbolizer *s)
+/* The running kernel's symbols into k->mv for module frames when k->path is a
+ * build-id cache's copy (struct pmuk_sym_kernel); said once when unreadable. */
+static void load_modules(struct pmu_symbolizer *s)
 {
-	const char *path = s->kernel.path;
-	char line[512], *t;
-	uint64_t addr = 0;
-	int found = 0;
-	FILE *f = fopen(path, "r");
+	struct pmuk_sym_kernel *k = &s->kernel;
+	struct reader r = { .path = "/proc/kallsyms" };
 
-	if (!f)
-		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
-				 "module + offset only", path);
-	while (!found && fgets(line, sizeof(line), f)) {
-		t = hex(line, &addr);
-		found = t != line && t[0] == ' ' && t[1] && strchr("tTwW", t[1]);
+	atomic_init(&r.cancel, 0);
+	read_all(&r);
+	if (!r.err && !intern_kmods(s, &r)) {
+		k->mbuf = r.buf;
+		k->mv = r.v;
+		k->mn = r.n;
+		return;
 	}
-	fclose(f);
-	if (found && addr)
-		return 0;
-	return pmuk_fail(PMU_ENOENT, "%s shows every address as 0 (kernel.kptr_restrict hides "
-			 "them from this user): kernel frames resolve to module + offset "
-			 "only; run as root with CAP_SYSLOG or set sysctl "
-			 "kernel.kptr_restrict=0", path);
+	reader_free(&r);
+	pmuk_fail(r.err == PMU_ENOMEM ? PMU_ENOMEM : PMU_ENOENT, "cannot read /proc/kallsyms "
+		  "for the modules' symbols: module addresses resolve to module + offset only");
 }
 
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
+/* Whether the addresses are shown: the first text symbol's is not 0 (the
+ * percpu symbols before it are 0 when shown too); the slide of the file's
+ * addresses from the recording's. 0 or why not. */
+static int probe(struct pmu_symbolizer *s)
+{
+	struct pmuk_sym_kernel *k = &s->kernel;
+	uint64_t first, at = 0;
+	int found;
+
+	if (pmuk_kallsyms_head(k->path, k->ref, &first, &at, &found))
+		return pmuk_fail(PMU_ENOENT, "cannot read %s: kernel addresses resolve to "
+				 "module + offset only", k->path);
+	if (!first)
+		return pmuk_fail(PMU_ENOENT, "%s shows every address as 0 (kernel.kptr_restrict "
+				 "hides them from this user): kernel frames resolve to module + "
+				 "offset only; run as root with CAP_SYSLOG or set sysctl "
+				 "kernel.kptr_restrict=0", k->path);
+	if (found)
+		k->slide = (int64_t)(at - k->ref_addr);
+	return 0;
+}
+
+/* The reference symbol of the recording's kernel map ("[kernel.kallsyms]_text"
+ * starting at pgoff = _text's address, as perf record and pmukit record write
+ * it); none when the path names none or the address was hidden. */
+static void recorded_ref(struct pmuk_sym_kernel *k, const struct pmu_mmap *mm)
+{
+	const char *sym = mm->path + 17;
+
+	if (mm->pgoff && sym[0] && strlen(sym) < sizeof(k->ref)) {
+		snprintf(k->ref, sizeof(k->ref), "%s", sym);
+		k->ref_addr = mm->pgoff;
+	}
+}
+
+/* The slide of k->path from the reference symbol recorded after the file was
+ * chosen. */
+static void late_slide(struct pmuk_sym_kernel *k)
+{
+	uint64_t first, at = 0;
+	int found;
+
+	if (!pmuk_kallsyms_head(k->path, k->ref, &first, &at, &found) && found)
+		k->slide = (int64_t)(at - k->ref_addr);
+}
+
+/* A module of a recording made in another boot: its load address then is
+ * unknown here. */
+static int moved_module(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+{
+	return pmuk_fail(PMU_EFORMAT, "%s: the kernel was booted again since the recording "
+			 "(%s was at %#llx then, %#llx in %s): modules load elsewhere at each "
+			 "boot, so their addresses resolve to module + offset only", img->path,
+			 k->ref, (unsigned long long)k->ref_addr,
+			 (unsigned long long)(k->ref_addr + (uint64_t)k->slide), k->path);
+}
+
+/* 0 when module img can be named: by /proc/kallsyms (kallsyms_path matched its
+ * build-id), which must then be of the recording's boot; else why not. */
+static int module_ok(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+{
+	uint64_t first, at = 0;
+	int found = 0;
+
+	if (k->state || !img->kmod)
+		return k->state;
+	if (!k->copy)
+		return k->slide ? moved_module(k, img) : 0;
+	if (k->ref[0] && !pmuk_kallsyms_head("/proc/kallsyms", k->ref, &first, &at, &found) &&
+	    first && found && at == k->ref_addr)
+		return 0;
+	if (!k->ref[0])
+		return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a "
+				 "build-id cache's copy holds them where they were when it was "
+				 "written), and the recording's kernel map names no reference "
+				 "symbol to tell its boot: the module's addresses resolve to module "
+				 "+ offset only", img->path);
+	return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a build-id "
+			 "cache's copy holds them where they were when it was written), and the "
+			 "running kernel is not of the recording's boot (%s at %#llx then, %s "
+			 "now): the module's addresses resolve to module + offset only",
+			 img->path, k->ref, (unsigned long long)k->ref_addr,
+			 found ? "elsewhere" : "not in /proc/kallsyms");
+}
+
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			  const struct pmu_mmap *mm, int *told)
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	char path[4200];
 	int err;
 
 	*told = 0;
+	if (!img->kmod && !k->ref[0]) {
+		recorded_ref(k, mm);
+		/* the file was chosen with a module's map, before the kernel's: the
+		 * slide is still the kernel map's to say */
+		if (k->probed && !k->state && k->ref[0])
+			late_slide(k);
+	}
 	if ((err = kallsyms_path(s, img, path, sizeof(path))))
 		return err;
 	if (k->probed) {
 		*told = k->state != 0;  /* with the first kernel mapping */
-		return k->state;
+		return module_ok(k, img);
 	}
 	/* Read from now on by a thread, so that the first kernel address finds it
 	 * (nearly) ready; a recording without kernel samples stops it at close. */
 	k->probed = 1;
 	if (!(k->path = pmuk_sym_intern(s, path, strlen(path))))
 		return k->state = pmuk_fail(PMU_ENOMEM, "out of memory");
+	k->copy = strcmp(path, "/proc/kallsyms") != 0;
 	if (!(k->state = probe(s)))
 		read_ahead(s);
-	return k->state;
+	return module_ok(k, img);
 }
 
 void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
@@ -343,7 +549,10 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 {
 	struct pmuk_sym_kernel *k = &s->kernel;
 	struct pmu_frame *f = &s->chain[0];
-	size_t lo;
+	/* the file's address of it: modules are not named when the boot differs */
+	uint64_t at = img->kmod ? addr : addr + (uint64_t)k->slide;
+	const struct pmuk_sym_ksym *v;
+	size_t lo, n;
 
 	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
@@ -352,19 +561,31 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		if (load(s))
 			return;   /* said once; the frames stay module + offset */
 	}
-	lo = PMUK_BSEARCH_UPPER(k->v, k->n, addr, addr);
+	if (img->kmod && k->slide)
+		return;   /* another boot: modules load elsewhere at each (module_ok) */
+	if (img->kmod && k->copy && !k->mods_loaded) {
+		k->mods_loaded = 1;
+		load_modules(s);
+	}
+	v = img->kmod && k->copy ? k->mv : k->v;
+	n = img->kmod && k->copy ? k->mn : k->n;
+	lo = v ? PMUK_BSEARCH_UPPER(v, n, addr, at) : 0;
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
-	while (lo-- > 0 && k->v[lo].addr >= m->start) {
+	while (lo-- > 0 && v[lo].addr >= m->start + (at - addr)) {
 		/* past a module's symbol, the part of the kernel's map stretched
 		 * beyond the recorded end (pmu_symbolizer_add_mmap) is no longer
 		 * kernel code: unnamed */
-		if (k->v[lo].kmod && !img->kmod && addr >= m->recorded_end)
+		if (v[lo].kmod && !img->kmod && addr >= m->recorded_end)
 			return;
-		if (k->v[lo].kmod != img->kmod)
+		if (v[lo].kmod != img->kmod)
 			continue;
-		f->function = k->v[lo].name;
-		f->symbol_offset = addr - k->v[lo].addr;
+		/* past the end of init text: modules, BPF, trampolines the file does
+		 * not list (a copy written before they were), not the kernel's */
+		if (!img->kmod && !strcmp(v[lo].name, "_einittext"))
+			return;
+		f->function = v[lo].name;
+		f->symbol_offset = at - v[lo].addr;
 		return;
 	}
 }
@@ -381,5 +602,7 @@ void pmuk_sym_kernel_free(struct pmu_symbolizer *s)
 	}
 	free(s->kernel.v);
 	free(s->kernel.buf);
+	free(s->kernel.mv);
+	free(s->kernel.mbuf);
 	s->kernel = (struct pmuk_sym_kernel){ 0 };
 }

@@ -440,9 +440,11 @@ void pmuk_sym_backend_unwind_free(struct pmu_symbolizer *s, struct pmuk_sym_proc
 	(void)p;
 }
 
-int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img, int *told)
+int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,
+			  const struct pmu_mmap *mm, int *told)
 {
 	(void)s;
+	(void)mm;
 	*told = 0;
 	return pmuk_fail(PMU_ENOTSUP, "%s: %s", img->path, REC_WHY);
 }

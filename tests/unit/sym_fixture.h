@@ -6,7 +6,8 @@
  * inlines sym_inner(), which calls sym_probe() to record an address inside the
  * innermost inlined body. always_inline: the chain exists at -O0 too. The markers
  * SYM-... name lines the tests look up (marker_line, below) in this file. Shared by
- * test_symbols.c and test_report_sym.c, with self_build_id (test_symbols_rec.c too);
+ * test_symbols.c and test_report_sym.c, with self_build_id and the running kernel's
+ * symbols and build-id (test_symbols_rec.c, test_sym_kallsyms.c too);
  * include it after <stdint.h>, <stdio.h>, <string.h> and <cmocka.h>. */
 
 void sym_probe(void);
@@ -91,6 +92,51 @@ static inline size_t self_build_id(uint8_t id[20])
 	dl_iterate_phdr(sym_build_id_note, &b);
 	memcpy(id, b.id, b.size);
 	return b.size;
+}
+
+/* The running kernel's text symbol name's address, or 0 (hidden, or none). */
+static inline uint64_t sym_kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name) &&
+		    (type == 'T' || type == 't')) {
+			found = a;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The running kernel's build-id (/sys/kernel/notes) into id; its size, 0: none. */
+static inline size_t sym_kernel_build_id(uint8_t *id)
+{
+	uint8_t buf[4096];
+	size_t len, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "rb");
+
+	if (!f)
+		return 0;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 12 <= len) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && dsz <= 20) {
+			memcpy(id, buf + off + 12 + 4, dsz);
+			return dsz;
+		}
+		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+	}
+	return 0;
 }
 #endif
 

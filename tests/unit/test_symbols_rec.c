@@ -642,50 +642,6 @@ static void test_demangle(void **state)
 	pmu_symbolizer_close(s);
 }
 
-/* The running kernel's text symbol name's address, or 0. */
-static uint64_t kallsyms_addr(const char *name)
-{
-	char line[512], sym[256], type;
-	unsigned long long a;
-	uint64_t found = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name) &&
-		    (type == 'T' || type == 't')) {
-			found = a;
-			break;
-		}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-static size_t kernel_build_id(uint8_t *id)
-{
-	uint8_t buf[4096];
-	size_t len, off = 0;
-	FILE *f = fopen("/sys/kernel/notes", "rb");
-
-	if (!f)
-		return 0;
-	len = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (off + 12 <= len) {
-		uint32_t nsz, dsz, type;
-
-		memcpy(&nsz, buf + off, 4);
-		memcpy(&dsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		if (type == NT_GNU_BUILD_ID && nsz == 4 && dsz <= 20) {
-			memcpy(id, buf + off + 12 + 4, dsz);
-			return dsz;
-		}
-		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
-	}
-	return 0;
-}
-
 /* A module's text symbol named in its own mapping ("[name]" as kallsyms spells
  * it): the first module symbol of /proc/kallsyms, if any module is loaded (this
  * kernel's ftrace trampolines count). */
@@ -720,12 +676,12 @@ static void module_symbol(void)
 
 static void test_kallsyms(void **state)
 {
-	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
+	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
 	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
 	struct pmu_symbolizer *s;
 	struct pmu_frame f[4];
 	uint8_t id[20];
-	size_t idn = kernel_build_id(id), n;
+	size_t idn = sym_kernel_build_id(id), n;
 
 	(void)state;
 	if (!text || !sched)
@@ -802,8 +758,8 @@ static uint64_t module_text_addr(void)
  * kernel name. */
 static void test_kallsyms_init_text(void **state)
 {
-	uint64_t text = kallsyms_addr("_text"), etext = kallsyms_addr("_etext"),
-		 init = kallsyms_addr("start_kernel"), mod = module_text_addr();
+	uint64_t text = sym_kallsyms_addr("_text"), etext = sym_kallsyms_addr("_etext"),
+		 init = sym_kallsyms_addr("start_kernel"), mod = module_text_addr();
 	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
 	struct pmu_symbolizer *s;
 	struct pmu_frame f[4];
@@ -991,7 +947,7 @@ static void test_no_lines(void **state)
  * resolved: the kallsyms reader is stopped) leaves nothing behind. */
 static void test_read_ahead(void **state)
 {
-	uint64_t text = kallsyms_addr("_text"), sched = kallsyms_addr("schedule");
+	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
 	struct pmu_record r = mmap_rec(4242, exe, build_id, build_id_size), k = r;
 	struct pmu_symbolizer *s;
 	struct pmu_frame f[8];

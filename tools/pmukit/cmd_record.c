@@ -18,6 +18,8 @@
 #ifdef _WIN32
 #include <windows.h>
 #else
+#include "linux/kallsyms.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -32,6 +34,7 @@ struct rec_cfg {
 	const char *spec;
 	const char *path;
 	unsigned pages;        /* -m, 0: the library's default */
+	int no_kallsyms_copy;  /* -N: keep no copy of /proc/kallsyms */
 	int cmd;               /* argv index of the command, 0: none */
 };
 
@@ -65,6 +68,9 @@ static void usage(FILE *f)
 		   "  -C CPUS        these CPUs (0,2-3)\n"
 		   "  -p PID[,PID]   running processes   -t TID[,TID]  running threads\n"
 		   "  -o FILE        the output (default perf.data on Linux)\n"
+		   "  -N, --no-buildid-cache  keep no copy of /proc/kallsyms in ~/.debug (as perf,\n"
+		   "                 a copy is kept once per boot: reports read it, and it names\n"
+		   "                 the kernel's addresses after a reboot)\n"
 		   "  --help         this text\n");
 }
 
@@ -193,6 +199,7 @@ static const struct option longopts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "data", no_argument, NULL, 'd' },
 	{ "no-node-query", no_argument, NULL, 1001 },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -211,6 +218,7 @@ static int take_option(int opt, char **argv, struct rec_cfg *c)
 	case 'b': c->o.branches = 1; return 0;
 	case 'd': c->o.data_addr = 1; return 0;
 	case 1001: c->o.no_node_query = 1; return 0;
+	case 'N': c->no_kallsyms_copy = 1; return 0;
 	case 'S': c->o.context_switch = 1; return 0;
 #ifdef _WIN32
 	/* ETW walks stacks on CSwitch and ReadyThread when both are asked for
@@ -265,7 +273,7 @@ static int parse_args(int argc, char **argv, struct rec_cfg *c)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:h", longopts, NULL)) != -1)
+	while ((opt = getopt_long(argc, argv, "+:o:e:F:c:gbdm:aC:p:t:Nh", longopts, NULL)) != -1)
 		if ((rc = take_option(opt, argv, c)) || opt == 'h')
 			return rc;
 	if ((rc = check_cfg(c, argc, optind))) {
@@ -496,6 +504,10 @@ static int record(struct rec_cfg *c, char **argv)
 		goto out;
 	}
 	print_summary(c, &st);
+#ifndef _WIN32
+	if (!c->no_kallsyms_copy && pmuk_kallsyms_keep(NULL))
+		fprintf(stderr, "pmukit record: %s\n", pmu_error_detail());
+#endif
 	rc = cmd ? tool_exit_status(status) : 0;
 out:
 	pmu_recording_close(r);
