@@ -120,7 +120,8 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 		return err;
 	}
 	img->handle = h;
-	pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
+	if (img->ahead)   /* else read when first asked for (h->job stays PMUK_PF_NONE) */
+		pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
 	return 0;
 }
 
