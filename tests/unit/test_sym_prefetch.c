@@ -19,10 +19,16 @@
 
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
+#include <pmukit/trace.h>
 
 #ifdef PMUKIT_HAVE_DW
 #include "linux/symbols_dw.h"
+#include "perf_synth.h"
 #include "self_maps.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static atomic_int looked_up, refuse_threads, threads_made;
 
@@ -128,6 +134,168 @@ static void test_no_read_ahead_with_debuginfod(void **state)
 	pmu_symbolizer_close(s);
 	assert_int_equal(atomic_load(&threads_made), 0);
 	assert_int_equal(atomic_load(&looked_up), 0);
+}
+
+/* Debug-file lookups made by the worker (any thread but the test's): how
+ * many, and how many for an image other than `listed`. */
+static pthread_t test_thread;
+static const char *listed;
+static atomic_int ahead_all, ahead_other;
+
+static int counting_find_debuginfo(Dwfl_Module *m, void **ud, const char *name,
+				   Dwarf_Addr a, const char *file, const char *link,
+				   GElf_Word crc, char **out)
+{
+	if (!pthread_equal(pthread_self(), test_thread)) {
+		atomic_fetch_add(&ahead_all, 1);
+		if (strcmp(name, listed))
+			atomic_fetch_add(&ahead_other, 1);
+	}
+	return dwfl_standard_find_debuginfo(m, ud, name, a, file, link, crc, out);
+}
+
+/* The GNU build-id of the ELF file at path into id: its size, 0 when none. */
+static uint8_t file_build_id(const char *path, uint8_t id[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	const void *p;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		n = dwelf_elf_gnu_build_id(e, &p);
+		if (n > 0 && n <= 20)
+			memcpy(id, p, (size_t)n);
+		elf_end(e);
+	}
+	close(fd);
+	return n > 0 && n <= 20 ? (uint8_t)n : 0;
+}
+
+/* A perf.data file of one event and no records; with a build-id table listing
+ * path (pid -1, as perf writes the host's) when path is not NULL. */
+static void write_recording(const char *file, const char *path, const uint8_t *id, uint8_t idn)
+{
+	struct pfile f;
+	struct pbuf out;
+	uint8_t e[36 + 4096] = { 0 };
+	int32_t pid = -1;
+
+	memset(&f, 0, sizeof(f));
+	attr_make(f.attrs[0], PERF_ATYPE_SW, 0, PERF_ST_IP | PERF_ST_TID, 0);
+	f.nr_attrs = 1;
+	f.ids[0][0] = 7;
+	f.nr_ids[0] = 1;
+	if (path) {
+		size_t len = (36 + strlen(path) + 1 + 7) / 8 * 8;
+		struct perf_rec_header h = { 0, PERF_REC_MISC_USER |
+					     PERF_REC_MISC_BUILD_ID_SIZE, (uint16_t)len };
+
+		memcpy(e, &h, sizeof(h));
+		memcpy(e + 8, &pid, 4);
+		memcpy(e + 12, id, idn);
+		e[32] = idn;
+		strcpy((char *)e + 36, path);
+		f.has_feat[HEADER_BUILD_ID] = 1;
+		pb_put(&f.feat[HEADER_BUILD_ID], e, len);
+	}
+	pfile_build(&f, &out);
+	assert_int_equal(pb_write(&out, file), 0);
+	free(out.b);
+	pfile_free(&f);
+}
+
+/* Maps r[0..n) into a symbolizer opened on the recording `file`, lets its worker
+ * finish, names the middle of every mapping into name[]: the worker's lookups
+ * are counted in ahead_all and ahead_other. */
+static void read_ahead_run(const char *file, const struct pmu_record *r, size_t n,
+			   char (*name)[256])
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	struct pmu_symbolizer *s;
+	struct pmu_trace *t;
+	struct pmuk_dw_prefetch *pf;
+	struct pmu_frame fr[8];
+	size_t k;
+	int idle = 0;
+
+	assert_int_equal(pmu_trace_open(file, NULL, &t), 0);
+	o.trace = t;
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	pmu_trace_close(t);   /* the list was copied */
+	((struct pmuk_dw *)s->backend)->cb.find_debuginfo = counting_find_debuginfo;
+	atomic_store(&ahead_all, 0);
+	atomic_store(&ahead_other, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r[i]), 0);
+	/* the queue drained (up to 10 s on a loaded machine); the job still
+	 * running, if any, is waited for by the lookups below, last one first */
+	pf = &((struct pmuk_dw *)s->backend)->prefetch;
+	for (int i = 0; i < 2000 && !idle; i++) {
+		pthread_mutex_lock(&pf->lock);
+		idle = !pf->head;
+		pthread_mutex_unlock(&pf->lock);
+		if (!idle)
+			nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+	}
+	assert_true(idle);
+	for (size_t i = n; i-- > 0;) {
+		uint64_t at = r[i].mmap.start + r[i].mmap.len / 2;
+
+		assert_int_equal(pmu_symbolizer_resolve_pid(s, 77, at, fr, 8, &k), 0);
+		snprintf(name[i], 256, "%s", fr[k - 1].function ? fr[k - 1].function : "-");
+	}
+	pmu_symbolizer_close(s);
+}
+
+/* A recording that lists the images with samples (perf.data's build-id table)
+ * has only those read ahead; the others are read when asked, named the same
+ * as when every image is read ahead (a recording without the table). */
+static void test_read_ahead_sampled_only(void **state)
+{
+	static char path[8][4096], name[2][8][256];
+	static uint8_t id[8][20];
+	char file[2][64];
+	struct pmu_record r[8];
+	size_t n = lib_maps(r, path, 8), unlisted_named = 0;
+	int fd;
+
+	(void)state;
+	if (n < 3)
+		skip();   /* a static build: too few shared libraries mapped */
+	for (size_t i = 0; i < n; i++) {   /* the ids perf's table puts on MMAP records */
+		r[i].mmap.build_id_size = file_build_id(path[i], id[i]);
+		memcpy(r[i].mmap.build_id, id[i], sizeof(id[i]));
+		r[i].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(file[k], sizeof(file[k]), "/tmp/pmukit-ahead-XXXXXX");
+		assert_true((fd = mkstemp(file[k])) >= 0);
+		close(fd);
+	}
+	test_thread = pthread_self();
+	listed = path[0];
+	write_recording(file[0], NULL, NULL, 0);
+	write_recording(file[1], path[0], id[0], r[0].mmap.build_id_size);
+	read_ahead_run(file[0], r, n, name[0]);
+	fprintf(stderr, "no table: the worker looked %d times, %d for the %zu images "
+		"after the first\n", atomic_load(&ahead_all), atomic_load(&ahead_other), n - 1);
+	/* the counting works: without a table every image is read ahead */
+	assert_true(atomic_load(&ahead_other) > 0);
+	read_ahead_run(file[1], r, n, name[1]);
+	fprintf(stderr, "%s listed: the worker looked %d times, %d for the others\n",
+		path[0], atomic_load(&ahead_all), atomic_load(&ahead_other));
+	assert_int_equal(atomic_load(&ahead_other), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(name[0][i], name[1][i]);
+		unlisted_named += i > 0 && strcmp(name[1][i], "-");
+	}
+	assert_true(unlisted_named > 0);   /* names from images not read ahead */
+	unlink(file[0]);
+	unlink(file[1]);
 }
 
 static uint64_t kallsyms_addr(const char *name)
@@ -270,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_no_read_ahead_with_debuginfod),
 		cmocka_unit_test(test_no_threads_same_names),
 		cmocka_unit_test(test_caller_threads),
+		cmocka_unit_test(test_read_ahead_sampled_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
