@@ -81,8 +81,9 @@ struct pmu_symbolizer_opts {
 	 * mode: pmu_trace_build_id), only the images it lists (path and build-id)
 	 * have their debug information read ahead; the others are read when first
 	 * asked for, with the same result. The list is copied now: the recording
-	 * may close first. NULL, or a recording without the list (pipe mode, .etl):
-	 * every image is read ahead. */
+	 * may close first. NULL, a recording without the list (pipe mode, .etl) or
+	 * one with user stacks to unwind (--call-graph dwarf: unwinding asks for
+	 * images no sample lies in): every image is read ahead. */
 	const struct pmu_trace *trace;
 };
 #define pmu_symbolizer_opts__last_field trace /* see pmukit/opts.h */

@@ -42,10 +42,23 @@ static uint64_t img_hash(const char *path, const uint8_t *id, uint8_t idn)
 	return pmuk_hash_bytes(path, strlen(path), pmuk_hash_bytes(id, idn, 7));
 }
 
+/* Whether samples of t carry user stacks (--call-graph dwarf): unwinding them
+ * asks for every image a stack passes through (libc's thread start, mostly
+ * never sampled itself), which no list of the sampled images names. */
+static int user_stacks(const struct pmu_trace *t)
+{
+	for (size_t i = 0; i < pmu_trace_event_count(t); i++)
+		if (pmu_trace_event(t, i)->stack_user)
+			return 1;
+	return 0;
+}
+
 int pmuk_sym_rec_want(struct pmu_symbolizer *s)
 {
 	size_t n = pmu_trace_build_id_count(s->opts.trace);
 
+	if (user_stacks(s->opts.trace))
+		n = 0;   /* every image may be asked for: all read ahead */
 	for (size_t i = 0; i < n; i++) {
 		const struct pmu_trace_build_id *b = pmu_trace_build_id(s->opts.trace, i);
 		struct pmuk_sym_want *w;

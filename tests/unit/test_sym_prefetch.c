@@ -175,17 +175,26 @@ static uint8_t file_build_id(const char *path, uint8_t id[20])
 	return n > 0 && n <= 20 ? (uint8_t)n : 0;
 }
 
-/* A perf.data file of one event and no records; with a build-id table listing
- * path (pid -1, as perf writes the host's) when path is not NULL. */
-static void write_recording(const char *file, const char *path, const uint8_t *id, uint8_t idn)
+/* A perf.data file of one event (with user stacks of 8 KiB when stacks) and no
+ * records; with a build-id table listing path (pid -1, as perf writes the
+ * host's) when path is not NULL. */
+static void write_recording(const char *file, const char *path, const uint8_t *id, uint8_t idn,
+			    int stacks)
 {
 	struct pfile f;
 	struct pbuf out;
 	uint8_t e[36 + 4096] = { 0 };
 	int32_t pid = -1;
+	uint32_t stack_size = 8192;
+	uint64_t regs = 0xff0fff;
 
 	memset(&f, 0, sizeof(f));
-	attr_make(f.attrs[0], PERF_ATYPE_SW, 0, PERF_ST_IP | PERF_ST_TID, 0);
+	attr_make(f.attrs[0], PERF_ATYPE_SW, 0, PERF_ST_IP | PERF_ST_TID |
+		  (stacks ? PERF_ST_REGS_USER | PERF_ST_STACK_USER : 0), 0);
+	if (stacks) {
+		memcpy(f.attrs[0] + PERF_ATTR_REGS_USER, &regs, 8);
+		memcpy(f.attrs[0] + PERF_ATTR_STACK_USER, &stack_size, 4);
+	}
 	f.nr_attrs = 1;
 	f.ids[0][0] = 7;
 	f.nr_ids[0] = 1;
@@ -253,12 +262,13 @@ static void read_ahead_run(const char *file, const struct pmu_record *r, size_t 
 
 /* A recording that lists the images with samples (perf.data's build-id table)
  * has only those read ahead; the others are read when asked, named the same
- * as when every image is read ahead (a recording without the table). */
+ * as when every image is read ahead (a recording without the table, or with
+ * user stacks to unwind). */
 static void test_read_ahead_sampled_only(void **state)
 {
 	static char path[8][4096], name[2][8][256];
 	static uint8_t id[8][20];
-	char file[2][64];
+	char file[3][64];
 	struct pmu_record r[8];
 	size_t n = lib_maps(r, path, 8), unlisted_named = 0;
 	int fd;
@@ -271,15 +281,16 @@ static void test_read_ahead_sampled_only(void **state)
 		memcpy(r[i].mmap.build_id, id[i], sizeof(id[i]));
 		r[i].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		snprintf(file[k], sizeof(file[k]), "/tmp/pmukit-ahead-XXXXXX");
 		assert_true((fd = mkstemp(file[k])) >= 0);
 		close(fd);
 	}
 	test_thread = pthread_self();
 	listed = path[0];
-	write_recording(file[0], NULL, NULL, 0);
-	write_recording(file[1], path[0], id[0], r[0].mmap.build_id_size);
+	write_recording(file[0], NULL, NULL, 0, 0);
+	write_recording(file[1], path[0], id[0], r[0].mmap.build_id_size, 0);
+	write_recording(file[2], path[0], id[0], r[0].mmap.build_id_size, 1);
 	read_ahead_run(file[0], r, n, name[0]);
 	fprintf(stderr, "no table: the worker looked %d times, %d for the %zu images "
 		"after the first\n", atomic_load(&ahead_all), atomic_load(&ahead_other), n - 1);
@@ -294,8 +305,14 @@ static void test_read_ahead_sampled_only(void **state)
 		unlisted_named += i > 0 && strcmp(name[1][i], "-");
 	}
 	assert_true(unlisted_named > 0);   /* names from images not read ahead */
-	unlink(file[0]);
-	unlink(file[1]);
+	/* user stacks to unwind (--call-graph dwarf) go through images the
+	 * table does not list: every image is read ahead again */
+	read_ahead_run(file[2], r, n, name[1]);
+	fprintf(stderr, "with user stacks: the worker looked %d times, %d for the others\n",
+		atomic_load(&ahead_all), atomic_load(&ahead_other));
+	assert_true(atomic_load(&ahead_other) > 0);
+	for (int k = 0; k < 3; k++)
+		unlink(file[k]);
 }
 
 static uint64_t kallsyms_addr(const char *name)
