@@ -50,7 +50,8 @@ struct pmuk_sym_image {
 	uint8_t idn;            /* 0: no build-id recorded */
 	uint8_t kind;           /* enum pmuk_sym_kind */
 	uint8_t pe;             /* a PE image: handle is its PDB (pdb_symbolizer.c) */
-	uint8_t ahead;          /* its debug information is read ahead (the backend's) */
+	uint8_t ahead;          /* listed among the sampled images (or none are
+				 * listed): its debug information is read ahead */
 	int state;              /* 0 symbols, else why not (PMU_ENOENT, PMU_EFORMAT) */
 	struct pmuk_sym_seg seg[PMUK_SYM_SEGS];
 	unsigned nseg;

@@ -97,6 +97,22 @@ static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *i
 		 s->symfs ? s->symfs : "", hex, hex + 2);
 }
 
+/* Whether img's DWARF is read ahead: when the recording lists it among the
+ * sampled images (or lists none), or when a separate debug file of it is
+ * installed: an image without samples may still be asked for in call chains
+ * (libc's syscall wrappers and thread start), and that file read late
+ * (libc6-dbg's: 10 MB to inflate) would stall the report. The others cost
+ * little when asked for (their symbol table), nothing when not. */
+static int read_ahead(struct pmu_symbolizer *s, const struct pmuk_sym_image *img)
+{
+	char cache[2][4200];
+
+	if (img->ahead || !img->idn)
+		return img->ahead;
+	cache_paths(s, img, cache);
+	return !access(cache[1], F_OK);
+}
+
 static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)
 {
 	struct pmuk_dw *d = s->backend;
@@ -120,7 +136,7 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 		return err;
 	}
 	img->handle = h;
-	if (img->ahead)   /* else read when first asked for (h->job stays PMUK_PF_NONE) */
+	if (read_ahead(s, img))   /* else read when first asked (job stays PMUK_PF_NONE) */
 		pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
 	return 0;
 }
