@@ -40,12 +40,31 @@ top() {	# the top function of FILE
 		awk '/^ *[0-9.]+%/ { print $NF; exit }'
 }
 
-perf record -q -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- "$tmp/w" >/dev/null 2>&1 ||
-	skip "perf record cannot record here"
+# Whether a frame of FILE lies in zlib. None should, but a frame-pointer walk
+# from code built without them (ld.so's, which runs zlib's constructors) may
+# take a stale pointer into zlib for a return address: a call chain asking for
+# zlib then, rightly, has it read.
+in_zlib() { perf script -i "$1" -F ip,dso 2>/dev/null | grep -q 'libz\.so'; }
+# FILE recorded by "$@" until no frame lies in zlib (3 tries): 1 when none did.
+record_clean() {
+	local f=$1 try
+	shift
+	for try in 1 2 3; do
+		"$@" >/dev/null 2>&1 || return 2
+		in_zlib "$f" || return 0
+		echo "# $f: a call chain went through zlib, recorded again"
+	done
+	return 1
+}
+
+record_clean "$tmp/perf.data" perf record -q -e cpu-clock -F 999 -g -o "$tmp/perf.data" -- \
+	"$tmp/w"
+[ $? -eq 2 ] && skip "perf record cannot record here"
 perf record -q -e cpu-clock -F 999 -g -o - -- "$tmp/w" >"$tmp/pipe.data" 2>/dev/null ||
 	skip "perf record cannot write pipe mode here"
-"$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- "$tmp/w" >/dev/null 2>&1 ||
-	fail "pmukit record -g"
+record_clean "$tmp/pk.data" "$PMUKIT" record -e cpu-clock -F 999 -g -o "$tmp/pk.data" -- \
+	"$tmp/w"
+[ $? -eq 2 ] && fail "pmukit record -g"
 
 n=$(zlib_lookups "$PMUKIT" report -i "$tmp/pipe.data") || fail "report of the pipe-mode file"
 check "pipe mode (no table before the records): zlib's debug file looked for ($n)" \
@@ -54,10 +73,12 @@ for f in perf.data pk.data; do
 	[ -s "$tmp/$f" ] || continue
 	perf buildid-list -i "$tmp/$f" 2>/dev/null | grep -q "$id" &&
 		{ fail "$f lists zlib as sampled"; continue; }
-	n=$(zlib_lookups "$PMUKIT" report -i "$tmp/$f") || fail "report of $f"
-	check_eq "$f: report looks for no debug file of unsampled zlib" 0 "$n"
-	n=$(zlib_lookups "$PMUKIT" script -i "$tmp/$f") || fail "script of $f"
-	check_eq "$f: script looks for no debug file of unsampled zlib" 0 "$n"
+	in_zlib "$tmp/$f" && { fail "$f: every recording had a call chain through zlib"; continue; }
+	for cmd in report script; do
+		n=$(zlib_lookups "$PMUKIT" $cmd -i "$tmp/$f") || fail "$cmd of $f"
+		check_eq "$f: $cmd looks for no debug file of unsampled zlib" 0 "$n"
+		[ "${n:-0}" = 0 ] || grep "$zid" "$tmp/trace" | head -2 | sed 's/^/# /'
+	done
 	check_eq "$f: the top function named" hot "$(top "$tmp/$f")"
 done
 check_eq "pipe mode: the top function named" hot "$(top "$tmp/pipe.data")"
