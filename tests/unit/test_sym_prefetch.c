@@ -226,13 +226,14 @@ static void write_recording(const char *file, const char *path, const uint8_t *i
 	pfile_free(&f);
 }
 
-/* Maps r[0..n) into a symbolizer opened on the recording `file`, lets its worker
+/* Maps r[0..n) into a symbolizer opened on the recording `file` (with symfs, or
+ * NULL), lets its worker
  * finish, names the middle of every mapping into name[]: the worker's lookups
  * are counted in ahead[]. */
 static void read_ahead_run(const char *file, const struct pmu_record *r, size_t n,
-			   char (*name)[256])
+			   char (*name)[256], const char *symfs)
 {
-	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1);
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .symfs = symfs);
 	struct pmu_symbolizer *s;
 	struct pmu_trace *t;
 	struct pmuk_dw_prefetch *pf;
@@ -325,12 +326,12 @@ static void test_read_ahead_sampled_only(void **state)
 	write_recording(file[0], NULL, NULL, 0, 0);
 	write_recording(file[1], path[0], id[0], r[0].mmap.build_id_size, 0);
 	write_recording(file[2], path[0], id[0], r[0].mmap.build_id_size, 1);
-	read_ahead_run(file[0], r, n, name[0]);
+	read_ahead_run(file[0], r, n, name[0], NULL);
 	fprintf(stderr, "no table: the worker looked %d times for the %zu images after the "
 		"first\n", ahead_others(), n - 1);
 	/* the counting works: without a table every image is read ahead */
 	assert_true(ahead_others() > 0);
-	read_ahead_run(file[1], r, n, name[1]);
+	read_ahead_run(file[1], r, n, name[1], NULL);
 	for (size_t i = 1; i < n; i++) {
 		int debug = debug_file_installed(id[i], r[i].mmap.build_id_size);
 
@@ -347,12 +348,51 @@ static void test_read_ahead_sampled_only(void **state)
 	assert_true(unlisted_named > 0);   /* names from images not read ahead */
 	/* user stacks to unwind (--call-graph dwarf) go through images the
 	 * table does not list: every image is read ahead again */
-	read_ahead_run(file[2], r, n, name[1]);
+	read_ahead_run(file[2], r, n, name[1], NULL);
 	fprintf(stderr, "with user stacks: the worker looked %d times for the others\n",
 		ahead_others());
 	assert_true(ahead_others() > 0);
 	for (int k = 0; k < 3; k++)
 		unlink(file[k]);
+}
+
+/* --symfs DIR: libdwfl still looks for separate debug files along its debuginfo
+ * path (/usr/lib/debug/.build-id), not under DIR; an unlisted image whose debug
+ * file is installed there is read ahead all the same, else that file (libc6-dbg's
+ * 10 MB) is inflated late on the caller's thread. */
+static void test_read_ahead_debug_file_with_symfs(void **state)
+{
+	static char path[1][4096], name[1][256];
+	static const uint8_t other[20] = { 1, 2, 3 };
+	char file[64] = "/tmp/pmukit-ahead-XXXXXX", symfs[64] = "/tmp/pmukit-symfs-XXXXXX";
+	struct pmu_record r[1];
+	uint8_t id[20];
+	int fd;
+
+	(void)state;
+	if (!self_map((uintptr_t)&qsort, 77, path[0], &r[0]))
+		skip();   /* a static build: no libc mapped */
+	r[0].mmap.build_id_size = file_build_id(path[0], id);
+	memcpy(r[0].mmap.build_id, id, sizeof(id));
+	r[0].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
+	if (!debug_file_installed(id, r[0].mmap.build_id_size)) {
+		fprintf(stderr, "libc's debug file is not installed (libc6-dbg)\n");
+		skip();
+	}
+	assert_true((fd = mkstemp(file)) >= 0);
+	close(fd);
+	assert_non_null(mkdtemp(symfs));   /* empty: the files are found at their paths */
+	write_recording(file, "/usr/bin/sampled-only", other, 20, 0);   /* libc unlisted */
+	test_thread = pthread_self();
+	paths = path;
+	npaths = 1;
+	atomic_store(&ahead[0], 0);
+	read_ahead_run(file, r, 1, name, symfs);
+	fprintf(stderr, "--symfs %s: libc (debug file installed) looked for %d times by the "
+		"worker, named %s\n", symfs, atomic_load(&ahead[0]), name[0]);
+	unlink(file);
+	rmdir(symfs);
+	assert_true(atomic_load(&ahead[0]) > 0);
 }
 
 static uint64_t kallsyms_addr(const char *name)
@@ -496,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_no_threads_same_names),
 		cmocka_unit_test(test_caller_threads),
 		cmocka_unit_test(test_read_ahead_sampled_only),
+		cmocka_unit_test(test_read_ahead_debug_file_with_symfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
