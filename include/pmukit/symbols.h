@@ -81,9 +81,10 @@ struct pmu_symbolizer_opts {
 	 * it lists the modules that got samples (perf.data's build-id table, file
 	 * mode: pmu_trace_build_id), only the images it lists (path and build-id)
 	 * have their debug information read ahead, and those with a separate debug
-	 * file installed (/usr/lib/debug/.build-id: costly to read late when a
-	 * call chain asks for them); the others are read when first asked for,
-	 * with the same result. The list is copied now: the recording may close
+	 * file installed (in DIR/.build-id for each DIR of debug_path, by default
+	 * /usr/lib/debug, not under symfs: costly to read late when a call chain
+	 * asks for them); the others are read when first asked for, with the same
+	 * result. The list is copied now: the recording may close
 	 * first. NULL, a recording without the list (pipe mode, .etl) or one with
 	 * user stacks to unwind (--call-graph dwarf: unwinding asks for images no
 	 * sample lies in): every image is read ahead. */
