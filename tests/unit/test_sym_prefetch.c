@@ -370,13 +370,14 @@ static void test_read_ahead_debug_file_with_symfs(void **state)
 	int fd;
 
 	(void)state;
-	if (!self_map((uintptr_t)&qsort, 77, path[0], &r[0]))
+	/* getpid: libc's own, where ASan intercepts qsort */
+	if (!self_map((uintptr_t)&getpid, 77, path[0], &r[0]))
 		skip();   /* a static build: no libc mapped */
 	r[0].mmap.build_id_size = file_build_id(path[0], id);
 	memcpy(r[0].mmap.build_id, id, sizeof(id));
 	r[0].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
 	if (!debug_file_installed(id, r[0].mmap.build_id_size)) {
-		fprintf(stderr, "libc's debug file is not installed (libc6-dbg)\n");
+		fprintf(stderr, "skipped: no debug file of %s installed (libc6-dbg)\n", path[0]);
 		skip();
 	}
 	assert_true((fd = mkstemp(file)) >= 0);
