@@ -9,14 +9,15 @@ set -eu
 # golang-go and chromium read back the pprof and SVG reports in their tests; llvm
 # gives bench_symbolize its llvm-symbolizer peer; promtool and prometheus_client
 # check the exporter's two output formats; libmicrohttpd is its HTTP server, which
-# Prometheus scrapes and node_exporter stands beside in its tests, through curl).
+# Prometheus scrapes and node_exporter stands beside in its tests, through curl;
+# strace counts the debug-file lookups of pmukit report in its read-ahead test).
 BASE="
   build-essential cmake pkg-config
   libpfm4-dev libhwloc-dev libdw-dev libzstd-dev zlib1g-dev libiberty-dev
   libtraceevent-dev libtracefs-dev libmicrohttpd-dev
   libcmocka-dev python3 clang libclang-rt-14-dev gcc-mingw-w64-x86-64
   linux-perf libpapi-dev papi-tools abigail-tools groff-base golang-go chromium llvm
-  prometheus python3-prometheus-client prometheus-node-exporter curl
+  prometheus python3-prometheus-client prometheus-node-exporter curl strace
 "
 # windows: the cross build (zlib linked in statically) and its smoke tests under Wine.
 WINDOWS="cmake gcc-mingw-w64-x86-64 libz-mingw-w64-dev wine64 python3"

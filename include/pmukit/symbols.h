@@ -39,7 +39,9 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * Linux reads ELF/DWARF with elfutils libdwfl; Windows uses DbgHelp. One thread at a
  * time per symbolizer (DbgHelp is single-threaded for the whole process). On Linux a
  * recording-mode symbolizer reads ahead on threads of its own (each image's debug
- * information from its first mapping on, unless DEBUGINFOD_URLS is set;
+ * information from its first mapping on; when opts.trace says which images got
+ * samples, those and the ones with a debug file installed; none when
+ * DEBUGINFOD_URLS is set;
  * /proc/kallsyms from the first kernel mapping on; every signal blocked); a lookup
  * waits for what it needs, pmu_symbolizer_close() for the reads under way (those
  * not begun are dropped).
@@ -47,6 +49,7 @@ int pmu_module_id_symstore_key(const struct pmu_module_id *id, char *buf, size_t
  * before the fork (its threads are not in the child): exec or _exit. */
 
 struct pmu_symbolizer;
+struct pmu_trace;
 
 struct pmu_symbolizer_opts {
 	size_t sz;             /* sizeof(struct pmu_symbolizer_opts) */
@@ -74,8 +77,20 @@ struct pmu_symbolizer_opts {
 	 * and inlined calls as always): the line tables are not read, which is most
 	 * of the cost of naming code with DWARF. For callers that show no lines. */
 	int no_lines;
+	/* Recording mode: the recording the mappings come from (pmukit/trace.h). When
+	 * it lists the modules that got samples (perf.data's build-id table, file
+	 * mode: pmu_trace_build_id), only the images it lists (path and build-id)
+	 * have their debug information read ahead, and those with a separate debug
+	 * file installed (in DIR/.build-id for each DIR of debug_path, by default
+	 * /usr/lib/debug, not under symfs: costly to read late when a call chain
+	 * asks for them); the others are read when first asked for, with the same
+	 * result. The list is copied now: the recording may close
+	 * first. NULL, a recording without the list (pipe mode, .etl) or one with
+	 * user stacks to unwind (--call-graph dwarf: unwinding asks for images no
+	 * sample lies in): every image is read ahead. */
+	const struct pmu_trace *trace;
 };
-#define pmu_symbolizer_opts__last_field no_lines /* see pmukit/opts.h */
+#define pmu_symbolizer_opts__last_field trace /* see pmukit/opts.h */
 
 /* A module of an offline symbolizer: a mapping of a file, as a recording saw it. */
 struct pmu_symbolizer_module {

@@ -209,6 +209,7 @@ static int run(struct nr_report *r)
 	for (size_t i = 0; i < r->nevents; i++)
 		if (!pmu_trace_event(t, i)->freq)
 			r->fixed_period[i] = pmu_trace_event(t, i)->period;
+	so.trace = t;   /* only the sampled images are read ahead */
 	if ((r->keys & NR_SYM) && !r->a->no_symbols && pmu_symbolizer_open(&so, &r->sym) < 0)
 		r->sym = NULL;  /* functions are then named by address */
 	err = pmu_trace_read(t, on_record, r);

@@ -179,6 +179,10 @@ int pmu_symbolizer_open(const struct pmu_symbolizer_opts *opts, struct pmu_symbo
 		free(s);
 		return err;
 	}
+	if (s->opts.offline && pmuk_sym_rec_want(s)) {
+		pmu_symbolizer_close(s);
+		return pmuk_fail(PMU_ENOMEM, "out of memory opening a symbolizer");
+	}
 	*out = s;
 	return 0;
 }

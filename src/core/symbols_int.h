@@ -50,6 +50,8 @@ struct pmuk_sym_image {
 	uint8_t idn;            /* 0: no build-id recorded */
 	uint8_t kind;           /* enum pmuk_sym_kind */
 	uint8_t pe;             /* a PE image: handle is its PDB (pdb_symbolizer.c) */
+	uint8_t ahead;          /* listed among the sampled images (or none are
+				 * listed): its debug information is read ahead */
 	int state;              /* 0 symbols, else why not (PMU_ENOENT, PMU_EFORMAT) */
 	struct pmuk_sym_seg seg[PMUK_SYM_SEGS];
 	unsigned nseg;
@@ -139,6 +141,11 @@ struct pmu_symbolizer {
 	struct pmuk_sym_proc *procs;
 	size_t nprocs, capprocs;
 	struct pmuk_index procix;           /* by pid */
+	/* the images the recording says got samples (opts.trace): only those are
+	 * read ahead; none listed: every image */
+	struct pmuk_sym_want { const char *path; uint8_t id[20], idn; } *want;
+	size_t nwant, capwant;
+	struct pmuk_index wantix;           /* by path + build-id, as imgix */
 	int closing;                        /* pmu_symbolizer_close under way */
 	uint32_t proc_hint[2];              /* 1 + index of the kernel's (-1) and of the
 					     * last other process looked up, 0: none */
@@ -214,7 +221,9 @@ int pmuk_sym_jit_add(struct pmu_symbolizer *s, struct pmuk_sym_proc *p,
  * With s->perf_names set, without parameters ("ns::f", as perf report prints). */
 const char *pmuk_sym_demangle(struct pmu_symbolizer *s, const char *name);
 
-/* Recording mode's teardown (src/core/symbols_rec.c). */
+/* Recording mode (src/core/symbols_rec.c): the sampled images of opts.trace
+ * copied (0 or PMU_ENOMEM); the teardown. */
+int pmuk_sym_rec_want(struct pmu_symbolizer *s);
 void pmuk_sym_rec_free(struct pmu_symbolizer *s);
 /* The truncation rule and demangling of pmu_symbolizer_resolve applied to k frames
  * of s->chain, copied out. */

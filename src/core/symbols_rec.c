@@ -9,6 +9,7 @@
 #include "core/grow.h"
 #include "core/hash.h"
 
+#include <pmukit/trace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,60 @@ static int img_eq(const void *key, uint32_t i, const void *ctx)
 	const struct pmuk_sym_image *m = &((const struct pmu_symbolizer *)ctx)->imgs[i];
 
 	return m->idn == k->idn && !memcmp(m->id, k->id, k->idn) && !strcmp(m->path, k->path);
+}
+
+static int want_eq(const void *key, uint32_t i, const void *ctx)
+{
+	const struct img_key *k = key;
+	const struct pmuk_sym_want *w = &((const struct pmu_symbolizer *)ctx)->want[i];
+
+	return w->idn == k->idn && !memcmp(w->id, k->id, k->idn) && !strcmp(w->path, k->path);
+}
+
+/* An image's key hash, for imgix and wantix alike. */
+static uint64_t img_hash(const char *path, const uint8_t *id, uint8_t idn)
+{
+	return pmuk_hash_bytes(path, strlen(path), pmuk_hash_bytes(id, idn, 7));
+}
+
+/* Whether samples of t carry user stacks (--call-graph dwarf): unwinding them
+ * asks for every image a stack passes through (libc's thread start, mostly
+ * never sampled itself), which no list of the sampled images names. */
+static int user_stacks(const struct pmu_trace *t)
+{
+	for (size_t i = 0; i < pmu_trace_event_count(t); i++)
+		if (pmu_trace_event(t, i)->stack_user)
+			return 1;
+	return 0;
+}
+
+int pmuk_sym_rec_want(struct pmu_symbolizer *s)
+{
+	size_t n = pmu_trace_build_id_count(s->opts.trace);
+
+	if (user_stacks(s->opts.trace))
+		n = 0;   /* every image may be asked for: all read ahead */
+	for (size_t i = 0; i < n; i++) {
+		const struct pmu_trace_build_id *b = pmu_trace_build_id(s->opts.trace, i);
+		struct pmuk_sym_want *w;
+		uint8_t idn = b->build_id_size > 20 ? 20 : b->build_id_size;
+		uint64_t h = img_hash(b->path, b->build_id, idn);
+		struct img_key k = { b->path, b->build_id, idn };
+
+		if (pmuk_index_find(&s->wantix, h, want_eq, &k, s) != PMUK_INDEX_NONE)
+			continue;   /* listed for several pids */
+		if (pmuk_grow((void **)&s->want, &s->capwant, s->nwant + 1, sizeof(*s->want)))
+			return PMU_ENOMEM;
+		w = &s->want[s->nwant];
+		*w = (struct pmuk_sym_want){ .idn = idn };
+		memcpy(w->id, b->build_id, idn);
+		if (!(w->path = pmuk_sym_intern(s, b->path, strlen(b->path))) ||
+		    pmuk_index_add(&s->wantix, h) == PMUK_INDEX_NONE)
+			return PMU_ENOMEM;
+		s->nwant++;
+	}
+	s->opts.trace = NULL;   /* copied: the recording may close before us */
+	return 0;
 }
 
 static int pid_eq(const void *key, uint32_t i, const void *ctx)
@@ -83,8 +138,7 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 {
 	const struct pmu_mmap *mm = &r->mmap;
 	struct img_key k = { mm->path, mm->build_id, mm->build_id_size };
-	uint64_t h = pmuk_hash_bytes(mm->path, strlen(mm->path),
-				     pmuk_hash_bytes(mm->build_id, mm->build_id_size, 7));
+	uint64_t h = img_hash(mm->path, mm->build_id, mm->build_id_size);
 	uint32_t i = pmuk_index_find(&s->imgix, h, img_eq, &k, s);
 	struct pmuk_sym_image *img;
 	int told = 0;
@@ -101,6 +155,9 @@ static uint32_t image_of(struct pmu_symbolizer *s, const struct pmu_record *r, i
 		return UINT32_MAX;
 	memcpy(img->id, mm->build_id, mm->build_id_size);
 	img->name = img->path;
+	/* without a list of the sampled images, any may be asked for */
+	img->ahead = !s->nwant || pmuk_index_find(&s->wantix, h, want_eq, &k, s) !=
+		PMUK_INDEX_NONE;
 	if (img->kind == PMUK_SYM_KERNEL) {
 		img->kmod = kmod_name(s, mm->path);
 		if (!img->kmod && strncmp(mm->path, "[kernel.kallsyms]", 17))
@@ -432,4 +489,6 @@ void pmuk_sym_rec_free(struct pmu_symbolizer *s)
 	pmuk_index_free(&s->imgix);
 	free(s->dm);
 	pmuk_index_free(&s->dmix);
+	free(s->want);
+	pmuk_index_free(&s->wantix);
 }

@@ -97,6 +97,44 @@ static void cache_paths(struct pmu_symbolizer *s, const struct pmuk_sym_image *i
 		 s->symfs ? s->symfs : "", hex, hex + 2);
 }
 
+/* Whether libdwfl will find a separate debug file of build-id hex: it looks in
+ * DIR/.build-id/xx/rest.debug for each absolute DIR of its debuginfo path (the
+ * caller's debug_path, else libdwfl's default), never under symfs. */
+static int debug_file_found(const struct pmu_symbolizer *s, const char *hex)
+{
+	const char *p = s->debug_path ? s->debug_path : ":.debug:/usr/lib/debug";
+	char f[4200];
+
+	for (size_t n; *p; p += n + (p[n] == ':')) {
+		const char *dir = p + (*p == '+' || *p == '-');   /* CRC check flags */
+
+		n = strcspn(p, ":");
+		if (*dir == '/' && (size_t)snprintf(f, sizeof(f), "%.*s/.build-id/%.2s/%s.debug",
+						    (int)(p + n - dir), dir, hex, hex + 2) <
+		    sizeof(f) && !access(f, F_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether img's DWARF is read ahead: when the recording lists it among the
+ * sampled images (or lists none), or when a separate debug file of it is
+ * installed where libdwfl looks, or img's file is such a file: an image without
+ * samples may still be asked for in call chains (libc's syscall wrappers and
+ * thread start), and that file read late (libc6-dbg's: 10 MB to inflate) would
+ * stall the report. The others cost little when asked for (their symbol
+ * table), nothing when not. */
+static int read_ahead(struct pmu_symbolizer *s, const struct pmuk_sym_image *img)
+{
+	char cache[2][4200], hex[41];
+
+	if (img->ahead || !img->idn)
+		return img->ahead;
+	cache_paths(s, img, cache);
+	pmuk_sym_hex(img->id, img->idn, hex);
+	return !strcmp(img->file, cache[1]) || debug_file_found(s, hex);
+}
+
 static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, const char *file)
 {
 	struct pmuk_dw *d = s->backend;
@@ -120,7 +158,8 @@ static int image_found(struct pmu_symbolizer *s, struct pmuk_sym_image *img, con
 		return err;
 	}
 	img->handle = h;
-	pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
+	if (read_ahead(s, img))   /* else read when first asked (job stays PMUK_PF_NONE) */
+		pmuk_dw_prefetch_add(&d->prefetch, &h->job, h->dm);
 	return 0;
 }
 

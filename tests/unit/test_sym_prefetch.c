@@ -19,10 +19,16 @@
 
 #include <pmukit/error.h>
 #include <pmukit/symbols.h>
+#include <pmukit/trace.h>
 
 #ifdef PMUKIT_HAVE_DW
 #include "linux/symbols_dw.h"
+#include "perf_synth.h"
 #include "self_maps.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static atomic_int looked_up, refuse_threads, threads_made;
 
@@ -128,6 +134,266 @@ static void test_no_read_ahead_with_debuginfod(void **state)
 	pmu_symbolizer_close(s);
 	assert_int_equal(atomic_load(&threads_made), 0);
 	assert_int_equal(atomic_load(&looked_up), 0);
+}
+
+/* Debug-file lookups made by the worker (any thread but the test's), per image
+ * of paths[0..npaths). */
+static pthread_t test_thread;
+static char (*paths)[4096];
+static size_t npaths;
+static atomic_int ahead[9];
+
+static int counting_find_debuginfo(Dwfl_Module *m, void **ud, const char *name,
+				   Dwarf_Addr a, const char *file, const char *link,
+				   GElf_Word crc, char **out)
+{
+	for (size_t i = 0; i < npaths && !pthread_equal(pthread_self(), test_thread); i++)
+		if (!strcmp(name, paths[i]))
+			atomic_fetch_add(&ahead[i], 1);
+	return dwfl_standard_find_debuginfo(m, ud, name, a, file, link, crc, out);
+}
+
+/* The worker's lookups for the images after the first. */
+static int ahead_others(void)
+{
+	int n = 0;
+
+	for (size_t i = 1; i < npaths; i++)
+		n += atomic_load(&ahead[i]);
+	return n;
+}
+
+/* The GNU build-id of the ELF file at path into id: its size, 0 when none. */
+static uint8_t file_build_id(const char *path, uint8_t id[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	const void *p;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		n = dwelf_elf_gnu_build_id(e, &p);
+		if (n > 0 && n <= 20)
+			memcpy(id, p, (size_t)n);
+		elf_end(e);
+	}
+	close(fd);
+	return n > 0 && n <= 20 ? (uint8_t)n : 0;
+}
+
+/* A perf.data file of one event (with user stacks of 8 KiB when stacks) and no
+ * records; with a build-id table listing path (pid -1, as perf writes the
+ * host's) when path is not NULL. */
+static void write_recording(const char *file, const char *path, const uint8_t *id, uint8_t idn,
+			    int stacks)
+{
+	struct pfile f;
+	struct pbuf out;
+	uint8_t e[36 + 4096] = { 0 };
+	int32_t pid = -1;
+	uint32_t stack_size = 8192;
+	uint64_t regs = 0xff0fff;
+
+	memset(&f, 0, sizeof(f));
+	attr_make(f.attrs[0], PERF_ATYPE_SW, 0, PERF_ST_IP | PERF_ST_TID |
+		  (stacks ? PERF_ST_REGS_USER | PERF_ST_STACK_USER : 0), 0);
+	if (stacks) {
+		memcpy(f.attrs[0] + PERF_ATTR_REGS_USER, &regs, 8);
+		memcpy(f.attrs[0] + PERF_ATTR_STACK_USER, &stack_size, 4);
+	}
+	f.nr_attrs = 1;
+	f.ids[0][0] = 7;
+	f.nr_ids[0] = 1;
+	if (path) {
+		size_t len = (36 + strlen(path) + 1 + 7) / 8 * 8;
+		struct perf_rec_header h = { 0, PERF_REC_MISC_USER |
+					     PERF_REC_MISC_BUILD_ID_SIZE, (uint16_t)len };
+
+		memcpy(e, &h, sizeof(h));
+		memcpy(e + 8, &pid, 4);
+		memcpy(e + 12, id, idn);
+		e[32] = idn;
+		strcpy((char *)e + 36, path);
+		f.has_feat[HEADER_BUILD_ID] = 1;
+		pb_put(&f.feat[HEADER_BUILD_ID], e, len);
+	}
+	pfile_build(&f, &out);
+	assert_int_equal(pb_write(&out, file), 0);
+	free(out.b);
+	pfile_free(&f);
+}
+
+/* Maps r[0..n) into a symbolizer opened on the recording `file` (with symfs, or
+ * NULL), lets its worker
+ * finish, names the middle of every mapping into name[]: the worker's lookups
+ * are counted in ahead[]. */
+static void read_ahead_run(const char *file, const struct pmu_record *r, size_t n,
+			   char (*name)[256], const char *symfs)
+{
+	PMU_OPTS(pmu_symbolizer_opts, o, .offline = 1, .symfs = symfs);
+	struct pmu_symbolizer *s;
+	struct pmu_trace *t;
+	struct pmuk_dw_prefetch *pf;
+	struct pmu_frame fr[8];
+	size_t k;
+	int idle = 0;
+
+	assert_int_equal(pmu_trace_open(file, NULL, &t), 0);
+	o.trace = t;
+	assert_int_equal(pmu_symbolizer_open(&o, &s), 0);
+	pmu_trace_close(t);   /* the list was copied */
+	((struct pmuk_dw *)s->backend)->cb.find_debuginfo = counting_find_debuginfo;
+	for (size_t i = 0; i < npaths; i++)
+		atomic_store(&ahead[i], 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r[i]), 0);
+	/* the queue drained (up to 10 s on a loaded machine); the job still
+	 * running, if any, is waited for by the lookups below, last one first */
+	pf = &((struct pmuk_dw *)s->backend)->prefetch;
+	for (int i = 0; i < 2000 && !idle; i++) {
+		pthread_mutex_lock(&pf->lock);
+		idle = !pf->head;
+		pthread_mutex_unlock(&pf->lock);
+		if (!idle)
+			nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+	}
+	assert_true(idle);
+	for (size_t i = n; i-- > 0;) {
+		uint64_t at = r[i].mmap.start + r[i].mmap.len / 2;
+
+		assert_int_equal(pmu_symbolizer_resolve_pid(s, 77, at, fr, 8, &k), 0);
+		snprintf(name[i], 256, "%s", fr[k - 1].function ? fr[k - 1].function : "-");
+	}
+	pmu_symbolizer_close(s);
+}
+
+/* Whether the distribution's debug file of build-id id is installed. */
+static int debug_file_installed(const uint8_t *id, uint8_t idn)
+{
+	char f[128] = "/usr/lib/debug/.build-id/";
+	size_t k = strlen(f);
+
+	for (uint8_t i = 0; i < idn; i++) {
+		k += (size_t)snprintf(f + k, sizeof(f) - k, "%02x", id[i]);
+		if (i == 0)
+			f[k++] = '/';
+	}
+	snprintf(f + k, sizeof(f) - k, ".debug");
+	return idn && !access(f, F_OK);
+}
+
+/* A recording that lists the images with samples (perf.data's build-id table)
+ * has only those read ahead, and those with a debug file installed (libc's,
+ * libc6-dbg: costly to read late if a call chain asks); the others are read
+ * when asked, named the same as when every image is read ahead (a recording
+ * without the table, or with user stacks to unwind). */
+static void test_read_ahead_sampled_only(void **state)
+{
+	static char path[9][4096], name[2][9][256];
+	static uint8_t id[9][20];
+	char file[3][64];
+	struct pmu_record r[9];
+	size_t n = lib_maps(r, path, 8), unlisted_named = 0, no_debug = 0;
+	int fd;
+
+	(void)state;
+	if (n < 3)
+		skip();   /* a static build: too few shared libraries mapped */
+	/* libc too (its debug file read ahead when libc6-dbg is there) */
+	if (self_map((uintptr_t)&qsort, 77, path[n], &r[n])) {
+		size_t i;
+
+		for (i = 0; i < n && strcmp(path[i], path[n]); i++)
+			;
+		n += i == n;   /* unless among them */
+	}
+	for (size_t i = 0; i < n; i++) {   /* the ids perf's table puts on MMAP records */
+		r[i].mmap.build_id_size = file_build_id(path[i], id[i]);
+		memcpy(r[i].mmap.build_id, id[i], sizeof(id[i]));
+		r[i].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
+	}
+	for (int k = 0; k < 3; k++) {
+		snprintf(file[k], sizeof(file[k]), "/tmp/pmukit-ahead-XXXXXX");
+		assert_true((fd = mkstemp(file[k])) >= 0);
+		close(fd);
+	}
+	test_thread = pthread_self();
+	paths = path;
+	npaths = n;
+	write_recording(file[0], NULL, NULL, 0, 0);
+	write_recording(file[1], path[0], id[0], r[0].mmap.build_id_size, 0);
+	write_recording(file[2], path[0], id[0], r[0].mmap.build_id_size, 1);
+	read_ahead_run(file[0], r, n, name[0], NULL);
+	fprintf(stderr, "no table: the worker looked %d times for the %zu images after the "
+		"first\n", ahead_others(), n - 1);
+	/* the counting works: without a table every image is read ahead */
+	assert_true(ahead_others() > 0);
+	read_ahead_run(file[1], r, n, name[1], NULL);
+	for (size_t i = 1; i < n; i++) {
+		int debug = debug_file_installed(id[i], r[i].mmap.build_id_size);
+
+		fprintf(stderr, "%s listed: %s (%s) looked for %d times\n", path[0], path[i],
+			debug ? "debug file installed" : "no debug file", atomic_load(&ahead[i]));
+		assert_int_equal(atomic_load(&ahead[i]) > 0, debug);
+		no_debug += !debug;
+	}
+	assert_true(no_debug > 0);   /* some image was left out */
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(name[0][i], name[1][i]);
+		unlisted_named += i > 0 && strcmp(name[1][i], "-");
+	}
+	assert_true(unlisted_named > 0);   /* names from images not read ahead */
+	/* user stacks to unwind (--call-graph dwarf) go through images the
+	 * table does not list: every image is read ahead again */
+	read_ahead_run(file[2], r, n, name[1], NULL);
+	fprintf(stderr, "with user stacks: the worker looked %d times for the others\n",
+		ahead_others());
+	assert_true(ahead_others() > 0);
+	for (int k = 0; k < 3; k++)
+		unlink(file[k]);
+}
+
+/* --symfs DIR: libdwfl still looks for separate debug files along its debuginfo
+ * path (/usr/lib/debug/.build-id), not under DIR; an unlisted image whose debug
+ * file is installed there is read ahead all the same, else that file (libc6-dbg's
+ * 10 MB) is inflated late on the caller's thread. */
+static void test_read_ahead_debug_file_with_symfs(void **state)
+{
+	static char path[1][4096], name[1][256];
+	static const uint8_t other[20] = { 1, 2, 3 };
+	char file[64] = "/tmp/pmukit-ahead-XXXXXX", symfs[64] = "/tmp/pmukit-symfs-XXXXXX";
+	struct pmu_record r[1];
+	uint8_t id[20];
+	int fd;
+
+	(void)state;
+	/* getpid: libc's own, where ASan intercepts qsort */
+	if (!self_map((uintptr_t)&getpid, 77, path[0], &r[0]))
+		skip();   /* a static build: no libc mapped */
+	r[0].mmap.build_id_size = file_build_id(path[0], id);
+	memcpy(r[0].mmap.build_id, id, sizeof(id));
+	r[0].mmap.build_id_kind = PMU_BUILD_ID_BYTES;
+	if (!debug_file_installed(id, r[0].mmap.build_id_size)) {
+		fprintf(stderr, "skipped: no debug file of %s installed (libc6-dbg)\n", path[0]);
+		skip();
+	}
+	assert_true((fd = mkstemp(file)) >= 0);
+	close(fd);
+	assert_non_null(mkdtemp(symfs));   /* empty: the files are found at their paths */
+	write_recording(file, "/usr/bin/sampled-only", other, 20, 0);   /* libc unlisted */
+	test_thread = pthread_self();
+	paths = path;
+	npaths = 1;
+	atomic_store(&ahead[0], 0);
+	read_ahead_run(file, r, 1, name, symfs);
+	fprintf(stderr, "--symfs %s: libc (debug file installed) looked for %d times by the "
+		"worker, named %s\n", symfs, atomic_load(&ahead[0]), name[0]);
+	unlink(file);
+	rmdir(symfs);
+	assert_true(atomic_load(&ahead[0]) > 0);
 }
 
 static uint64_t kallsyms_addr(const char *name)
@@ -270,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_no_read_ahead_with_debuginfod),
 		cmocka_unit_test(test_no_threads_same_names),
 		cmocka_unit_test(test_caller_threads),
+		cmocka_unit_test(test_read_ahead_sampled_only),
+		cmocka_unit_test(test_read_ahead_debug_file_with_symfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -241,10 +241,12 @@ static int write_out(struct pmu_report *rep, FILE *f, const struct report_args *
 
 /* An offline symbolizer names frames unless --no-symbols; NULL when it cannot
  * open (frames are then module+offset, which is said). */
-static struct pmu_symbolizer *symbolizer(const struct report_args *a)
+static struct pmu_symbolizer *symbolizer(const struct report_args *a,
+					 const struct pmu_trace *t)
 {
+	/* .trace: only the images that got samples are read ahead */
 	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1, .no_demangle = a->no_demangle,
-		 .symfs = a->symfs, .symbol_path = a->symbol_path);
+		 .symfs = a->symfs, .symbol_path = a->symbol_path, .trace = t);
 	struct pmu_symbolizer *s = NULL;
 	int err;
 
@@ -274,7 +276,7 @@ static int report(struct pmu_trace *t, FILE *out, const struct report_args *a)
 		rc = tool_error("report", a->path, err);
 		goto out;
 	}
-	sym = symbolizer(a);
+	sym = symbolizer(a, t);
 	PMU_OPTS(pmu_report_opts, ro, .script = a->fmt == FMT_SCRIPT ? out : NULL,
 		 .event_names = events, .nr_events = (uint32_t)pmu_trace_event_count(t),
 		 .pmc_names = pmcs, .nr_pmc = (uint32_t)pmu_trace_pmc_count(t),

@@ -245,6 +245,7 @@ static int run(const char *path, const struct fields *fl, int nanosecs, const ch
 	}
 	if ((rc = event_fields(&sr, fl)))
 		goto out;
+	so.trace = sr.t;   /* only the sampled images are read ahead */
 	if (pmu_symbolizer_open(&so, &sr.sym))
 		sr.sym = NULL;   /* frames print [unknown], as perf does without symbols */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
