@@ -185,6 +185,21 @@ static size_t build_id_of(struct rec_dso *d)
 	return d->build_id_size;
 }
 
+/* Whether module i's path and build-id are an earlier hit module's: a mapping
+ * whose record carried no build-id (the kernel could not read the note then)
+ * gets the file's at the end, often the same as another mapping's. */
+static int listed(const struct rec_maps *m, size_t i)
+{
+	const struct rec_dso *d = &m->dso[i];
+
+	for (size_t j = 0; j < i; j++)
+		if (m->dso[j].hit && m->dso[j].build_id_size == d->build_id_size &&
+		    !memcmp(m->dso[j].build_id, d->build_id, d->build_id_size) &&
+		    !strcmp(m->dso[j].path, d->path))
+			return 1;
+	return 0;
+}
+
 static int build_id_feature(struct pmu_recording *r)
 {
 	struct pmuk_pw_buf b = { 0 };
@@ -193,7 +208,7 @@ static int build_id_feature(struct pmu_recording *r)
 		struct rec_dso *d = &r->maps.dso[i];
 
 		/* perf names the kernel's dso [kernel.kallsyms], not its map's _text */
-		if (d->hit && build_id_of(d))
+		if (d->hit && build_id_of(d) && !listed(&r->maps, i))
 			pmuk_pwf_build_id(&b, d->kernel ? PERF_REC_MISC_KERNEL : PERF_REC_MISC_USER, -1,
 					  d->build_id, d->build_id_size,
 					  strncmp(d->path, "[kernel.kallsyms]", 17) ? d->path :

@@ -11,11 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A module is a path with the build-id its mappings carried (none: read from the
+ * file at the end): a file replaced while recording is two modules. */
+struct dso_key {
+	const char *path;
+	const uint8_t *build_id;
+	size_t size;
+};
+
 static int dso_eq(const void *key, uint32_t id, const void *ctx)
 {
-	const struct rec_maps *m = ctx;
+	const struct rec_dso *d = &((const struct rec_maps *)ctx)->dso[id];
+	const struct dso_key *k = key;
 
-	return !strcmp(m->dso[id].path, key);
+	return d->build_id_size == k->size && (!k->size || !memcmp(d->build_id, k->build_id,
+								  k->size)) &&
+	       !strcmp(d->path, k->path);
 }
 
 static int proc_eq(const void *key, uint32_t id, const void *ctx)
@@ -45,17 +56,18 @@ static struct rec_proc *proc_of(struct rec_maps *m, int32_t pid, int add)
 	return &m->proc[id];
 }
 
-static int dso_of(struct rec_maps *m, const char *path, uint32_t *out)
+static int dso_of(struct rec_maps *m, const struct dso_key *k, uint32_t *out)
 {
-	uint64_t h = pmuk_hash_bytes(path, strlen(path), 0x6d617073);
-	uint32_t id = pmuk_index_find(&m->dso_ix, h, dso_eq, path, m);
+	uint64_t h = pmuk_hash_bytes(k->path, strlen(k->path),
+				     pmuk_hash_bytes(k->build_id, k->size, 0x6d617073));
+	uint32_t id = pmuk_index_find(&m->dso_ix, h, dso_eq, k, m);
 	char *copy;
 
 	if (id != PMUK_INDEX_NONE) {
 		*out = id;
 		return 0;
 	}
-	if (!(copy = strdup(path)) ||
+	if (!(copy = strdup(k->path)) ||
 	    pmuk_grow((void **)&m->dso, &m->capdso, m->ndso + 1, sizeof(*m->dso)) < 0 ||
 	    (id = pmuk_index_add(&m->dso_ix, h)) == PMUK_INDEX_NONE) {
 		free(copy);
@@ -64,6 +76,9 @@ static int dso_of(struct rec_maps *m, const char *path, uint32_t *out)
 	m->ndso++;
 	memset(&m->dso[id], 0, sizeof(m->dso[id]));
 	m->dso[id].path = copy;
+	m->dso[id].build_id_size = (uint8_t)k->size;
+	if (k->size)
+		memcpy(m->dso[id].build_id, k->build_id, k->size);
 	*out = id;
 	return 0;
 }
@@ -81,16 +96,11 @@ int pmuk_rec_maps_add(struct rec_maps *m, int32_t pid, uint64_t start, uint64_t 
 {
 	struct rec_proc *p = proc_of(m, kernel ? -1 : pid, 1);
 	struct rec_map map = { start, start + len, 0 };
-	struct rec_dso *d;
+	struct dso_key k = { path, build_id, bid_len > 20 ? 20 : bid_len };
 
-	if (!p || dso_of(m, path, &map.dso) < 0 || push_map(p, &map) < 0)
+	if (!p || dso_of(m, &k, &map.dso) < 0 || push_map(p, &map) < 0)
 		return pmuk_fail(PMU_ENOMEM, "out of memory tracking the mappings of %d", pid);
-	d = &m->dso[map.dso];
-	d->kernel |= kernel;
-	if (bid_len && !d->build_id_size) {
-		d->build_id_size = (uint8_t)(bid_len > 20 ? 20 : bid_len);
-		memcpy(d->build_id, build_id, d->build_id_size);
-	}
+	m->dso[map.dso].kernel |= kernel;
 	return 0;
 }
 

@@ -83,6 +83,14 @@ int main(int argc, char **argv)
 	       in->compressed);
 	printf("cmdline %s\ncpudesc %s\ntracing_data %zu\nbuild_ids %zu\n", in->cmdline,
 	       in->cpu_desc, in->tracing_data_size, pmu_trace_build_id_count(tr));
+	for (size_t i = 0; i < pmu_trace_build_id_count(tr); i++) {
+		const struct pmu_trace_build_id *b = pmu_trace_build_id(tr, i);
+
+		printf("build_id ");
+		for (unsigned k = 0; k < b->build_id_size; k++)
+			printf("%02x", b->build_id[k]);
+		printf(" %s\n", b->path);
+	}
 	printf("events %zu\n", t.nr_events);
 	for (size_t i = 0; i < t.nr_events; i++)
 		printf("event %s %llu\n", pmu_trace_event(tr, i)->name,
