@@ -50,6 +50,7 @@ static inline unsigned marker_line(const char *file, const char *marker)
 #ifdef __linux__
 #include <elf.h>
 #include <link.h>
+#include <sys/stat.h>
 
 struct sym_build_id {
 	uint8_t id[20];
@@ -92,6 +93,28 @@ static inline size_t self_build_id(uint8_t id[20])
 	dl_iterate_phdr(sym_build_id_note, &b);
 	memcpy(id, b.id, b.size);
 	return b.size;
+}
+
+/* text written as perf's build-id cache's kallsyms of kernel id under dir
+ * (dir/[kernel.kallsyms]/HEXID/kallsyms, directories made where missing). */
+static inline void sym_kallsyms_cache(const char *dir, const uint8_t *id, size_t idn,
+				      const char *text)
+{
+	char path[4400], hexid[41];
+	FILE *f;
+
+	for (size_t i = 0; i < idn && i < 20; i++)
+		snprintf(hexid + 2 * i, 3, "%02x", id[i]);
+	hexid[2 * (idn < 20 ? idn : 20)] = 0;
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
 }
 
 /* The running kernel's text symbol name's address, or 0 (hidden, or none). */

@@ -49,20 +49,9 @@ static const char *write_cache(const char *name, const uint8_t *id, size_t idn,
 			       const char *text)
 {
 	static char dir[4200];
-	char path[4400], hexid[41];
-	FILE *f;
 
-	pmuk_sym_hex(id, idn, hexid);
 	snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
-	mkdir(dir, 0700);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	sym_kallsyms_cache(dir, id, idn, text);
 	return dir;
 }
 

@@ -823,22 +823,10 @@ static void test_debug_path(void **state)
 static struct pmu_record cached_kernel(const char *dir, const char *text)
 {
 	struct pmu_record r = { .kind = PMU_RECORD_MMAP, .pid = -1, .tid = -1 };
-	char path[4200], hexid[41];
-	FILE *f;
 
 	memset(r.mmap.build_id, 0xab, 20);
 	r.mmap.build_id_size = 20;
-	for (int i = 0; i < 20; i++)
-		snprintf(hexid + 2 * i, 3, "ab");
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
-	mkdir(dir, 0700);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, hexid);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms", dir, hexid);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	sym_kallsyms_cache(dir, r.mmap.build_id, 20, text);
 	r.mmap.start = 0xffffffff81000000ull;
 	r.mmap.len = UINT64_MAX - r.mmap.start;
 	r.mmap.pgoff = r.mmap.start;
