@@ -77,6 +77,18 @@ static struct pmu_symbolizer *open_in(const char *buildid_dir)
 	return s;
 }
 
+/* A symbolizer reading text as the cache's copy of kernel id (under tmp/name),
+ * the kernel map of a recording that saw _text at text_addr added. */
+static struct pmu_symbolizer *open_cached(const char *name, const uint8_t *id, size_t idn,
+					  const char *text, uint64_t text_addr)
+{
+	struct pmu_record r = kernel_map(text_addr, id, idn);
+	struct pmu_symbolizer *s = open_in(write_cache(name, id, idn, text));
+
+	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	return s;
+}
+
 /* The function (NULL: none) naming addr, with its offset. */
 static const char *name_at(struct pmu_symbolizer *s, uint64_t addr, uint64_t *off)
 {
@@ -100,18 +112,13 @@ static const char cached[] = "0000000000000000 A fixed_percpu_data\n"
  * names it (the running kernel's own names would be /proc/kallsyms'). */
 static void test_cache_of_this_boot(void **state)
 {
-	const char *dir;
 	struct pmu_symbolizer *s;
-	struct pmu_record r;
 	uint64_t off;
 
 	(void)state;
 	if (!kidn)
 		skip();   /* /sys/kernel/notes unreadable: no build-id to match */
-	dir = write_cache("this", kid, kidn, cached);
-	r = kernel_map(CACHED_TEXT, kid, kidn);
-	s = open_in(dir);
-	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	s = open_cached("this", kid, kidn, cached, CACHED_TEXT);
 	assert_string_equal(name_at(s, CACHED_TEXT + 0x104, &off), "cached_fn");
 	assert_int_equal(off, 4);
 	assert_string_equal(name_at(s, CACHED_TEXT + 0x200, &off), "other_fn");
@@ -152,17 +159,12 @@ static void test_other_boot(void **state)
 static void test_other_kernel_slid(void **state)
 {
 	uint8_t id[20];
-	const char *dir;
 	struct pmu_symbolizer *s;
-	struct pmu_record r;
 	uint64_t off, then = CACHED_TEXT - 0x1000000;
 
 	(void)state;
 	memset(id, 0xcd, sizeof(id));
-	dir = write_cache("other", id, sizeof(id), cached);
-	r = kernel_map(then, id, sizeof(id));
-	s = open_in(dir);
-	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	s = open_cached("other", id, sizeof(id), cached, then);
 	assert_string_equal(name_at(s, then + 0x108, &off), "cached_fn");
 	assert_int_equal(off, 8);
 	pmu_symbolizer_close(s);
@@ -239,9 +241,8 @@ static void test_cut_copy(void **state)
 {
 	uint64_t text = sym_kallsyms_addr("_text"), sched = sym_kallsyms_addr("schedule");
 	char cut[256];
-	const char *dir, *name;
+	const char *name;
 	struct pmu_symbolizer *s;
-	struct pmu_record r;
 	uint64_t off;
 
 	(void)state;
@@ -249,10 +250,7 @@ static void test_cut_copy(void **state)
 		skip();   /* not root, or kptr_restrict hides the addresses */
 	snprintf(cut, sizeof(cut), "%016llx T _text\n%016llx t early_fn\nffffffff8",
 		 (unsigned long long)text, (unsigned long long)text + 0x10);
-	dir = write_cache("cut", kid, kidn, cut);
-	r = kernel_map(text, kid, kidn);
-	s = open_in(dir);
-	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
+	s = open_cached("cut", kid, kidn, cut, text);
 	name = name_at(s, sched + 4, &off);
 	assert_non_null(name);
 	assert_string_equal(name, "schedule");
@@ -404,9 +402,7 @@ static void test_text_after_percpu(void **state)
 {
 	size_t cap = 1u << 17, len = 0;
 	char *text = malloc(cap);
-	const char *dir;
 	struct pmu_symbolizer *s;
-	struct pmu_record r;
 	uint64_t off, then = CACHED_TEXT - 0x1000000;
 	uint8_t id[20];
 
@@ -417,11 +413,8 @@ static void test_text_after_percpu(void **state)
 		len += (size_t)snprintf(text + len, cap - len, "%016x A percpu_var_%u\n",
 					i * 64, i);
 	len += (size_t)snprintf(text + len, cap - len, "%s", cached);
-	dir = write_cache("percpu", id, sizeof(id), text);
+	s = open_cached("percpu", id, sizeof(id), text, then);
 	free(text);
-	r = kernel_map(then, id, sizeof(id));
-	s = open_in(dir);
-	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
 	assert_string_equal(name_at(s, then + 0x108, &off), "cached_fn");
 	assert_int_equal(off, 8);
 	pmu_symbolizer_close(s);
@@ -433,9 +426,7 @@ static void test_large_cache(void **state)
 {
 	size_t cap = 4u << 20, len = 0;
 	char *text = malloc(cap);
-	const char *dir;
 	struct pmu_symbolizer *s;
-	struct pmu_record r;
 	uint64_t off;
 	uint8_t id[20];
 	char last[64];
@@ -447,11 +438,8 @@ static void test_large_cache(void **state)
 	for (unsigned i = 0; i < 40000; i++)
 		len += (size_t)snprintf(text + len, cap - len, "%016llx t fn_%u\n",
 					(unsigned long long)(CACHED_TEXT + 0x1000 + 16ull * i), i);
-	dir = write_cache("large", id, sizeof(id), text);
+	s = open_cached("large", id, sizeof(id), text, CACHED_TEXT);
 	free(text);
-	r = kernel_map(CACHED_TEXT, id, sizeof(id));
-	s = open_in(dir);
-	assert_int_equal(pmu_symbolizer_add_mmap(s, &r), 0);
 	snprintf(last, sizeof(last), "fn_%u", 39999);
 	assert_string_equal(name_at(s, CACHED_TEXT + 0x1000 + 16ull * 39999 + 3, &off), last);
 	assert_int_equal(off, 3);
