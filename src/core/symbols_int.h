@@ -93,9 +93,15 @@ struct pmuk_sym_ksym {          /* a text symbol of /proc/kallsyms */
 	const char *kmod;       /* interned "[name]", NULL: the kernel */
 };
 
+struct pmuk_sym_ktab {           /* the text symbols of one kallsyms file */
+	char *buf;              /* the file's text */
+	struct pmuk_sym_ksym *v;    /* sorted by addr; names in buf */
+	size_t n;
+};
+
 struct pmuk_sym_kernel {
 	int probed;             /* path chosen, addresses checked: state */
-	int loaded;             /* read (v holds what could be read) */
+	int loaded;             /* read (all holds what could be read) */
 	int state;              /* 0, or PMU_ENOENT (hidden: kptr_restrict) */
 	const char *path;       /* interned: /proc/kallsyms or a build-id cache's */
 	/* The recording's kernel map names a symbol (perf's "[kernel.kallsyms]_text")
@@ -105,18 +111,14 @@ struct pmuk_sym_kernel {
 	char ref[32];           /* "_text", "": not recorded */
 	uint64_t ref_addr;
 	int64_t slide;
-	char *buf;              /* the file's text */
-	struct pmuk_sym_ksym *v;    /* sorted by addr */
-	size_t n;
+	struct pmuk_sym_ktab all;   /* path's */
 	/* path is a build-id cache's copy: its modules' symbols are of whenever it was
 	 * written (modules load anew at other addresses, and a kernel without KASLR
 	 * has the same _text at every boot), so modules are named from /proc/kallsyms,
 	 * read when the first module frame needs it */
 	int copy;
 	int mods_loaded;
-	char *mbuf;
-	struct pmuk_sym_ksym *mv;
-	size_t mn;
+	struct pmuk_sym_ktab mods;
 	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 

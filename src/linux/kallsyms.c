@@ -371,6 +371,20 @@ static int intern_kmods(struct pmu_symbolizer *s, struct reader *r)
 	return 0;
 }
 
+/* What reader r read into t, its module names interned; else its buffers freed
+ * (what was read is dropped: addresses stay unnamed). 0 or why not. */
+static int take(struct pmu_symbolizer *s, struct reader *r, struct pmuk_sym_ktab *t)
+{
+	int err = r->err ? r->err : intern_kmods(s, r);
+
+	if (err) {
+		reader_free(r);
+		return err;
+	}
+	*t = (struct pmuk_sym_ktab){ .buf = r->buf, .v = r->v, .n = r->n };
+	return 0;
+}
+
 /* Every text symbol of the kernel's kallsyms, sorted, from the reader (or read
  * now); the names point into the file's text, kept. 0 or why not. */
 static int load(struct pmu_symbolizer *s)
@@ -386,13 +400,7 @@ static int load(struct pmu_symbolizer *s)
 		read_all(r);
 	k->reader = NULL;
 	nul = r->nul;
-	if (!(err = r->err) && !(err = intern_kmods(s, r))) {
-		k->buf = r->buf;
-		k->v = r->v;
-		k->n = r->n;
-	} else {
-		reader_free(r);   /* what was read is dropped: addresses stay unnamed */
-	}
+	err = take(s, r, &k->all);
 	if (r != &own)
 		free(r);
 	if (!err)
@@ -407,22 +415,16 @@ static int load(struct pmu_symbolizer *s)
 	return pmuk_fail(PMU_ENOMEM, "out of memory reading %s", k->path);
 }
 
-/* The running kernel's symbols into k->mv for module frames when k->path is a
+/* The running kernel's symbols into k->mods for module frames when k->path is a
  * build-id cache's copy (struct pmuk_sym_kernel); said once when unreadable. */
 static void load_modules(struct pmu_symbolizer *s)
 {
-	struct pmuk_sym_kernel *k = &s->kernel;
 	struct reader r = { .path = "/proc/kallsyms" };
 
 	atomic_init(&r.cancel, 0);
 	read_all(&r);
-	if (!r.err && !intern_kmods(s, &r)) {
-		k->mbuf = r.buf;
-		k->mv = r.v;
-		k->mn = r.n;
+	if (!take(s, &r, &s->kernel.mods))
 		return;
-	}
-	reader_free(&r);
 	pmuk_fail(r.err == PMU_ENOMEM ? PMU_ENOMEM : PMU_ENOENT, "cannot read /proc/kallsyms "
 		  "for the modules' symbols: module addresses resolve to module + offset only");
 }
@@ -551,8 +553,9 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 	struct pmu_frame *f = &s->chain[0];
 	/* the file's address of it: modules are not named when the boot differs */
 	uint64_t at = img->kmod ? addr : addr + (uint64_t)k->slide;
+	const struct pmuk_sym_ktab *t;
 	const struct pmuk_sym_ksym *v;
-	size_t lo, n;
+	size_t lo;
 
 	*f = (struct pmu_frame){ .module = img->name,
 				 .module_offset = addr - m->bias };
@@ -567,9 +570,9 @@ void pmuk_sym_kernel_resolve(struct pmu_symbolizer *s, const struct pmuk_sym_ima
 		k->mods_loaded = 1;
 		load_modules(s);
 	}
-	v = img->kmod && k->copy ? k->mv : k->v;
-	n = img->kmod && k->copy ? k->mn : k->n;
-	lo = v ? PMUK_BSEARCH_UPPER(v, n, addr, at) : 0;
+	t = img->kmod && k->copy ? &k->mods : &k->all;
+	v = t->v;
+	lo = v ? PMUK_BSEARCH_UPPER(v, t->n, addr, at) : 0;
 	/* The nearest symbol below of the same module (kernel and modules interleave
 	 * in kallsyms' address order only by accident), inside the mapping. */
 	while (lo-- > 0 && v[lo].addr >= m->start + (at - addr)) {
@@ -600,9 +603,9 @@ void pmuk_sym_kernel_free(struct pmu_symbolizer *s)
 		reader_free(r);
 		free(r);
 	}
-	free(s->kernel.v);
-	free(s->kernel.buf);
-	free(s->kernel.mv);
-	free(s->kernel.mbuf);
+	free(s->kernel.all.v);
+	free(s->kernel.all.buf);
+	free(s->kernel.mods.v);
+	free(s->kernel.mods.buf);
 	s->kernel = (struct pmuk_sym_kernel){ 0 };
 }
