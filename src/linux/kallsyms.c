@@ -13,7 +13,6 @@
 #include "core/symbols_int.h"
 #include "core/error.h"
 #include "core/grow.h"
-#include "core/num.h"
 #include "linux/buildid.h"
 #include "linux/kallsyms.h"
 
@@ -160,18 +159,11 @@ static int cache_path(struct pmu_symbolizer *s, const char *want, char *out, siz
 	return stat(out, &st) || !S_ISREG(st.st_mode) || access(out, R_OK) ? PMU_ENOENT : 0;
 }
 
-/* Whether the cache's copy was written in the recording's boot: its reference
- * symbol where the recording saw it. Such a copy is read rather than
- * /proc/kallsyms, which the kernel formats line by line as it is read (tens of
- * milliseconds of system time), and stays right after a reboot. */
-static int cache_fits(const struct pmuk_sym_kernel *k, const char *path)
-{
-	return pmuk_kallsyms_fits(path, k->ref, k->ref_addr);
-}
-
-/* The kallsyms of img: the build-id cache's copy from the recording's boot,
- * else /proc/kallsyms for the running kernel, else the cache's copy of another
- * kernel's. */
+/* The kallsyms of img: the build-id cache's copy from the recording's boot (its
+ * reference symbol where the recording saw it: read rather than /proc/kallsyms,
+ * which the kernel formats line by line as it is read, tens of milliseconds of
+ * system time, and right after a reboot too), else /proc/kallsyms for the running
+ * kernel, else the cache's copy of another kernel's. */
 static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *img,
 			 char *out, size_t size)
 {
@@ -180,7 +172,8 @@ static int kallsyms_path(struct pmu_symbolizer *s, const struct pmuk_sym_image *
 
 	if (!img->kmod && img->idn) {
 		pmuk_sym_hex(img->id, img->idn, want);
-		if (!cache_path(s, want, out, size) && cache_fits(&s->kernel, out))
+		if (!cache_path(s, want, out, size) &&
+		    pmuk_kallsyms_fits(out, s->kernel.ref, s->kernel.ref_addr))
 			return 0;
 	}
 	if (!(err = same_kernel(img, want, have, notes, sizeof(notes)))) {
