@@ -119,6 +119,9 @@ struct pmuk_sym_kernel {
 	int copy;
 	int mods_loaded;
 	struct pmuk_sym_ktab mods;
+	/* /proc/kallsyms against ref, looked at once (ref set) for every module:
+	 * 0 not yet, 1 of the recording's boot, -1 ref elsewhere, -2 ref not in it */
+	int proc_boot;
 	void *reader;           /* the thread reading the file ahead (kallsyms.c) */
 };
 

@@ -479,32 +479,42 @@ static int moved_module(const struct pmuk_sym_kernel *k, const struct pmuk_sym_i
 			 (unsigned long long)(k->ref_addr + (uint64_t)k->slide), k->path);
 }
 
-/* 0 when module img can be named: by /proc/kallsyms (kallsyms_path matched its
- * build-id), which must then be of the recording's boot; else why not. */
-static int module_ok(const struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+/* Whether /proc/kallsyms is of the recording's boot (k->proc_boot). */
+static int proc_boot(const struct pmuk_sym_kernel *k)
 {
 	uint64_t first, at = 0;
-	int found = 0;
+	int found;
 
+	pmuk_kallsyms_head("/proc/kallsyms", k->ref, &first, &at, &found);
+	if (first && found && at == k->ref_addr)
+		return 1;
+	return found ? -1 : -2;
+}
+
+/* 0 when module img can be named: by /proc/kallsyms (kallsyms_path matched its
+ * build-id), which must then be of the recording's boot; else why not. */
+static int module_ok(struct pmuk_sym_kernel *k, const struct pmuk_sym_image *img)
+{
 	if (k->state || !img->kmod)
 		return k->state;
 	if (!k->copy)
 		return k->slide ? moved_module(k, img) : 0;
-	if (k->ref[0] && !pmuk_kallsyms_head("/proc/kallsyms", k->ref, &first, &at, &found) &&
-	    first && found && at == k->ref_addr)
-		return 0;
 	if (!k->ref[0])
 		return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a "
 				 "build-id cache's copy holds them where they were when it was "
 				 "written), and the recording's kernel map names no reference "
 				 "symbol to tell its boot: the module's addresses resolve to module "
 				 "+ offset only", img->path);
+	if (!k->proc_boot)
+		k->proc_boot = proc_boot(k);
+	if (k->proc_boot > 0)
+		return 0;
 	return pmuk_fail(PMU_EFORMAT, "%s: modules are named from /proc/kallsyms only (a build-id "
 			 "cache's copy holds them where they were when it was written), and the "
 			 "running kernel is not of the recording's boot (%s at %#llx then, %s "
 			 "now): the module's addresses resolve to module + offset only",
 			 img->path, k->ref, (unsigned long long)k->ref_addr,
-			 found ? "elsewhere" : "not in /proc/kallsyms");
+			 k->proc_boot == -1 ? "elsewhere" : "not in /proc/kallsyms");
 }
 
 int pmuk_sym_kernel_image(struct pmu_symbolizer *s, struct pmuk_sym_image *img,

@@ -226,10 +226,56 @@ static void test_module_not_from_copy(void **state)
 	r.mmap.build_id_size = sizeof(mid);
 	err = pmu_symbolizer_add_mmap(s, &r);
 	assert_true(err == 0 || err == PMU_EFORMAT);   /* EFORMAT: this boot's _text moved */
+	if (err)
+		assert_non_null(strstr(pmu_error_detail(), "not of the recording's boot"));
 	assert_int_equal(pmu_symbolizer_resolve_pid(s, 4242, 0xffffffffc0002000ull, f, 4, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].module, "[pmukfoo]");
 	assert_null(f[0].function);
+	pmu_symbolizer_close(s);
+	pmu_sysroot_set(keep);
+}
+
+/* The cache's copy of a boot whose _text is not the running kernel's: each
+ * module, named from /proc/kallsyms only, is refused with the running kernel's
+ * boot said (looked at once, the same for the second module). */
+static void test_modules_of_other_boot(void **state)
+{
+	uint64_t text = sym_kallsyms_addr("_text"), then = text - 0x4000000;
+	static const char *const mods[] = { "pmukfoo", "pmukbar" };
+	char root[4200], rel[256], keep[4200], mpath[64];
+	const char *sysroot = pmu_sysroot();
+	struct pmu_symbolizer *s;
+	struct pmu_record r;
+	uint8_t mid[20];
+	char copy[256];
+
+	(void)state;
+	if (!kidn || !text)
+		skip();   /* not root, or kptr_restrict hides the addresses */
+	snprintf(keep, sizeof(keep), "%s", sysroot ? sysroot : "");
+	memset(mid, 0x5b, sizeof(mid));
+	snprintf(root, sizeof(root), "%s/root2", tmp);
+	write_note(root, "sys/kernel/notes", kid, kidn);
+	for (int i = 0; i < 2; i++) {
+		snprintf(rel, sizeof(rel), "sys/module/%s/notes/.note.gnu.build-id", mods[i]);
+		write_note(root, rel, mid, sizeof(mid));
+	}
+	snprintf(copy, sizeof(copy), "%016llx T _text\n%016llx t early_fn\n",
+		 (unsigned long long)then, (unsigned long long)then + 0x10);
+	assert_int_equal(pmu_sysroot_set(root), 0);
+	s = open_cached("oldboot", kid, kidn, copy, then);
+	for (int i = 0; i < 2; i++) {
+		snprintf(mpath, sizeof(mpath), "[%s]", mods[i]);
+		r = kernel_map(0, mid, sizeof(mid));
+		r.mmap = (struct pmu_mmap){ .start = 0xffffffffc0000000ull + 0x100000ull * (unsigned)i,
+					    .len = 0x10000, .path = mpath };
+		memcpy(r.mmap.build_id, mid, sizeof(mid));
+		r.mmap.build_id_size = sizeof(mid);
+		assert_int_equal(pmu_symbolizer_add_mmap(s, &r), PMU_EFORMAT);
+		assert_non_null(strstr(pmu_error_detail(), "not of the recording's boot"));
+		assert_non_null(strstr(pmu_error_detail(), "elsewhere now"));
+	}
 	pmu_symbolizer_close(s);
 	pmu_sysroot_set(keep);
 }
@@ -455,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_other_kernel_slid),
 		cmocka_unit_test(test_large_cache),
 		cmocka_unit_test(test_module_not_from_copy),
+		cmocka_unit_test(test_modules_of_other_boot),
 		cmocka_unit_test(test_cut_copy),
 		cmocka_unit_test(test_nul_in_copy),
 		cmocka_unit_test(test_module_before_kernel),
