@@ -64,7 +64,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pf->lock);
 		load(job->dm);
 		pthread_mutex_lock(&pf->lock);
-		job->state = PMUK_PF_DONE;
+		job->state = PMUK_PF_NONE;   /* the caller's again */
 		pthread_cond_broadcast(&pf->cond);
 	}
 	pthread_mutex_unlock(&pf->lock);

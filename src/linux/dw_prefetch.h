@@ -13,7 +13,8 @@
 #include <elfutils/libdwfl.h>
 #include <pthread.h>
 
-enum { PMUK_PF_NONE, PMUK_PF_QUEUED, PMUK_PF_RUNNING, PMUK_PF_DONE };
+/* NONE: the caller's (never queued, taken back, dropped or read) */
+enum { PMUK_PF_NONE, PMUK_PF_QUEUED, PMUK_PF_RUNNING };
 
 struct pmuk_dw_job {
 	Dwfl_Module *dm;

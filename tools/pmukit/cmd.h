@@ -51,5 +51,8 @@ int tool_error(const char *verb, const char *what, int err);
 /* Flushes stdout: a write that failed (a full disk, a closed pipe) is said, naming
  * what was written, and is exit status 1; else 0. verb NULL: pmukit itself. */
 int tool_flush_stdout(const char *verb, const char *what);
+/* f is written by this thread only: glibc is told not to lock it for every
+ * character once the symbolizer's reader threads exist (no-op elsewhere). */
+void tool_single_writer(FILE *f);
 
 #endif

@@ -21,9 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <stdio_ext.h>
-#endif
 #ifdef _WIN32
 #include <io.h>
 #else
@@ -189,12 +186,8 @@ static FILE *open_out(const struct report_args *a)
 	}
 	if (a->out && !(f = pmuk_fopen(a->out, "wb")))
 		fprintf(stderr, "pmukit report: cannot write %s: %s\n", a->out, strerror(errno));
-#ifdef __GLIBC__
-	/* Only this thread writes the report: once the symbolizer's reader threads
-	 * exist, glibc would lock the stream for every putc. */
 	if (f)
-		__fsetlocking(f, FSETLOCKING_BYCALLER);
-#endif
+		tool_single_writer(f);
 	return f;
 }
 

@@ -11,9 +11,6 @@
 #include <pmukit/error.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <stdio_ext.h>
-#endif
 
 static void usage(FILE *f)
 {
@@ -249,11 +246,7 @@ static int run(const char *path, const struct fields *fl, int nanosecs, const ch
 	if (pmu_symbolizer_open(&so, &sr.sym))
 		sr.sym = NULL;   /* frames print [unknown], as perf does without symbols */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-#ifdef __GLIBC__
-	/* Only this thread writes: once the symbolizer's reader threads exist,
-	 * glibc would lock stdout for every character. */
-	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-#endif
+	tool_single_writer(stdout);
 	if ((err = pmu_trace_read(sr.t, on_record, &sr)))
 		rc = tool_error("script", path, err);
 	else

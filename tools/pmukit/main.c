@@ -7,6 +7,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <stdio_ext.h>
+#endif
 #ifdef _WIN32
 #include "core/utf8.h"
 #include <wchar.h>
@@ -50,6 +53,15 @@ int tool_error(const char *verb, const char *what, int err)
 	fprintf(stderr, "pmukit %s: %s: %s: %s\n", verb, what, pmu_strerror(err),
 		pmu_error_detail());
 	return 1;
+}
+
+void tool_single_writer(FILE *f)
+{
+#ifdef __GLIBC__
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
+#else
+	(void)f;
+#endif
 }
 
 int tool_flush_stdout(const char *verb, const char *what)
