@@ -2,7 +2,6 @@
 /* Capability matrix on Linux, concerns 4-8: code-space decode, tracing, topology,
  * event naming, OS counters. */
 #include "linux/caps_linux.h"
-#include "linux/pmu_sysfs.h"
 #include "core/caps_model.h"
 
 #include <errno.h>
@@ -268,7 +267,7 @@ void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
 	pmuk_caps_fact(c, PMU_CONCERN_EVENTS,
 		       "libpfm4", l->pfm < 0 ? "PMUKIT_HAVE_PFM unset: no CPU-specific "
 		       "event tables" : l->pfm ? "PMUs libpfm4 finds present" :
-		       pmuk_pfm_why() ? pmuk_pfm_why() : "pfm_initialize failed", "%s",
+		       l->pfm_why[0] ? l->pfm_why : "pfm_initialize failed", "%s",
 		       l->pfm < 0 ? "not built in" :
 		       l->pfm ? (l->pfm_pmus[0] ? l->pfm_pmus : "none present") : "failed");
 	if (j->perf_blocked) {
@@ -291,7 +290,7 @@ void pmuk_caps_judge_events(struct pmuk_caps_judge *j)
 	} else if (!l->pfm) {
 		pmuk_caps_set(c, PMU_CONCERN_EVENTS,
 			      PMU_CAP_LIMITED, "generic, sysfs-alias and raw events only: libpfm4 "
-			      "is not usable (%s)", pmuk_pfm_why() ? pmuk_pfm_why() : "failed");
+			      "is not usable (%s)", l->pfm_why[0] ? l->pfm_why : "failed");
 		pmuk_caps_remedy(c, PMU_CONCERN_EVENTS, "install libpfm4 (Debian: apt install libpfm4)");
 	} else if (!l->pfm_core) {
 		pmuk_caps_set(c, PMU_CONCERN_EVENTS,

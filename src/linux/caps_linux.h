@@ -74,6 +74,7 @@ struct pmuk_caps_live {
 	int move_pages_err;
 	int move_pages_node;
 	int pfm;                    /* 1 libpfm4 initialised, 0 failed, -1 not built in */
+	char pfm_why[512];          /* when 0: why (pmuk_pfm_why), "" when not known */
 	char pfm_pmus[512];         /* PMUs libpfm4 reports present */
 	int pfm_core;               /* libpfm4 knows this CPU's core PMU */
 };

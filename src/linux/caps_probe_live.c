@@ -202,8 +202,10 @@ static void probe_pfm(struct pmuk_caps_live *l)
 	pfm_pmu_t p;
 
 	l->pfm = pmuk_pfm_ready();
-	if (!l->pfm)
+	if (!l->pfm) {
+		snprintf(l->pfm_why, sizeof(l->pfm_why), "%s", pmuk_pfm_why());
 		return;
+	}
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t info;
 		size_t n = strlen(l->pfm_pmus);

@@ -369,6 +369,30 @@ static void test_root_pmu_available(void **state)
 	pmu_caps_free(c);
 }
 
+/* libpfm4 built in but not loadable: the injected reason is the one caps gives,
+ * whatever this process's own libpfm4 does (the judge probes nothing). */
+static void test_pfm_not_loaded(void **state)
+{
+	struct pmuk_caps_live l = live_ok(1);
+	struct pmu_caps *c;
+	const char *why = "cannot load libpfm.so.4 (Debian: apt install libpfm4): injected";
+
+	(void)state;
+	set_root_caps();
+	put_core_pmu("cpu", 4, "0-3\n");
+	l.pfm = 0;
+	l.pfm_pmus[0] = 0;
+	l.pfm_core = 0;
+	snprintf(l.pfm_why, sizeof(l.pfm_why), "%s", why);
+	c = probe(&l);
+	assert_status(c, PMU_CONCERN_EVENTS, PMU_CAP_LIMITED);
+	assert_reason_has(c, PMU_CONCERN_EVENTS, why);
+	assert_remedy_has(c, PMU_CONCERN_EVENTS, "apt install libpfm4");
+	assert_string_equal(fact(c, "libpfm4"), "failed");
+	assert_string_equal(pmu_caps_fact_find(c, "libpfm4")->explanation, why);
+	pmu_caps_free(c);
+}
+
 /* arm_pmu accepts precise_ip and ignores it: without SPE there is no precise sampling. */
 static void test_arm64_precise_ignored(void **state)
 {
@@ -662,6 +686,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paranoid2_nonroot_pmu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_pmu_available, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arm64_precise_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pfm_not_loaded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_no_pmu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_owners, setup, teardown),
