@@ -413,13 +413,17 @@ static int load(struct pmu_symbolizer *s)
 static void load_modules(struct pmu_symbolizer *s)
 {
 	struct reader r = { .path = "/proc/kallsyms" };
+	int err;
 
 	atomic_init(&r.cancel, 0);
 	read_all(&r);
-	if (!take(s, &r, &s->kernel.mods))
-		return;
-	pmuk_fail(r.err == PMU_ENOMEM ? PMU_ENOMEM : PMU_ENOENT, "cannot read /proc/kallsyms "
-		  "for the modules' symbols: module addresses resolve to module + offset only");
+	err = take(s, &r, &s->kernel.mods);
+	if (err == PMU_ENOMEM)
+		pmuk_fail(PMU_ENOMEM, "out of memory reading /proc/kallsyms for the modules' "
+			  "symbols: module addresses resolve to module + offset only");
+	else if (err)
+		pmuk_fail(PMU_ENOENT, "cannot read /proc/kallsyms for the modules' symbols: "
+			  "module addresses resolve to module + offset only");
 }
 
 /* Whether the addresses are shown: the first text symbol's is not 0 (the
