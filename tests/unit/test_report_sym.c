@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "linux/buildid.h"
+#include "pb_read.h"
 #include "sym_fixture.h"
 
 static volatile uintptr_t probe_ra;
@@ -495,40 +496,6 @@ static void test_empty_comm_unnamed(void **state)
 /* ---- the pprof writer's profile, decoded: which function holds the leaf
  * address of each sample (the last Line of its first Location, what
  * go tool pprof -noinlines counts), by sample count ---- */
-
-struct pbm {
-	const uint8_t *p, *end;
-};
-
-static uint64_t pb_varint(struct pbm *m)
-{
-	uint64_t v = 0;
-
-	for (int s = 0; m->p < m->end && s < 64; s += 7) {
-		uint8_t b = *m->p++;
-		v |= (uint64_t)(b & 0x7f) << s;
-		if (!(b & 0x80))
-			return v;
-	}
-	fail_msg("truncated varint");
-	return 0;
-}
-
-static uint32_t pb_field(struct pbm *m, uint64_t *v, struct pbm *sub)
-{
-	uint64_t tag = pb_varint(m);
-
-	*v = pb_varint(m);
-	sub->p = sub->end = NULL;
-	if ((tag & 7) == 2) {
-		assert_true(*v <= (uint64_t)(m->end - m->p));
-		*sub = (struct pbm){ m->p, m->p + *v };
-		m->p += *v;
-	} else {
-		assert_int_equal(tag & 7, 0);
-	}
-	return (uint32_t)(tag >> 3);
-}
 
 /* The leaf holder's name of each Sample of the gzip'd profile gz[0, n),
  * with its count, into name[]/count[]: their number. */
