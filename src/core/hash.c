@@ -39,11 +39,6 @@ uint64_t pmuk_hash_words(const uint32_t *w, size_t n, uint64_t seed)
 	return pmuk_hash_u64(pmuk_hash_u64(h));
 }
 
-static uint32_t tag_of(uint64_t h)
-{
-	return pmuk_index_tag(h);
-}
-
 static void place(uint64_t *slot, size_t cap, uint64_t s)
 {
 	size_t i = (uint32_t)(s >> 32) & (cap - 1);
@@ -53,12 +48,14 @@ static void place(uint64_t *slot, size_t cap, uint64_t s)
 	slot[i] = s;
 }
 
-/* Makes the first table, or doubles it in place: realloc moves a large block by remapping its pages (no copy, no new
- * table faulted in beside the old one), then every entry of the old half is
- * taken out and placed again. The walk starts just after an empty slot, so
- * each run of full slots is re-placed from its first slot on: an entry's new
- * probe path then crosses only slots already re-placed (or its own, emptied),
- * never one that will be emptied later, so every entry stays reachable. */
+/* Makes the first table, or doubles it in place: realloc moves a large block
+ * by remapping its pages (no copy, no new table faulted in beside the old
+ * one), then every entry of the old half is taken out and placed again
+ * (one at its new bucket stays). The walk starts just after an empty slot,
+ * so each run of full slots is re-placed from its first slot on: an entry's
+ * new probe path then crosses only slots already re-placed (or its own,
+ * emptied), never one that will be emptied later, so every entry stays
+ * reachable. */
 static int grow(struct pmuk_index *ix)
 {
 	size_t old = ix->cap, e = 0;
@@ -101,7 +98,7 @@ uint32_t pmuk_index_add(struct pmuk_index *ix, uint64_t h)
 	/* ids and ids + 1 are uint32_t, PMUK_INDEX_NONE excluded */
 	if (ix->n >= UINT32_MAX - 1 || reserve(ix))
 		return PMUK_INDEX_NONE;
-	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (ix->n + 1));
+	place(ix->slot, ix->cap, (uint64_t)pmuk_index_tag(h) << 32 | (ix->n + 1));
 	return (uint32_t)ix->n++;
 }
 
@@ -109,7 +106,7 @@ int pmuk_index_put(struct pmuk_index *ix, uint64_t h, uint32_t id)
 {
 	if (id >= UINT32_MAX - 1 || ix->n >= UINT32_MAX - 1 || reserve(ix))
 		return PMU_ENOMEM;
-	place(ix->slot, ix->cap, (uint64_t)tag_of(h) << 32 | (id + 1));
+	place(ix->slot, ix->cap, (uint64_t)pmuk_index_tag(h) << 32 | (id + 1));
 	ix->n++;
 	return 0;
 }

@@ -194,12 +194,11 @@ static size_t expand(struct pmu_report *r, size_t k)
 
 	for (size_t i = 0; i < k; i++)
 		n += r->frames[r->scratch[i]].n_inl;
-	size_t total = n;
 	if (pmuk_grow((void **)&r->sscratch, &r->sscratch_cap, RP_STACK_WORDS(n) + 1,
 		      sizeof(*r->sscratch)))
 		return SIZE_MAX;
-	uint32_t *bits = r->sscratch + total;   /* symbol i is a call inlined into i + 1 */
-	memset(bits, 0, (RP_STACK_WORDS(total) - total) * sizeof(*bits));
+	uint32_t *bits = r->sscratch + n;   /* symbol i is a call inlined into i + 1 */
+	memset(bits, 0, (RP_STACK_WORDS(n) - n) * sizeof(*bits));
 	n = 0;
 	for (size_t i = 0; i < k; i++) {
 		const struct rp_frame *f = &r->frames[r->scratch[i]];

@@ -444,17 +444,23 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* stacks by process and symbols (their inline bits aside) */
-static int cmp_syms(const void *a, const void *b)
+/* The order of stacks by process and symbols (their inline bits aside):
+ * 0 for one folded line. */
+static int syms_order(const struct rp_stack *s, const struct rp_stack *t)
 {
-	const struct rp_stack *s = *(const struct rp_stack *const *)a,
-			      *t = *(const struct rp_stack *const *)b;
-
 	if (s->proc != t->proc)
 		return s->proc < t->proc ? -1 : 1;
 	if (s->n != t->n)
 		return s->n < t->n ? -1 : 1;
-	int c = memcmp(s->frames, t->frames, s->n * sizeof(*s->frames));
+	return memcmp(s->frames, t->frames, s->n * sizeof(*s->frames));
+}
+
+static int cmp_syms(const void *a, const void *b)
+{
+	const struct rp_stack *s = *(const struct rp_stack *const *)a,
+			      *t = *(const struct rp_stack *const *)b;
+	int c = syms_order(s, t);
+
 	return c ? c : s < t ? -1 : s > t;
 }
 
@@ -477,8 +483,7 @@ int pmu_report_write_collapsed(struct pmu_report *r, FILE *f)
 	if (r->n_stacks > 1)
 		qsort(st, r->n_stacks, sizeof(*st), cmp_syms);
 	for (size_t i = 0; i < r->n_stacks; i++) {
-		if (n && st[n - 1]->proc == st[i]->proc && st[n - 1]->n == st[i]->n &&
-		    !memcmp(st[n - 1]->frames, st[i]->frames, st[i]->n * sizeof(*st[i]->frames))) {
+		if (n && !syms_order(st[n - 1], st[i])) {
 			counts[n - 1] += st[i]->count;
 			continue;
 		}

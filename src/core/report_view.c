@@ -368,14 +368,16 @@ static uint32_t node_of(struct rv_view *v, uint32_t parent, uint32_t sym)
 			return RP_NONE;
 		id = (uint32_t)v->n_nodes++;
 		v->nodes[id] = (struct rv_node){ sym, parent, RP_NONE, RP_NONE, 0, 0 };
-		if (hint != RP_NONE && ((!many && index_node(v, hint)) || index_node(v, id)))
-			return RP_NONE;
 		if (hint != RP_NONE && !many) {
+			if (index_node(v, hint))
+				return RP_NONE;
 			if (parent & RV_ROOT)
 				v->root_many[parent & ~RV_ROOT] = 1;
 			else
 				v->nodes[parent].next = RV_MANY;
 		}
+		if (hint != RP_NONE && index_node(v, id))
+			return RP_NONE;
 	}
 	*hint_of(v, parent) = id;   /* after the grow: nodes may have moved */
 	return id;

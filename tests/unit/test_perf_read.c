@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "formats/perf_read_int.h"
 #include "perf_read_check.h"
 
 /* A file with rounds, a build-id table, a kernel mmap and features. */
@@ -581,8 +582,8 @@ static void test_heap_order(void **state)
 	}
 }
 
-/* The reader's read-ahead block (perf_read_int.h's PERF_IBUF). */
-#define BLOCK (256u << 10)
+/* The reader's read-ahead block. */
+#define BLOCK PERF_IBUF
 
 /* A record of type PAD_TYPE (one the reader skips, counted) of size bytes. */
 #define PAD_TYPE 120

@@ -21,6 +21,7 @@
 #endif
 
 #include "core/pb.h"
+#include "pb_read.h"
 
 /* ---- a report: app (pid 10) with libx.so, samples in two stacks ---- */
 
@@ -114,51 +115,15 @@ static void test_pb(void **state)
 
 /* ---- a minimal profile.proto reader ---- */
 
-struct msg {
-	const uint8_t *p, *end;
-};
-
-static uint64_t varint(struct msg *m)
-{
-	uint64_t v = 0;
-
-	for (int s = 0; m->p < m->end; s += 7) {
-		uint8_t b = *m->p++;
-		v |= (uint64_t)(b & 0x7f) << s;
-		if (!(b & 0x80))
-			return v;
-	}
-	fail_msg("truncated varint");
-	return 0;
-}
-
-/* The next field: its number, and its value or bytes. */
-static uint32_t field(struct msg *m, uint64_t *v, struct msg *sub)
-{
-	uint64_t tag = varint(m);
-
-	if ((tag & 7) == 0) {
-		*v = varint(m);
-	} else {
-		assert_int_equal(tag & 7, 2);
-		*v = varint(m);
-		assert_true(*v <= (uint64_t)(m->end - m->p));
-		*sub = (struct msg){ m->p, m->p + *v };
-		m->p += *v;
-	}
-	return (uint32_t)(tag >> 3);
-}
-
 /* The value of field f of a message (the first of a packed one). */
-static uint64_t get(struct msg m, uint32_t f)
+static uint64_t get(struct pbm m, uint32_t f)
 {
 	uint64_t v;
-	struct msg s;
+	struct pbm s;
 
 	while (m.p < m.end) {
-		s.p = NULL;
-		if (field(&m, &v, &s) == f)
-			return s.p ? varint(&s) : v;
+		if (pb_field(&m, &v, &s) == f)
+			return s.p ? pb_varint(&s) : v;
 	}
 	return 0;
 }
@@ -191,12 +156,12 @@ static size_t gunzip(const char *in, size_t n, uint8_t **out)
 /* The string table of profile pb[0, len), NUL-terminated in copy. */
 static size_t strings(const uint8_t *pb, size_t len, char *copy, const char **str, size_t max)
 {
-	struct msg m = { pb, pb + len }, s;
+	struct pbm m = { pb, pb + len }, s;
 	size_t nstr = 0;
 	uint64_t v;
 
 	while (m.p < m.end)
-		if (field(&m, &v, &s) == 6) {
+		if (pb_field(&m, &v, &s) == 6) {
 			assert_true(nstr < max);
 			memcpy(copy + (s.p - pb), s.p, v);
 			copy[s.p - pb + v] = '\0';
@@ -213,7 +178,7 @@ static void test_pprof(void **state)
 	uint8_t *pb;
 	const char *str[64];
 	size_t nstr, nsamples = 0, nloc = 0, nfn = 0, nmap = 0, counted = 0;
-	struct msg m, s;
+	struct pbm m, s;
 	uint64_t v;
 
 	(void)state;
@@ -222,9 +187,9 @@ static void test_pprof(void **state)
 	nstr = strings(pb, len, copy, str, 64);
 	assert_true(nstr > 0);
 	assert_string_equal(str[0], "");
-	m = (struct msg){ pb, pb + len };
+	m = (struct pbm){ pb, pb + len };
 	while (m.p < m.end) {
-		uint32_t f = field(&m, &v, &s);
+		uint32_t f = pb_field(&m, &v, &s);
 		if (f == 1 && nsamples == 0) {	/* sample types come first */
 			assert_true(get(s, 1) < nstr && get(s, 2) < nstr);
 		} else if (f == 2) {
@@ -269,16 +234,16 @@ static void test_pprof_no_period(void **state)
 	char *gz = written(rp, 0, &n);
 	uint8_t *pb;
 	const char *str[64];
-	struct msg m, s;
+	struct pbm m, s;
 	uint64_t v;
 
 	(void)state;
 	len = gunzip(gz, n, &pb);
 	char *copy = malloc(len + 1);
 	size_t nstr = strings(pb, len, copy, str, 64);
-	m = (struct msg){ pb, pb + len };
+	m = (struct pbm){ pb, pb + len };
 	while (m.p < m.end)
-		if (field(&m, &v, &s) == 1 && types++ == 1) {
+		if (pb_field(&m, &v, &s) == 1 && types++ == 1) {
 			assert_true(get(s, 1) < nstr && get(s, 2) < nstr);
 			assert_string_equal(str[get(s, 1)], "cpu-clock");
 			assert_string_equal(str[get(s, 2)], "count");

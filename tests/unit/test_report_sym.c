@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "linux/buildid.h"
+#include "pb_read.h"
 #include "sym_fixture.h"
 
 static volatile uintptr_t probe_ra;
@@ -93,6 +94,19 @@ static char *text(struct pmu_report *rp, const char *sort)
 	return buf;
 }
 
+/* A user-mode sample of pid's thread tid at ip, event 0, no CPU. */
+static void sample_rec(struct pmu_record *r, int32_t pid, int32_t tid, uint64_t ip)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = PMU_RECORD_SAMPLE;
+	r->has = PMU_HAS_TID | PMU_HAS_IP;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = -1;
+	r->cpumode = PMU_CPUMODE_USER;
+	r->sample.ip = ip;
+}
+
 static void test_inlined_frames(void **state)
 {
 	PMU_OPTS(pmu_symbolizer_opts, so, .offline = 1);
@@ -112,14 +126,8 @@ static void test_inlined_frames(void **state)
 	assert_int_equal(pmu_symbolizer_resolve_pid(sym, pid, ip, fr, 8, &n), 0);
 	uint64_t chain[] = { ip, (uint64_t)(uintptr_t)test_inlined_frames };
 	struct pmu_record r;
-	memset(&r, 0, sizeof(r));
-	r.kind = PMU_RECORD_SAMPLE;
-	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
-	r.pid = r.tid = pid;
-	r.cpu = -1;
-	r.event = 0;
-	r.cpumode = PMU_CPUMODE_USER;
-	r.sample.ip = ip;
+	sample_rec(&r, pid, pid, ip);
+	r.has |= PMU_HAS_CALLCHAIN;
 	r.sample.callchain = chain;
 	r.sample.nr_callchain = 1;	/* the sampled function only */
 	assert_int_equal(pmu_report_record(&r, rp), 0);
@@ -145,14 +153,7 @@ static void sample_at(struct pmu_report *rp, int32_t pid, uint64_t ip)
 {
 	struct pmu_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.kind = PMU_RECORD_SAMPLE;
-	r.has = PMU_HAS_TID | PMU_HAS_IP;
-	r.pid = r.tid = pid;
-	r.cpu = -1;
-	r.event = 0;
-	r.cpumode = PMU_CPUMODE_USER;
-	r.sample.ip = ip;
+	sample_rec(&r, pid, pid, ip);
 	assert_int_equal(pmu_report_record(&r, rp), 0);
 }
 
@@ -354,13 +355,8 @@ static void test_unmapped_names(void **state)
 	for (size_t i = 0; i < na; i++) {   /* each leaf once, called from the next */
 		uint64_t chain[] = { a[i], a[(i + 1) % na] };
 		struct pmu_record r;
-		memset(&r, 0, sizeof(r));
-		r.kind = PMU_RECORD_SAMPLE;
-		r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
-		r.pid = r.tid = 4242;
-		r.cpu = -1;
-		r.cpumode = PMU_CPUMODE_USER;
-		r.sample.ip = a[i];
+		sample_rec(&r, 4242, 4242, a[i]);
+		r.has |= PMU_HAS_CALLCHAIN;
 		r.sample.callchain = chain;
 		r.sample.nr_callchain = 2;
 		assert_int_equal(pmu_report_record(&r, rp), 0);
@@ -400,14 +396,9 @@ static void sample_period(struct pmu_report *rp, int32_t event, uint64_t ip, uin
 {
 	struct pmu_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.kind = PMU_RECORD_SAMPLE;
-	r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_PERIOD;
-	r.pid = r.tid = 4243;
-	r.cpu = -1;
+	sample_rec(&r, 4243, 4243, ip);
+	r.has |= PMU_HAS_PERIOD;
 	r.event = event;
-	r.cpumode = PMU_CPUMODE_USER;
-	r.sample.ip = ip;
 	r.sample.period = period;
 	assert_int_equal(pmu_report_record(&r, rp), 0);
 }
@@ -475,13 +466,7 @@ static void test_empty_comm_unnamed(void **state)
 	comm(rp, 4244, 4244, "app");
 	comm(rp, 4244, 4245, "");
 	struct pmu_record r;
-	memset(&r, 0, sizeof(r));
-	r.kind = PMU_RECORD_SAMPLE;
-	r.has = PMU_HAS_TID | PMU_HAS_IP;
-	r.pid = 4244, r.tid = 4245;
-	r.cpu = -1;
-	r.cpumode = PMU_CPUMODE_USER;
-	r.sample.ip = 0x5000;
+	sample_rec(&r, 4244, 4245, 0x5000);
 	assert_int_equal(pmu_report_record(&r, rp), 0);
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
@@ -495,40 +480,6 @@ static void test_empty_comm_unnamed(void **state)
 /* ---- the pprof writer's profile, decoded: which function holds the leaf
  * address of each sample (the last Line of its first Location, what
  * go tool pprof -noinlines counts), by sample count ---- */
-
-struct pbm {
-	const uint8_t *p, *end;
-};
-
-static uint64_t pb_varint(struct pbm *m)
-{
-	uint64_t v = 0;
-
-	for (int s = 0; m->p < m->end && s < 64; s += 7) {
-		uint8_t b = *m->p++;
-		v |= (uint64_t)(b & 0x7f) << s;
-		if (!(b & 0x80))
-			return v;
-	}
-	fail_msg("truncated varint");
-	return 0;
-}
-
-static uint32_t pb_field(struct pbm *m, uint64_t *v, struct pbm *sub)
-{
-	uint64_t tag = pb_varint(m);
-
-	*v = pb_varint(m);
-	sub->p = sub->end = NULL;
-	if ((tag & 7) == 2) {
-		assert_true(*v <= (uint64_t)(m->end - m->p));
-		*sub = (struct pbm){ m->p, m->p + *v };
-		m->p += *v;
-	} else {
-		assert_int_equal(tag & 7, 0);
-	}
-	return (uint32_t)(tag >> 3);
-}
 
 /* The leaf holder's name of each Sample of the gzip'd profile gz[0, n),
  * with its count, into name[]/count[]: their number. */
@@ -634,13 +585,8 @@ static void test_same_entries_other_leaf(void **state)
 	feed_maps(rp, pid);
 	uint64_t chains[2][2] = { { twice_ra[0] - 1, 0 }, { twice_ra[1] - 1, twice_caller[1] } };
 	for (int i = 0; i < 2; i++) {
-		memset(&r, 0, sizeof(r));
-		r.kind = PMU_RECORD_SAMPLE;
-		r.has = PMU_HAS_TID | PMU_HAS_IP | PMU_HAS_CALLCHAIN;
-		r.pid = r.tid = pid;
-		r.cpu = -1;
-		r.cpumode = PMU_CPUMODE_USER;
-		r.sample.ip = chains[i][0];
+		sample_rec(&r, pid, pid, chains[i][0]);
+		r.has |= PMU_HAS_CALLCHAIN;
 		r.sample.callchain = chains[i];
 		r.sample.nr_callchain = (uint64_t)i + 1;
 		assert_int_equal(pmu_report_record(&r, rp), 0);
